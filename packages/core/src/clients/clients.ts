@@ -1,0 +1,149 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { Ctx } from "../context";
+import { nowIso } from "../context";
+import { commit, type Write } from "../db/commit";
+import { nextId } from "../db/ids";
+import { entityKey } from "../db/keys";
+import { listEntities, type Page, type PageRequest } from "../db/pagination";
+import { assertIfMatch } from "../db/versioning";
+import { DomainError, notFound } from "../errors";
+
+export interface Client {
+  id: number;
+  name: string;
+  email: string | null;
+  currency: string;
+  paymentTermsDays: number;
+  address: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ClientItem extends Client {
+  pk: string;
+  sk: string;
+  version: number;
+  /** How many invoices, estimates and schedules reference this client (guards DELETE). */
+  refs?: number;
+}
+
+export interface ClientInput {
+  name: string;
+  email?: string | null;
+  currency?: string;
+  paymentTermsDays?: number;
+  address?: string | null;
+}
+
+export type ClientPatch = Partial<ClientInput>;
+
+export const toClient = (item: ClientItem): Client => ({
+  id: item.id,
+  name: item.name,
+  email: item.email ?? null,
+  currency: item.currency,
+  paymentTermsDays: item.paymentTermsDays,
+  address: item.address ?? null,
+  createdAt: item.createdAt,
+  updatedAt: item.updatedAt,
+});
+
+export async function createClient(ctx: Ctx, input: ClientInput): Promise<ClientItem> {
+  const id = await nextId(ctx.db, ctx.userId, "client");
+  const now = nowIso(ctx);
+  const item: ClientItem = {
+    ...entityKey(ctx.userId, "CLIENT", id),
+    id,
+    name: input.name,
+    email: input.email ?? null,
+    currency: input.currency ?? "USD",
+    paymentTermsDays: input.paymentTermsDays ?? 30,
+    address: input.address ?? null,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+    refs: 0,
+  };
+  await commit(ctx, [{ op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } }], item);
+  return item;
+}
+
+export async function findClient(ctx: Ctx, id: number): Promise<ClientItem | undefined> {
+  const out = await ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: entityKey(ctx.userId, "CLIENT", id) }));
+  return out.Item as ClientItem | undefined;
+}
+
+export async function getClient(ctx: Ctx, id: number): Promise<ClientItem> {
+  const item = await findClient(ctx, id);
+  if (!item) throw notFound("client", id);
+  return item;
+}
+
+/** For documents naming a client in their body: an unknown client is 422, not 404. */
+export async function requireClient(ctx: Ctx, id: number): Promise<ClientItem> {
+  const item = await findClient(ctx, id);
+  if (!item) throw clientNotFound(id);
+  return item;
+}
+
+export const clientNotFound = (id: number): DomainError =>
+  new DomainError("client_not_found", `client ${id} is not one of your clients`);
+
+export function listClients(ctx: Ctx, page: PageRequest): Promise<Page<ClientItem>> {
+  return listEntities<ClientItem>(ctx.db, ctx.userId, "CLIENT", {}, page);
+}
+
+export async function updateClient(ctx: Ctx, id: number, patch: ClientPatch, ifMatch?: string): Promise<ClientItem> {
+  const current = await getClient(ctx, id);
+  assertIfMatch(ifMatch, current.version);
+  const next: ClientItem = { ...current, ...patch, updatedAt: nowIso(ctx), version: current.version + 1 };
+  await commit(ctx, [{
+    op: {
+      Put: {
+        TableName: ctx.db.table,
+        Item: next,
+        ConditionExpression: "#version = :v",
+        ExpressionAttributeNames: { "#version": "version" },
+        ExpressionAttributeValues: { ":v": current.version },
+      },
+    },
+    onConditionFailed: (old) =>
+      old ? new DomainError("precondition_failed", "the client was changed concurrently; fetch it and retry") : notFound("client", id),
+  }], next);
+  return next;
+}
+
+export async function deleteClient(ctx: Ctx, id: number): Promise<void> {
+  await commit(ctx, [{
+    op: {
+      Delete: {
+        TableName: ctx.db.table,
+        Key: entityKey(ctx.userId, "CLIENT", id),
+        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(refs) OR refs = :zero)",
+        ExpressionAttributeValues: { ":zero": 0 },
+      },
+    },
+    onConditionFailed: (old) =>
+      old ? new DomainError("client_in_use", `client ${id} is referenced by invoices, estimates or schedules`) : notFound("client", id),
+  }]);
+}
+
+/**
+ * The write that counts a document's reference to its client, to put in the document's own
+ * transaction: +1 when a document starts naming the client, -1 when it stops. The condition makes a
+ * document for a client deleted meanwhile fail as client_not_found instead of dangling.
+ */
+export function clientRefWrite(ctx: Ctx, clientId: number, delta: 1 | -1): Write {
+  return {
+    op: {
+      Update: {
+        TableName: ctx.db.table,
+        Key: entityKey(ctx.userId, "CLIENT", clientId),
+        UpdateExpression: "ADD refs :d",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":d": delta },
+      },
+    },
+    onConditionFailed: () => clientNotFound(clientId),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Db } from "./db/client";
+import type { CommitHook } from "./db/commit";
+
+/**
+ * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
+ * the Lambda and the local server give real ones. Capabilities arrive with their modules
+ * (email outbox, card processor) as optional members.
+ */
+export interface Deps {
+  db: Db;
+  clock: () => Date;
+  /** Absolute base URL of the API, for links in emails (public pages). */
+  publicBaseUrl?: string;
+  [capability: string]: unknown;
+}
+
+/** A use case's context: the dependencies plus who is acting. */
+export interface Ctx extends Deps {
+  userId: string;
+  /** Set by the idempotency layer: its write joins the change's transaction. */
+  commitHook?: CommitHook;
+}
+
+export const nowIso = (ctx: Pick<Deps, "clock">): string => ctx.clock().toISOString();

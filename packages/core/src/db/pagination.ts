@@ -1,0 +1,153 @@
+import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { Db } from "./client";
+import { clientPartition, entityKey, type Kind, pad, statusPartition, userPk } from "./keys";
+
+/**
+ * Offset pagination on DynamoDB, made cheap by cursors. DynamoDB cannot skip N records without
+ * reading them, so a page at offset O costs O + L reads; the `cursor` of a page's Link header carries
+ * the id of its last record and lets the next request start right after it. A cursor holds only an
+ * id, an offset and a filter signature: the partition always comes from the authenticated user, so a
+ * forged cursor can never reach another user's records.
+ */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Present when the page is full: the cursor for offset + limit. */
+  nextCursor?: string;
+}
+
+interface CursorData {
+  o: number;
+  id: number;
+  f: string;
+}
+
+export function encodeCursor(data: CursorData): string {
+  return Buffer.from(JSON.stringify(data)).toString("base64url");
+}
+
+export function decodeCursor(token: string | undefined, offset: number, signature: string): number | undefined {
+  if (!token || token.length > 200) return undefined;
+  try {
+    const data = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Partial<CursorData>;
+    if (data.o !== offset || data.f !== signature) return undefined;
+    return Number.isSafeInteger(data.id) && data.id! > 0 ? data.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ListQuery {
+  /** Undefined for the table itself, else a GSI whose sort key is the padded id. */
+  index?: "byStatus" | "byClient";
+  partitionName: string;
+  partitionValue: string;
+  /** Table queries: the sort key prefix (e.g. "INVOICE#"). */
+  skPrefix?: string;
+  /** Extra equality filters applied after the key condition (e.g. status within a client's records). */
+  filters?: Record<string, string | number>;
+  /** Identifies the filters; a cursor made for other filters is ignored. */
+  signature: string;
+  /** Rebuilds the ExclusiveStartKey of the record with this id (all its key attributes). */
+  startKey: (id: number) => Record<string, unknown>;
+}
+
+/** Lists newest first (ids descending), honouring offset, limit and cursor. */
+export async function listPage<T extends { id: number }>(db: Db, q: ListQuery, page: PageRequest): Promise<Page<T>> {
+  const afterId = decodeCursor(page.cursor, page.offset, q.signature);
+  let toSkip = afterId === undefined ? page.offset : 0;
+  const items: T[] = [];
+  const names: Record<string, string> = { "#p": q.partitionName };
+  const values: Record<string, unknown> = { ":p": q.partitionValue };
+  let keyCondition = "#p = :p";
+  if (q.skPrefix) {
+    names["#s"] = "sk";
+    values[":s"] = q.skPrefix;
+    keyCondition += " AND begins_with(#s, :s)";
+  }
+  const filterParts: string[] = [];
+  for (const [i, [name, value]] of Object.entries(q.filters ?? {}).entries()) {
+    names[`#f${i}`] = name;
+    values[`:f${i}`] = value;
+    filterParts.push(`#f${i} = :f${i}`);
+  }
+  let startKey = afterId === undefined ? undefined : q.startKey(afterId);
+  do {
+    const input: QueryCommandInput = {
+      TableName: db.table,
+      IndexName: q.index,
+      KeyConditionExpression: keyCondition,
+      FilterExpression: filterParts.length ? filterParts.join(" AND ") : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      ExclusiveStartKey: startKey,
+      Limit: Math.min(toSkip + page.limit - items.length, 1000),
+    };
+    const out = await db.doc.send(new QueryCommand(input));
+    for (const item of out.Items ?? []) {
+      if (toSkip > 0) toSkip--;
+      else if (items.length < page.limit) items.push(item as T);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && items.length < page.limit);
+  const last = items[items.length - 1];
+  const nextCursor =
+    items.length === page.limit && last
+      ? encodeCursor({ o: page.offset + page.limit, id: last.id, f: q.signature })
+      : undefined;
+  return { items, nextCursor };
+}
+
+export interface EntityFilters {
+  status?: string;
+  clientId?: number;
+}
+
+/**
+ * The list of one kind of a user's records, optionally filtered: by status through byStatus, by
+ * client through byClient (then by status as a filter within that client's records).
+ */
+export function listEntities<T extends { id: number }>(
+  db: Db,
+  userId: string,
+  kind: Kind,
+  filters: EntityFilters,
+  page: PageRequest,
+): Promise<Page<T>> {
+  const signature = `${kind}|${filters.status ?? ""}|${filters.clientId ?? ""}`;
+  const base = (id: number) => entityKey(userId, kind, id);
+  if (filters.clientId !== undefined) {
+    const partition = clientPartition(userId, kind, filters.clientId);
+    return listPage<T>(db, {
+      index: "byClient",
+      partitionName: "gsi2pk",
+      partitionValue: partition,
+      filters: filters.status ? { status: filters.status } : undefined,
+      signature,
+      startKey: (id) => ({ ...base(id), gsi2pk: partition, gsi2sk: pad(id) }),
+    }, page);
+  }
+  if (filters.status !== undefined) {
+    const partition = statusPartition(userId, kind, filters.status);
+    return listPage<T>(db, {
+      index: "byStatus",
+      partitionName: "gsi1pk",
+      partitionValue: partition,
+      signature,
+      startKey: (id) => ({ ...base(id), gsi1pk: partition, gsi1sk: pad(id) }),
+    }, page);
+  }
+  return listPage<T>(db, {
+    partitionName: "pk",
+    partitionValue: userPk(userId),
+    skPrefix: `${kind}#`,
+    signature,
+    startKey: base,
+  }, page);
+}

@@ -1,0 +1,34 @@
+/**
+ * The single table, declared once. infra/storage.ts hands it to sst.aws.Dynamo and the local stack
+ * turns it into a CreateTable call (packages/local/src/bootstrap.ts), so the two cannot drift.
+ * Pure data: no imports, because SST evaluates infra/ on its own.
+ *
+ * Indexes (see docs/data-model.md for the access patterns):
+ * - byStatus  gsi1pk = USER#<u>#<KIND>#STATUS#<status>, gsi1sk = <padded id>: filtered lists by status
+ * - byClient  gsi2pk = USER#<u>#<KIND>#CLIENT#<clientId>, gsi2sk = <padded id>: filtered lists by client
+ * - byDue     duePk = DUE#<job>#<shard>, dueSk = <ISO time>#<userId>#<sk>: sparse, what a job must do
+ * - byToken   publicToken: the public invoice / estimate pages
+ */
+export const tableDefinition = {
+  fields: {
+    pk: "string",
+    sk: "string",
+    gsi1pk: "string",
+    gsi1sk: "string",
+    gsi2pk: "string",
+    gsi2sk: "string",
+    duePk: "string",
+    dueSk: "string",
+    publicToken: "string",
+  },
+  primaryIndex: { hashKey: "pk", rangeKey: "sk" },
+  globalIndexes: {
+    byStatus: { hashKey: "gsi1pk", rangeKey: "gsi1sk" },
+    byClient: { hashKey: "gsi2pk", rangeKey: "gsi2sk" },
+    byDue: { hashKey: "duePk", rangeKey: "dueSk" },
+    byToken: { hashKey: "publicToken" },
+  },
+  ttl: "expiresAt",
+} as const;
+
+export type IndexName = keyof typeof tableDefinition.globalIndexes;

@@ -1,0 +1,50 @@
+/**
+ * Domain errors: what went wrong in business terms. The HTTP layer maps each code to a status and
+ * problem+json body in one place (functions/src/problems.ts); core never speaks HTTP.
+ */
+export type DomainErrorCode =
+  | "not_found"
+  | "invoice_not_editable"
+  | "estimate_not_editable"
+  | "schedule_not_editable"
+  | "invalid_transition"
+  | "client_not_found"
+  | "client_in_use"
+  | "empty_invoice"
+  | "negative_total"
+  | "client_email_missing"
+  | "already_converted"
+  | "precondition_failed"
+  | "idempotency_key_in_use"
+  | "idempotency_key_reused"
+  | "service_unavailable"
+  | "invalid_signature";
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "DomainError";
+  }
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Input that passed the schema but breaks a rule only core can check (e.g. a future paidAt). */
+export class ValidationError extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "));
+    this.name = "ValidationError";
+  }
+}
+
+export const notFound = (what: string, id?: number | string): DomainError =>
+  new DomainError("not_found", id === undefined ? `${what} not found` : `${what} ${id} not found`);
+
+export const invalidTransition = (what: string, from: string, action: string): DomainError =>
+  new DomainError("invalid_transition", `cannot ${action} a ${from} ${what}`);

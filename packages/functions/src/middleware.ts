@@ -1,0 +1,40 @@
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { authenticate } from "@invoicing/core/keys/api-keys";
+import type { AppEnv } from "./env";
+import { HttpProblem } from "./problems";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Every response carries X-Request-Id: the caller's when well-formed, else a fresh one. */
+export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const incoming = c.req.header("x-request-id");
+  const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  c.set("requestId", id);
+  await next();
+  c.res.headers.set("X-Request-Id", id);
+};
+
+/** Paths reachable without an API key (API.md section 2). */
+const PUBLIC = [/^\/health$/, /^\/public(\/|$)/, /^\/openapi\.json$/, /^\/docs$/, /^\/webhooks\/card-processor$/];
+export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.test(path));
+
+const unauthorized = (detail: string) =>
+  new HttpProblem("unauthorized", detail, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
+
+/** Bearer API key → the acting user's context. Runs before routing, so 401 wins over 404. */
+export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (isPublicPath(c.req.path)) return next();
+  const header = c.req.header("authorization");
+  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+  if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
+  const deps = c.get("deps");
+  const principal = await authenticate(deps.db, match[1]!, deps.clock());
+  if (!principal) throw unauthorized("the API key is unknown or revoked");
+  c.set("ctx", { ...deps, userId: principal.userId });
+  try {
+    await next();
+  } finally {
+    await principal.touch;
+  }
+};

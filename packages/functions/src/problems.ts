@@ -1,0 +1,104 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DomainError, ValidationError, type DomainErrorCode, type FieldError } from "@invoicing/core/errors";
+import { isUnavailable } from "@invoicing/core/db/errors";
+
+/**
+ * RFC 9457 problem details: the one place where errors become HTTP responses.
+ */
+export type ProblemCode =
+  | DomainErrorCode
+  | "malformed_json"
+  | "validation_error"
+  | "unauthorized"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "internal_error";
+
+const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: string }> = {
+  malformed_json: { status: 400, title: "Malformed JSON" },
+  validation_error: { status: 400, title: "Validation failed" },
+  invalid_signature: { status: 400, title: "Invalid signature" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
+  precondition_failed: { status: 412, title: "Precondition failed" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  invoice_not_editable: { status: 422, title: "Invoice not editable" },
+  estimate_not_editable: { status: 422, title: "Estimate not editable" },
+  schedule_not_editable: { status: 422, title: "Schedule not editable" },
+  invalid_transition: { status: 422, title: "Invalid transition" },
+  client_not_found: { status: 422, title: "Client not found" },
+  client_in_use: { status: 422, title: "Client in use" },
+  empty_invoice: { status: 422, title: "Empty invoice" },
+  negative_total: { status: 422, title: "Negative total" },
+  client_email_missing: { status: 422, title: "Client email missing" },
+  already_converted: { status: 422, title: "Already converted" },
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  service_unavailable: { status: 503, title: "Service unavailable" },
+  internal_error: { status: 500, title: "Internal error" },
+};
+
+export const problemStatus = (code: ProblemCode): ContentfulStatusCode => PROBLEMS[code].status;
+
+/** An error the HTTP layer raises itself (415, 413, 401 …), thrown and rendered like domain errors. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+    readonly errors?: FieldError[],
+  ) {
+    super(detail);
+    this.name = "HttpProblem";
+  }
+}
+
+export const validationProblem = (errors: FieldError[]): HttpProblem =>
+  new HttpProblem("validation_error", errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ").slice(0, 1000), {}, errors);
+
+export function problemResponse(
+  c: Context,
+  code: ProblemCode,
+  detail: string,
+  headers: Record<string, string> = {},
+  errors?: FieldError[],
+): Response {
+  const { status, title } = PROBLEMS[code];
+  const body: Record<string, unknown> = {
+    type: `${new URL(c.req.url).origin}/docs#problem-${code}`,
+    title,
+    status,
+    detail,
+    code,
+  };
+  if (code === "validation_error") body.errors = errors ?? [];
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/problem+json", ...headers },
+  });
+}
+
+/** Maps anything thrown to its problem response; unexpected errors are logged, never shown. */
+export function errorToResponse(c: Context, error: unknown): Response {
+  if (error instanceof HttpProblem) return problemResponse(c, error.code, error.detail, error.headers, error.errors);
+  if (error instanceof ValidationError) return problemResponse(c, "validation_error", error.message, {}, error.errors);
+  if (error instanceof DomainError) {
+    const headers: Record<string, string> = error.code === "service_unavailable" ? { "Retry-After": "1" } : {};
+    return problemResponse(c, error.code, error.detail, headers);
+  }
+  if (isUnavailable(error)) {
+    log(c, "warn", "database unavailable", error);
+    return problemResponse(c, "service_unavailable", "the database is unavailable; retry shortly", { "Retry-After": "1" });
+  }
+  log(c, "error", "unhandled error", error);
+  return problemResponse(c, "internal_error", `an unexpected error occurred; request id ${c.get("requestId") ?? "unknown"}`);
+}
+
+function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
+  const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
+  console[level](JSON.stringify({ level, message, requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: e }));
+}

@@ -1,0 +1,22 @@
+import * as v from "valibot";
+import { currency, email } from "./common";
+
+const name = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(200));
+const address = v.pipe(v.string(), v.maxLength(1000));
+const paymentTermsDays = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365));
+
+export const createClientBody = v.strictObject({
+  name,
+  email: v.optional(v.nullable(email)),
+  currency: v.optional(currency),
+  paymentTermsDays: v.optional(paymentTermsDays),
+  address: v.optional(v.nullable(address)),
+});
+
+export const updateClientBody = v.strictObject({
+  name: v.optional(name),
+  email: v.optional(v.nullable(email)),
+  currency: v.optional(currency),
+  paymentTermsDays: v.optional(paymentTermsDays),
+  address: v.optional(v.nullable(address)),
+});

@@ -1,0 +1,54 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+} from "@aws-sdk/client-dynamodb";
+import { tableDefinition } from "@invoicing/core/db/table-definition";
+
+/**
+ * The CreateTable input for the table infra/storage.ts declares: the same definition object, turned
+ * into the API's shape (SST does the equivalent when it deploys). Every GSI projects ALL attributes,
+ * as sst.aws.Dynamo's indexes do by default.
+ */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const d = tableDefinition;
+  const keySchema = (hashKey: string, rangeKey?: string) => [
+    { AttributeName: hashKey, KeyType: "HASH" as const },
+    ...(rangeKey ? [{ AttributeName: rangeKey, KeyType: "RANGE" as const }] : []),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: Object.entries(d.fields).map(([name, type]) => ({
+      AttributeName: name,
+      AttributeType: type === "string" ? "S" : type === "number" ? "N" : "B",
+    })),
+    KeySchema: keySchema(d.primaryIndex.hashKey, d.primaryIndex.rangeKey),
+    GlobalSecondaryIndexes: Object.entries(d.globalIndexes).map(([name, index]) => ({
+      IndexName: name,
+      KeySchema: keySchema(index.hashKey, "rangeKey" in index ? index.rangeKey : undefined),
+      Projection: { ProjectionType: "ALL" },
+    })),
+  };
+}
+
+/** Creates the table and its TTL setting when missing; a no-op when it exists. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<"created" | "exists"> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return "exists";
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttl, Enabled: true },
+    }),
+  );
+  return "created";
+}

@@ -1,0 +1,42 @@
+import { parseArgs } from "node:util";
+import { parseTimestamp } from "@invoicing/core/time";
+import { JOB_NAMES } from "@invoicing/core/jobs/all";
+import { localDeps, openLocalDatabase } from "./stack";
+import { runJobs } from "./ticker";
+
+/**
+ * `npm run --silent jobs -- <overdue|recurring|reminders|expire-estimates|all> [--now <ISO time>]`:
+ * runs the same code as the deployed cron functions once and prints one JSON line per job.
+ */
+const USAGE = `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`;
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { now: { type: "string" } } });
+  const which = positionals[0];
+  if (!which || (which !== "all" && !JOB_NAMES.includes(which as never))) {
+    console.error(USAGE);
+    return 2;
+  }
+  const nowIso = values.now === undefined ? new Date().toISOString() : parseTimestamp(values.now);
+  if (!nowIso) {
+    console.error(`--now must be an ISO 8601 time, e.g. 2026-11-22T09:30:00Z`);
+    return 2;
+  }
+  const database = await openLocalDatabase({ allowShared: true });
+  try {
+    const deps = await localDeps(database.endpoint);
+    const results = await runJobs(deps, which === "all" ? JOB_NAMES : [which], new Date(nowIso));
+    for (const result of results) console.log(JSON.stringify(result));
+    return results.some((r) => "error" in r) ? 1 : 0;
+  } finally {
+    await database.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

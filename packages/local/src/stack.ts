@@ -1,0 +1,42 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { loadConfig } from "@invoicing/core/config";
+import type { Deps } from "@invoicing/core/context";
+import { createDeps } from "@invoicing/functions/deps";
+import { ensureTable } from "./bootstrap";
+import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
+import { dynamoDir, endpointFile, readIfExists } from "./paths";
+
+/**
+ * The local stack's DynamoDB: DYNAMODB_ENDPOINT when set; else the DynamoDB Local that a running
+ * `npm start` with the same DATA_DIR announced; else one started here, persisted under DATA_DIR.
+ */
+export interface LocalDatabase {
+  endpoint: string;
+  /** Stops DynamoDB Local if this process started it. */
+  stop(): Promise<void>;
+  startedHere: boolean;
+}
+
+export async function openLocalDatabase(options: { allowShared: boolean }): Promise<LocalDatabase> {
+  const configured = process.env.DYNAMODB_ENDPOINT;
+  if (configured) return { endpoint: configured, stop: async () => {}, startedHere: false };
+  if (options.allowShared) {
+    const announced = readIfExists(endpointFile());
+    if (announced && (await isReachable(announced))) return { endpoint: announced, stop: async () => {}, startedHere: false };
+  }
+  const running: RunningDynamo = await startDynamoLocal({ dbPath: dynamoDir() });
+  return { endpoint: running.endpoint, stop: running.stop, startedHere: true };
+}
+
+/** Dependencies for the local server and command lines, with the table created when missing. */
+export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Deps> {
+  const env = { ...process.env, ...extraEnv, DYNAMODB_ENDPOINT: endpoint };
+  const { tableName, region } = loadConfig(env);
+  const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  try {
+    await ensureTable(client, tableName);
+  } finally {
+    client.destroy();
+  }
+  return createDeps(env);
+}

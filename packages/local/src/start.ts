@@ -1,0 +1,67 @@
+import { mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { serve } from "@hono/node-server";
+import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
+import { createApp } from "@invoicing/functions/app";
+import { JavaMissingError } from "./dynamo";
+import { dataDir, devKeyFile, endpointFile, readIfExists } from "./paths";
+import { localDeps, openLocalDatabase } from "./stack";
+import { startTicker } from "./ticker";
+
+/**
+ * `npm start`: the whole service on this machine (API.md section 10). DynamoDB Local persisted under
+ * DATA_DIR (or DYNAMODB_ENDPOINT), the table, the Hono app on PORT, the jobs every
+ * CRON_INTERVAL_SECONDS, and a development API key.
+ */
+const DEV_USER = "dev";
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  const interval = Number(process.env.CRON_INTERVAL_SECONDS ?? 60);
+  mkdirSync(dataDir(), { recursive: true });
+
+  const database = await openLocalDatabase({ allowShared: false });
+  if (database.startedHere) writeFileSync(endpointFile(), database.endpoint);
+  const deps = await localDeps(database.endpoint);
+
+  // The dev key is kept in DATA_DIR because the table stores only its hash.
+  let devKey = readIfExists(devKeyFile());
+  if (!devKey || !(await authenticate(deps.db, devKey, new Date()))) {
+    devKey = (await createApiKey(deps.db, DEV_USER, "development", new Date())).key;
+    writeFileSync(devKeyFile(), devKey + "\n", { mode: 0o600 });
+  }
+
+  const app = createApp(deps);
+  const server = serve({ fetch: app.fetch, port, hostname: process.env.HOST ?? "0.0.0.0" });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", () => resolve());
+    server.once("error", reject);
+  });
+  const stopTicker = startTicker(deps, interval, (line) => console.log(line));
+
+  console.log(`Invoicing API listening on http://localhost:${port}`);
+  console.log(`DynamoDB: ${database.endpoint}${database.startedHere ? ` (DynamoDB Local, data in ${dataDir()})` : ""}`);
+  console.log(`Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}`);
+  console.log(`Development API key (user "${DEV_USER}"):`);
+  console.log(devKey);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    // Finish in-flight requests and job ticks before DynamoDB Local goes away: no acknowledged write is lost.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopTicker();
+    if (database.startedHere) rmSync(endpointFile(), { force: true });
+    await database.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof JavaMissingError) console.error(error.message);
+  else console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+import { randomUUID } from "node:crypto";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { inject } from "vitest";
+import type { Deps } from "@invoicing/core/context";
+import { createDb } from "@invoicing/core/db/client";
+import { createApiKey } from "@invoicing/core/keys/api-keys";
+import { createApp } from "@invoicing/functions/app";
+import { ensureTable } from "../../packages/local/src/bootstrap";
+
+/**
+ * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
+ * and helpers to make users and call the API like a client would (app.request: a real Request).
+ */
+export interface TestEnv {
+  endpoint: string;
+  tableName: string;
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  clock: { now: Date; set(iso: string): void; advance(ms: number): void };
+  /** A new user with an API key; `call` sends requests as that user. */
+  user(userId?: string): Promise<TestUser>;
+}
+
+export interface TestUser {
+  userId: string;
+  key: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape
+  text: string;
+}
+
+export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: string } = {}): Promise<TestEnv> {
+  const endpoint = inject("dynamoEndpoint");
+  const tableName = `test-${randomUUID()}`;
+  const client = new DynamoDBClient({ endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await ensureTable(client, tableName);
+  client.destroy();
+  const clock = {
+    now: new Date(options.now ?? "2026-11-22T09:30:00.000Z"),
+    set(iso: string) {
+      this.now = new Date(iso);
+    },
+    advance(ms: number) {
+      this.now = new Date(this.now.getTime() + ms);
+    },
+  };
+  const deps: Deps = {
+    db: createDb({ tableName, dynamoEndpoint: endpoint, region: "local" }),
+    clock: () => clock.now,
+    publicBaseUrl: "http://localhost:3000",
+    ...options.extraDeps,
+  };
+  const app = createApp(deps);
+  const env: TestEnv = {
+    endpoint,
+    tableName,
+    deps,
+    app,
+    clock,
+    async user(userId = `u-${randomUUID().slice(0, 8)}`) {
+      const { key } = await createApiKey(deps.db, userId, "test", clock.now);
+      return {
+        userId,
+        key,
+        call: (method, path, body, headers = {}) =>
+          request(app, method, path, body, { Authorization: `Bearer ${key}`, ...headers }),
+      };
+    },
+  };
+  return env;
+}
+
+/** One HTTP request through the app, JSON in and out. A string body is sent as is. */
+export async function request(
+  app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["Content-Type"] ??= "application/json";
+  }
+  const res = await app.request(`http://localhost${path}`, init);
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Asserts a problem+json response and returns its body. */
+export function expectProblem(res: TestResponse, status: number, code: string) {
+  if (res.status !== status || res.body?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${res.text.slice(0, 500)}`);
+  }
+  if (!res.headers.get("content-type")?.startsWith("application/problem+json")) {
+    throw new Error(`expected application/problem+json, got ${res.headers.get("content-type")}`);
+  }
+  return res.body as { type: string; title: string; status: number; detail: string; code: string; errors?: { path: string; message: string }[] };
+}

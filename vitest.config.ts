@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: files run in parallel forks, each with its own table in one DynamoDB Local.
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
