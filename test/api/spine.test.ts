@@ -11,7 +11,7 @@ beforeAll(async () => {
 
 describe("authentication", () => {
   it("rejects a missing, malformed or unknown key with 401 and WWW-Authenticate", async () => {
-    for (const headers of [{}, { Authorization: "Basic abc" }, { Authorization: "Bearer inv_nope" }, { Authorization: `Bearer inv_${"A".repeat(43)}` }]) {
+    for (const headers of [{} as Record<string, string>, { Authorization: "Basic abc" }, { Authorization: "Bearer inv_nope" }, { Authorization: `Bearer inv_${"A".repeat(43)}` }]) {
       const res = await request(env.app, "GET", "/clients", undefined, headers);
       expectProblem(res, 401, "unauthorized");
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);

@@ -6,6 +6,7 @@ import { HttpProblem, errorToResponse, problemResponse } from "./problems";
 import { apiKeys } from "./routes/api-keys";
 import { clients } from "./routes/clients";
 import { health } from "./routes/health";
+import { invoices } from "./routes/invoices";
 
 /**
  * The Hono app: the same for the Lambda handler (api.ts) and the local server. Middleware order
@@ -21,7 +22,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
   app.use("*", auth);
 
-  for (const routes of [health, apiKeys, clients]) app.route("/", routes);
+  for (const routes of [health, apiKeys, clients, invoices]) app.route("/", routes);
 
   addMethodNotAllowed(app);
   app.notFound((c) => problemResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

@@ -1,9 +1,12 @@
+import { runOverdueJob } from "../invoices/overdue-job";
 import type { Job, JobName } from "./registry";
 
 /**
  * Every scheduled job by name. A job not built yet is absent: the command line and the ticker say
  * so instead of pretending it ran.
  */
-export const jobs: Partial<Record<JobName, Job>> = {};
+export const jobs: Partial<Record<JobName, Job>> = {
+  overdue: runOverdueJob,
+};
 
 export { JOB_NAMES, type Job, type JobName, type JobResult } from "./registry";

@@ -98,3 +98,6 @@ export const pagination = {
   offset: v.optional(intParam(0, 999_999_999), "0"),
   cursor: v.optional(v.string()),
 };
+
+/** Action endpoints take an empty body (or `{}`); any field in it is unknown. */
+export const emptyBody = v.strictObject({});

@@ -1,0 +1,34 @@
+import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
+import type { Db } from "./client";
+import { DUE_SHARDS, duePartition, type DueJob } from "./keys";
+
+/**
+ * What a job has to do: the records on its sparse byDue list whose time has come, read shard by
+ * shard and page by page. A job's reads grow with the work due, never with the table.
+ * `inclusive` chooses "at or before now" (≤) over "before now" (<).
+ */
+export async function* dueItems(
+  db: Db,
+  job: DueJob,
+  now: string,
+  options: { inclusive: boolean },
+): AsyncGenerator<Record<string, unknown>> {
+  // dueSk = "<ISO time>#<userId>#<sk>": "<now>#…" sorts after "<now>" and before "<now>$".
+  const bound = options.inclusive ? `${now}$` : now;
+  for (let shard = 0; shard < DUE_SHARDS; shard++) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out: QueryCommandOutput = await db.doc.send(
+        new QueryCommand({
+          TableName: db.table,
+          IndexName: "byDue",
+          KeyConditionExpression: "duePk = :p AND dueSk < :bound",
+          ExpressionAttributeValues: { ":p": duePartition(job, shard), ":bound": bound },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) yield item;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+  }
+}

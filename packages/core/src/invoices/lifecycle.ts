@@ -1,0 +1,223 @@
+import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
+import type { ClientItem } from "../clients/clients";
+import type { Ctx } from "../context";
+import { nowIso } from "../context";
+import { commit, type Write } from "../db/commit";
+import { counterKey, dueKeys, entityKey } from "../db/keys";
+import { transition } from "../db/transition";
+import { centsOf } from "../money/money";
+import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
+import { addDays } from "../time";
+import { getInvoice } from "./invoices";
+import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus, type PaymentMethod } from "./model";
+
+/**
+ * The invoice state machine (seed section 3.2, API.md section 6):
+ *   draft → finalized → sent → (overdue) → paid;  any but void → void.
+ * Every transition is one conditional write on the current status, so of N concurrent identical
+ * transitions exactly one succeeds and the others get invalid_transition.
+ */
+const wrongState = (id: number, action: string) => (current: Record<string, unknown>) =>
+  invalidTransition(`invoice ${id}`, String(current.status), action);
+
+export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, "0")}`;
+
+const MAX_FINALIZE_ATTEMPTS = 60;
+
+/**
+ * draft → finalized. The invoice number comes from a per-user counter advanced in the SAME
+ * transaction as the status change, conditioned on the value read: numbers are gapless, unique and
+ * in finalization order, and a draft deleted before finalizing never consumed one.
+ */
+export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  for (let attempt = 0; ; attempt++) {
+    const { invoice, client, lastNumber } = await readForFinalize(ctx, id);
+    if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
+    if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
+    if (centsOf(invoice.total) < 0n) throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
+
+    const now = nowIso(ctx);
+    const issueDate = invoice.issueDate ?? now;
+    const terms = client?.paymentTermsDays ?? 30;
+    const number = lastNumber + 1;
+    const next: InvoiceItem = {
+      ...invoice,
+      ...invoiceStatusKeys(ctx.userId, "finalized", id),
+      status: "finalized",
+      invoiceNumber: formatInvoiceNumber(number),
+      issueDate,
+      dueDate: invoice.dueDate ?? addDays(issueDate, terms),
+      clientName: client?.name ?? invoice.clientName,
+      clientEmail: client ? (client.email ?? null) : invoice.clientEmail,
+      updatedAt: now,
+      version: invoice.version + 1,
+    };
+    let retry = false;
+    const writes: Write[] = [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: counterKey(ctx.userId, "invoiceNumber"),
+            UpdateExpression: "SET #value = :next",
+            ConditionExpression: lastNumber === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
+            ExpressionAttributeNames: { "#value": "value" },
+            ExpressionAttributeValues: { ":next": number, ":last": lastNumber },
+          },
+        },
+        onConditionFailed: () => {
+          retry = true; // another finalize took this number first: read again
+          return new DomainError("service_unavailable", "invoice numbering is busy; retry");
+        },
+      },
+      {
+        op: {
+          Put: {
+            TableName: ctx.db.table,
+            Item: next,
+            ConditionExpression: "#version = :v AND #status = :draft",
+            ExpressionAttributeNames: { "#version": "version", "#status": "status" },
+            ExpressionAttributeValues: { ":v": invoice.version, ":draft": "draft" },
+          },
+        },
+        onConditionFailed: (old) => {
+          if (!old) return notFound("invoice", id);
+          if (old.status !== "draft") return wrongState(id, "finalize")(old);
+          retry = true; // edited meanwhile: finalize what it is now
+          return new DomainError("service_unavailable", "the invoice is being changed; retry");
+        },
+      },
+    ];
+    try {
+      await commit(ctx, writes, next);
+      return next;
+    } catch (error) {
+      if (!retry || attempt >= MAX_FINALIZE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+    }
+  }
+}
+
+/** Two reads: the invoice with the user's last invoice number (one batch), then its client. */
+async function readForFinalize(ctx: Ctx, id: number) {
+  const keys = [invoiceKey(ctx.userId, id), counterKey(ctx.userId, "invoiceNumber")];
+  const first = await batchGet(ctx, keys);
+  const invoice = first.get(keys[0]!.sk) as InvoiceItem | undefined;
+  if (!invoice) throw notFound("invoice", id);
+  const clientKey = entityKey(ctx.userId, "CLIENT", invoice.clientId);
+  const client = (await batchGet(ctx, [clientKey])).get(clientKey.sk) as ClientItem | undefined;
+  const counter = first.get(keys[1]!.sk);
+  return { invoice, client, lastNumber: Number(counter?.value ?? 0) };
+}
+
+async function batchGet(ctx: Ctx, keys: { pk: string; sk: string }[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  let pending: Record<string, unknown>[] | undefined = keys;
+  while (pending && pending.length) {
+    const out: BatchGetCommandOutput = await ctx.db.doc.send(
+      new BatchGetCommand({ RequestItems: { [ctx.db.table]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    for (const item of out.Responses?.[ctx.db.table] ?? []) found.set(item.sk as string, item);
+    pending = out.UnprocessedKeys?.[ctx.db.table]?.Keys;
+  }
+  return found;
+}
+
+export interface SendOptions {
+  to?: string;
+}
+
+/**
+ * finalized → sent: records sentAt and the recipient (the `to` given, else the client's email on
+ * the invoice), and puts the invoice on the overdue job's due list at its dueDate.
+ */
+export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> {
+  for (let attempt = 0; ; attempt++) {
+    const invoice = await getInvoice(ctx, id, true);
+    if (invoice.status !== "finalized") throw wrongState(id, "send")(invoice as unknown as Record<string, unknown>);
+    const recipient = options.to ?? invoice.clientEmail;
+    if (!recipient) {
+      throw new DomainError("client_email_missing", `invoice ${id} has no recipient: give "to" or set the client's email`);
+    }
+    const now = nowIso(ctx);
+    const next: InvoiceItem = {
+      ...invoice,
+      ...invoiceStatusKeys(ctx.userId, "sent", id),
+      ...dueKeys("overdue", ctx.userId, invoice.sk, invoice.dueDate!),
+      status: "sent",
+      sentAt: now,
+      recipient,
+      updatedAt: now,
+      version: invoice.version + 1,
+    };
+    let raced = false;
+    try {
+      await commit(ctx, [
+        {
+          op: {
+            Put: {
+              TableName: ctx.db.table,
+              Item: next,
+              ConditionExpression: "#version = :v AND #status = :finalized",
+              ExpressionAttributeNames: { "#version": "version", "#status": "status" },
+              ExpressionAttributeValues: { ":v": invoice.version, ":finalized": "finalized" },
+            },
+          },
+          onConditionFailed: (old) => {
+            if (!old) return notFound("invoice", id);
+            if (old.status !== "finalized") return wrongState(id, "send")(old);
+            raced = true;
+            return new DomainError("service_unavailable", "the invoice is being changed; retry");
+          },
+        },
+      ], next);
+      return next;
+    } catch (error) {
+      if (!raced || attempt >= 5) throw error;
+    }
+  }
+}
+
+export interface MarkPaidInput {
+  paymentMethod: PaymentMethod;
+  paidAt?: string;
+  reference?: string | null;
+}
+
+/** sent or overdue → paid, recording a payment made outside the card processor. */
+export function markInvoicePaid(ctx: Ctx, id: number, input: MarkPaidInput): Promise<InvoiceItem> {
+  const now = nowIso(ctx);
+  if (input.paidAt && input.paidAt > now) {
+    throw new ValidationError([{ path: "paidAt", message: "must not be in the future" }]);
+  }
+  return transition<InvoiceItem & Record<string, unknown>>(ctx, {
+    key: invoiceKey(ctx.userId, id),
+    from: ["sent", "overdue"],
+    set: {
+      status: "paid",
+      ...invoiceStatusKeys(ctx.userId, "paid", id),
+      paidAt: input.paidAt ?? now,
+      paymentMethod: input.paymentMethod,
+      paymentReference: input.reference ?? null,
+      updatedAt: now,
+    },
+    copy: { amountPaid: "total" },
+    remove: ["duePk", "dueSk"],
+    notFound: () => notFound("invoice", id),
+    invalid: wrongState(id, "mark paid"),
+  });
+}
+
+const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid", "overdue"];
+
+/** any status but void → void. Keeps the invoice number; a voided draft never gets one. */
+export function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  return transition<InvoiceItem & Record<string, unknown>>(ctx, {
+    key: invoiceKey(ctx.userId, id),
+    from: VOIDABLE,
+    set: { status: "void", ...invoiceStatusKeys(ctx.userId, "void", id), updatedAt: nowIso(ctx) },
+    remove: ["duePk", "dueSk"],
+    notFound: () => notFound("invoice", id),
+    invalid: wrongState(id, "void"),
+  });
+}
