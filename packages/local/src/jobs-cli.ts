@@ -1,3 +1,4 @@
+import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";

@@ -1,3 +1,4 @@
+import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { createApiKey, USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
 import { localDeps, openLocalDatabase } from "./stack";

@@ -1,3 +1,4 @@
+import "./quiet-sdk";
 import { mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
