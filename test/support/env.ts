@@ -1,8 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { inject } from "vitest";
 import type { Deps } from "@invoicing/core/context";
 import { createDb } from "@invoicing/core/db/client";
+import { FileTransport } from "@invoicing/core/email/file-transport";
+import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
 import { ensureTable } from "../../packages/local/src/bootstrap";
@@ -17,6 +22,8 @@ export interface TestEnv {
   deps: Deps;
   app: ReturnType<typeof createApp>;
   clock: { now: Date; set(iso: string): void; advance(ms: number): void };
+  /** Where this env's emails land: a real file outbox (.eml files) in a fresh temp directory. */
+  outboxDir: string;
   /** A new user with an API key; `call` sends requests as that user. */
   user(userId?: string): Promise<TestUser>;
 }
@@ -49,10 +56,12 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
       this.now = new Date(this.now.getTime() + ms);
     },
   };
+  const outboxDir = mkdtempSync(join(tmpdir(), "invoicing-outbox-"));
   const deps: Deps = {
     db: createDb({ tableName, dynamoEndpoint: endpoint, region: "local" }),
     clock: () => clock.now,
     publicBaseUrl: "http://localhost:3000",
+    outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
     ...options.extraDeps,
   };
   const app = createApp(deps);
@@ -62,6 +71,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     deps,
     app,
     clock,
+    outboxDir,
     async user(userId = `u-${randomUUID().slice(0, 8)}`) {
       const { key } = await createApiKey(deps.db, userId, "test", clock.now);
       return {

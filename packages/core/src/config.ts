@@ -1,6 +1,11 @@
+/// <reference path="../../../sst-env.d.ts" />
+import { Resource } from "sst";
+
 /**
- * Deployed settings, resolved in one place: SST's linked Resource when deployed (it reads the
- * SST_RESOURCE_* environment variables), plain environment variables locally.
+ * Deployed settings, resolved in one place: SST's linked `Resource` when deployed, plain environment
+ * variables locally. `Resource` is the only correct reader of links: on Lambda SST passes them
+ * encrypted in a file (SST_KEY_FILE), not as SST_RESOURCE_* variables (only App is one); under
+ * `sst dev` and in tests they are SST_RESOURCE_<Name> JSON variables, which it reads too.
  */
 export interface CoreConfig {
   tableName: string;
@@ -9,26 +14,36 @@ export interface CoreConfig {
   region: string;
   /** Base URL for links in emails (the public invoice page). */
   publicBaseUrl?: string;
+  /** SES sender address or domain (deployed: the linked Email). */
+  emailSender?: string;
+  /** SES configuration set of the linked Email. */
+  emailConfigSet?: string;
+  /** Card processor (Stripe) keys; unset or empty means no card processor. */
+  stripeSecretKey?: string;
+  stripeWebhookSecret?: string;
 }
 
-function sstResource(name: string): Record<string, unknown> | undefined {
-  const raw = process.env[`SST_RESOURCE_${name}`];
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+/**
+ * A resource linked to this function, or undefined when it is not (the local stack, or a function
+ * infra deliberately does not link it to). `in` first: reading an unlinked name throws.
+ */
+function linked<K extends keyof Resource>(name: K): Resource[K] | undefined {
+  return name in Resource ? Resource[name] : undefined;
 }
+
+/** Empty means unset: a secret left at its placeholder ("") is "not configured". */
+const nonEmpty = (value: string | undefined): string | undefined => (value ? value : undefined);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
-  const table = sstResource("Table");
-  const api = sstResource("ApiUrl");
-  const tableName = (table?.name as string | undefined) ?? env.TABLE_NAME ?? "invoicing";
+  const email = linked("Email");
   return {
-    tableName,
+    tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-    publicBaseUrl: env.PUBLIC_BASE_URL ?? (api?.value as string | undefined),
+    publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("Api")?.url?.replace(/\/+$/, "")),
+    emailSender: email?.sender ?? nonEmpty(env.EMAIL_SENDER),
+    emailConfigSet: email?.configSet,
+    stripeSecretKey: nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY),
+    stripeWebhookSecret: nonEmpty(linked("StripeWebhookSecret")?.value ?? env.STRIPE_WEBHOOK_SECRET),
   };
 }

@@ -1,5 +1,7 @@
 import type { Db } from "./db/client";
 import type { CommitHook } from "./db/commit";
+import type { EmailTransport } from "./email/transport";
+import type { CardProcessor } from "./payments/card-processor";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -11,6 +13,10 @@ export interface Deps {
   clock: () => Date;
   /** Absolute base URL of the API, for links in emails (public pages). */
   publicBaseUrl?: string;
+  /** The card processor (Stripe) when configured; unset means invoices get no card payment link. */
+  payments?: CardProcessor;
+  /** Where queued emails are delivered (SES deployed, .eml files locally); unset: they stay queued. */
+  outbox?: EmailTransport;
   [capability: string]: unknown;
 }
 

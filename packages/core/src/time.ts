@@ -7,8 +7,18 @@ const TIMESTAMP =
 
 const DAY_MS = 86_400_000;
 
+/** Gregorian month length; computed, not asked of Date, which maps years 0–99 to 1900–1999. */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** Milliseconds since the epoch of a UTC wall time, for any year 0–9999 (Date.UTC shifts 0–99). */
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  return date.getTime();
 }
 
 /** Parses an input timestamp to an ISO string, or null when it is not a valid one. */
@@ -27,7 +37,7 @@ export function parseTimestamp(input: string): string | null {
     offsetMinutes = (zone[0] === "-" ? -1 : 1) * (oh * 60 + om);
   }
   const ms = Number(frac.slice(0, 3).padEnd(3, "0"));
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMinutes * 60_000;
+  const utc = utcMillis(year, month, day, hour, minute, second, ms) - offsetMinutes * 60_000;
   const date = new Date(utc);
   if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;
   return date.toISOString();

@@ -1,12 +1,27 @@
 import { Hono } from "hono";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "./env";
+import { idempotency } from "./idempotency";
 import { auth, requestId } from "./middleware";
 import { HttpProblem, errorToResponse, problemResponse } from "./problems";
 import { apiKeys } from "./routes/api-keys";
 import { clients } from "./routes/clients";
+import { docs } from "./routes/docs";
+import { estimates } from "./routes/estimates";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
+import { payments } from "./routes/payments";
+import { invoicePdf } from "./routes/pdf";
+import { publicPages } from "./routes/public";
+import { reminders } from "./routes/reminders";
+import { schedules } from "./routes/schedules";
+import { webhooks } from "./routes/webhooks";
+
+/**
+ * The route modules, each mounted at "/". One list for the app and for the typed client
+ * (client.ts derives AppType from it), so a module added here is routed and typed at once.
+ */
+export const routeModules = [health, publicPages, apiKeys, clients, invoices, reminders, invoicePdf, estimates, schedules, payments, webhooks, docs] as const;
 
 /**
  * The Hono app: the same for the Lambda handler (api.ts) and the local server. Middleware order
@@ -21,8 +36,10 @@ export function createApp(deps: Deps): Hono<AppEnv> {
     await next();
   });
   app.use("*", auth);
+  // Idempotency-Key on matched POST routes (it checks the match itself, so 404/405 still win).
+  app.use("*", idempotency(app));
 
-  for (const routes of [health, apiKeys, clients, invoices]) app.route("/", routes);
+  for (const routes of routeModules) app.route("/", routes);
 
   addMethodNotAllowed(app);
   app.notFound((c) => problemResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));

@@ -98,7 +98,8 @@ export function errorToResponse(c: Context, error: unknown): Response {
   return problemResponse(c, "internal_error", `an unexpected error occurred; request id ${c.get("requestId") ?? "unknown"}`);
 }
 
-function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
+/** One JSON log line with the request id; never the request body or headers. */
+export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
   const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
   console[level](JSON.stringify({ level, message, requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: e }));
 }

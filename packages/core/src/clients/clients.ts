@@ -132,8 +132,10 @@ export async function deleteClient(ctx: Ctx, id: number): Promise<void> {
  * The write that counts a document's reference to its client, to put in the document's own
  * transaction: +1 when a document starts naming the client, -1 when it stops. The condition makes a
  * document for a client deleted meanwhile fail as client_not_found instead of dangling.
+ * A transaction that adds two documents at once (a schedule with its first invoice) passes 2: a
+ * transaction may touch an item only once.
  */
-export function clientRefWrite(ctx: Ctx, clientId: number, delta: 1 | -1): Write {
+export function clientRefWrite(ctx: Ctx, clientId: number, delta: 1 | -1 | 2): Write {
   return {
     op: {
       Update: {

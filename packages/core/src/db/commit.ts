@@ -53,16 +53,70 @@ export async function commit(ctx: CommitContext, writes: Write[], result?: unkno
   return transact(ctx.db, all);
 }
 
+/**
+ * At most once per commit() call, whatever the network does. The SDK resends a request whose
+ * response was lost (timeout, connection reset) exactly as it was, and the first copy may well have
+ * been applied. TransactWriteItems is safe: the ClientRequestToken makes DynamoDB answer the resend
+ * with the first one's result. A single PutItem/UpdateItem has no such token: its resend meets the
+ * item its own first copy wrote, so its condition fails (a create answered 500, a PATCH with
+ * If-Match 412, a transition 422 — though each happened), or, unconditional, it applies twice.
+ *
+ * So every single Put/Update carries a fresh random write token, stored on the item, and the extra
+ * condition "this item was not written with my token". A resend that fails only because of it finds
+ * its own token in the item (ALL_OLD): the write is done, and that is a success. Measured against the
+ * alternative (every single write as a one-item transaction with a token): the same guarantee at the
+ * normal price, where a transaction costs twice the write capacity and returns no ALL_NEW.
+ * A Delete leaves no item to carry a token, so a single Delete is sent as a one-item transaction
+ * (deletes are rare; the double cost is accepted there).
+ */
+export const WRITE_TOKEN = "writeToken";
+const TOKEN_NAME = "#commitWriteToken";
+const TOKEN_VALUE = ":commitWriteToken";
+
+interface GuardableInput {
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** The write's condition, plus "not already written by this very call" (see WRITE_TOKEN). */
+function guardCondition<T extends GuardableInput>(input: T, token: string): T {
+  const guard = `(attribute_not_exists(${TOKEN_NAME}) OR ${TOKEN_NAME} <> ${TOKEN_VALUE})`;
+  return {
+    ...input,
+    ConditionExpression: input.ConditionExpression ? `(${input.ConditionExpression}) AND ${guard}` : guard,
+    ExpressionAttributeNames: { ...input.ExpressionAttributeNames, [TOKEN_NAME]: WRITE_TOKEN },
+    ExpressionAttributeValues: { ...input.ExpressionAttributeValues, [TOKEN_VALUE]: token },
+  };
+}
+
+/** An UpdateItem input that also stores `token` and applies at most once (see WRITE_TOKEN). */
+export function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: string }>(input: T, token: string): T {
+  const set = `${TOKEN_NAME} = ${TOKEN_VALUE}`;
+  const expression = input.UpdateExpression ?? "";
+  // Clauses may come in any order; SET is a reserved word, so as a word it can only be the keyword.
+  const withToken = /(^|\s)SET\s/i.test(expression)
+    ? expression.replace(/(^|\s)SET\s/i, (m) => `${m}${set}, `)
+    : `SET ${set} ${expression}`.trim();
+  return guardCondition({ ...input, UpdateExpression: withToken }, token);
+}
+
+/** Whether the item a failed condition returned is the one this call's own write produced. */
+export const writtenBy = (old: Item | undefined, token: string): boolean => old?.[WRITE_TOKEN] === token;
+
 async function single(db: Db, write: Write): Promise<void> {
   const { Put, Update, Delete } = write.op;
+  if (Delete) return transact(db, [write]);
+  const token = randomUUID();
   const returnOld = { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
   try {
-    if (Put) await db.doc.send(new PutCommand({ ...Put, ...returnOld }));
-    else if (Update) await db.doc.send(new UpdateCommand({ ...Update, ...returnOld }));
-    else if (Delete) await db.doc.send(new DeleteCommand({ ...Delete, ...returnOld }));
+    if (Put) await db.doc.send(new PutCommand({ ...guardCondition(Put, token), Item: { ...Put.Item, [WRITE_TOKEN]: token }, ...returnOld }));
+    else if (Update) await db.doc.send(new UpdateCommand({ ...onceOnlyUpdate(Update, token), ...returnOld }));
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException && write.onConditionFailed) {
-      throw write.onConditionFailed(error.Item ? unmarshallLoose(error.Item) : undefined);
+    if (error instanceof ConditionalCheckFailedException) {
+      const old = error.Item ? unmarshallLoose(error.Item) : undefined;
+      if (writtenBy(old, token)) return; // a resend met its own first copy: the write is done
+      if (write.onConditionFailed) throw write.onConditionFailed(old);
     }
     throw error;
   }
@@ -73,7 +127,9 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       // A fresh token per attempt: the SDK's own retries of one attempt reuse it, so a timeout after
-      // DynamoDB applied the transaction cannot apply it twice.
+      // DynamoDB applied the transaction cannot apply it twice (DynamoDB answers the resend with the
+      // first one's result for 10 minutes; a resend arriving while the first still runs gets
+      // TransactionInProgressException, which the SDK retries as throttling, with the same token).
       await db.doc.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
       return;
     } catch (error) {
@@ -85,8 +141,10 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
         if (handler) throw handler(reasons[failed]?.Item ? unmarshallLoose(reasons[failed]!.Item!) : undefined);
         throw error;
       }
-      const conflict = reasons.some((r) => r.Code === "TransactionConflict");
-      if (!conflict || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      // Cancelled before anything applied (a concurrent transaction on an item, or throttling of
+      // one item): try again as a new transaction, so with a new token.
+      const transient = reasons.some((r) => r.Code === "TransactionConflict" || r.Code === "ThrottlingError");
+      if (!transient || attempt >= MAX_CONFLICT_RETRIES) throw error;
       await sleep(Math.random() * 20 * 2 ** attempt);
     }
   }

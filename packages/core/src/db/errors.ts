@@ -20,3 +20,13 @@ export function isUnavailable(error: unknown): boolean {
   if (e.name === "TransactionCanceledException" && /TransactionConflict|ThrottlingError/.test(e.message)) return true;
   return e.$fault === "server" || (e.$metadata?.httpStatusCode ?? 0) >= 500;
 }
+
+/**
+ * A transaction cancelled only because another one held an item it touches (commit() already
+ * retried it): for a use case that can settle the race by reading again (e.g. estimate convert).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (!(error instanceof Error) || error.name !== "TransactionCanceledException") return false;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((reason) => reason.Code === "TransactionConflict");
+}

@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Ctx } from "../context";
 import { DomainError } from "../errors";
-import { commit } from "./commit";
+import { commit, onceOnlyUpdate, writtenBy } from "./commit";
 
 /**
  * A status change of one record, as one conditional write: it happens only if the record is in one
@@ -49,23 +50,29 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
     values[`:f${i}`] = status;
     return `:f${i}`;
   });
+  // At most once, like commit()'s single writes (see WRITE_TOKEN there): an SDK resend after a lost
+  // response finds the status already changed by its own first copy — that is this transition's
+  // success (the item returned is the record it wrote), not invalid_transition.
+  const token = randomUUID();
   try {
     const out = await ctx.db.doc.send(
-      new UpdateCommand({
+      new UpdateCommand(onceOnlyUpdate({
         TableName: ctx.db.table,
         Key: spec.key,
         UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
         ConditionExpression: `attribute_exists(pk) AND #status IN (${from.join(", ")})`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW",
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-      }),
+        ReturnValues: "ALL_NEW" as const,
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+      }, token)),
     );
     return out.Attributes as T;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      throw error.Item ? spec.invalid(unmarshall(error.Item)) : spec.notFound();
+      const old = error.Item ? unmarshall(error.Item) : undefined;
+      if (writtenBy(old, token)) return old as T;
+      throw old ? spec.invalid(old) : spec.notFound();
     }
     throw error;
   }

@@ -1,17 +1,14 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { clientRefWrite, requireClient } from "../clients/clients";
+import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit, type Write } from "../db/commit";
+import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
-import { clientIndexKeys } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
-import { assertIfMatch } from "../db/versioning";
-import { buildLineItems, computeTotals, type LineItemInput } from "../documents/line-items";
-import { DomainError, notFound } from "../errors";
+import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
+import { buildLineItems, type LineItemInput } from "../documents/line-items";
+import { DomainError } from "../errors";
 import {
   createInvoiceWrites,
-  invoiceKey,
   newDraftInvoice,
   type DraftFields,
   type InvoiceItem,
@@ -38,17 +35,12 @@ export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<Invo
   return item;
 }
 
-export async function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
-  const out = await ctx.db.doc.send(
-    new GetCommand({ TableName: ctx.db.table, Key: invoiceKey(ctx.userId, id), ConsistentRead: consistent }),
-  );
-  return out.Item as InvoiceItem | undefined;
+export function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
+  return findDocument<InvoiceItem>(ctx, "INVOICE", id, consistent);
 }
 
-export async function getInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem> {
-  const item = await findInvoice(ctx, id, consistent);
-  if (!item) throw notFound("invoice", id);
-  return item;
+export function getInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem> {
+  return getDocument<InvoiceItem>(ctx, RULES, id, consistent);
 }
 
 export function listInvoices(
@@ -60,89 +52,30 @@ export function listInvoices(
 }
 
 const notEditable = (item: { id: number; status: string }) =>
-  new DomainError("invoice_not_editable", `invoice ${item.id} is ${item.status}; only a draft can be changed`);
+  new DomainError("invoice_not_editable", `invoice ${item.id} is ${item.status}; only a draft can be changed or deleted`);
 
-/** Whether a patch names at least one field: `{}` changes nothing, not even updatedAt. */
-const isEmptyPatch = (patch: object): boolean => Object.values(patch).every((value) => value === undefined);
+const RULES = { kind: "INVOICE", noun: "invoice", notEditable } as const;
+
+/** Only a draft is edited or deleted (seed section 3.2, rule 1). */
+const DRAFT_ONLY: readonly InvoiceStatus[] = ["draft"];
+
+const PATCH_RULES: PatchRules<InvoiceItem> = {
+  ...RULES,
+  editable: DRAFT_ONLY,
+  // `currency` stays as it is when clientId changes: only clientName/clientEmail follow the client.
+  fields: ["currency", "issueDate", "dueDate", "notes", "terms", "altProcessorPaymentLink"],
+};
+
+const DELETE_RULES: DeleteRules = { ...RULES, deletable: DRAFT_ONLY };
 
 /**
- * PATCH of a draft. Written whole, conditioned on the version read, so a concurrent change or a
- * finalize in between is never overwritten (412 with If-Match, else the edit is re-applied to
- * the fresh record).
+ * PATCH of a draft (documents/editing.ts, the rules invoices and estimates share): written whole,
+ * conditioned on the version read, so a concurrent change or a finalize in between is never
+ * overwritten (412 with If-Match, else the edit is re-applied to the fresh record); `{}` writes
+ * nothing; new lines get ids above any the invoice had.
  */
-export async function updateInvoice(ctx: Ctx, id: number, patch: InvoicePatch, ifMatch?: string): Promise<InvoiceItem> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await getInvoice(ctx, id, true);
-    assertIfMatch(ifMatch, current.version);
-    if (current.status !== "draft") throw notEditable(current);
-    if (isEmptyPatch(patch)) return current;
-
-    const next: InvoiceItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
-    const writes: Write[] = [];
-    if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
-      const client = await requireClient(ctx, patch.clientId);
-      Object.assign(next, clientIndexKeys(ctx.userId, "INVOICE", client.id, id), {
-        clientId: client.id,
-        clientName: client.name,
-        clientEmail: client.email ?? null,
-      });
-      writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
-    }
-    for (const field of ["currency", "issueDate", "dueDate", "notes", "terms", "altProcessorPaymentLink"] as const) {
-      if (patch[field] !== undefined) (next as unknown as Record<string, unknown>)[field] = patch[field];
-    }
-    if (patch.lineItems !== undefined) {
-      next.lineItems = buildLineItems(patch.lineItems, current.nextLineId);
-      next.nextLineId = current.nextLineId + patch.lineItems.length;
-      Object.assign(next, computeTotals(next.lineItems));
-    }
-
-    let raced = false;
-    try {
-      await commit(ctx, [
-        {
-          op: {
-            Put: {
-              TableName: ctx.db.table,
-              Item: next,
-              ConditionExpression: "#version = :v",
-              ExpressionAttributeNames: { "#version": "version" },
-              ExpressionAttributeValues: { ":v": current.version },
-            },
-          },
-          onConditionFailed: (old) => {
-            if (!old) return notFound("invoice", id);
-            if (old.status !== "draft") return notEditable(old as { id: number; status: string });
-            raced = true;
-            return new DomainError("precondition_failed", "the invoice was changed concurrently");
-          },
-        },
-        ...writes,
-      ], next);
-      return next;
-    } catch (error) {
-      if (!raced || ifMatch !== undefined || attempt >= 5) throw error;
-    }
-  }
-}
+export const updateInvoice = (ctx: Ctx, id: number, patch: InvoicePatch, ifMatch?: string): Promise<InvoiceItem> =>
+  patchDocument(ctx, PATCH_RULES, id, patch, ifMatch);
 
 /** DELETE of a draft, with its client reference, in one transaction. */
-export async function deleteInvoice(ctx: Ctx, id: number): Promise<void> {
-  const current = await getInvoice(ctx, id, true);
-  if (current.status !== "draft") throw notEditable(current);
-  await commit(ctx, [
-    {
-      op: {
-        Delete: {
-          TableName: ctx.db.table,
-          Key: invoiceKey(ctx.userId, id),
-          ConditionExpression: "#status = :draft AND clientId = :client",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":draft": "draft", ":client": current.clientId },
-        },
-      },
-      onConditionFailed: (old) => (old ? notEditable(old as { id: number; status: string }) : notFound("invoice", id)),
-    },
-    clientRefWrite(ctx, current.clientId, -1),
-  ]);
-}
+export const deleteInvoice = (ctx: Ctx, id: number): Promise<void> => deleteDocument(ctx, DELETE_RULES, id);

@@ -1,13 +1,18 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { ClientItem } from "../clients/clients";
+import { findClient, type ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { counterKey, dueKeys, entityKey } from "../db/keys";
+import { formatDocumentNumber, MAX_NUMBERING_ATTEMPTS, numberingBackoff, takeNumberWrite } from "../documents/numbering";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
+import { checkoutFieldsForSend } from "../payments/checkout";
+import { queueEmail } from "../email/outbox";
+import { invoiceEmail } from "../email/templates";
+import { scheduleReminderWrites } from "../reminders/reminders";
 import { getInvoice } from "./invoices";
 import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus, type PaymentMethod } from "./model";
 
@@ -20,9 +25,7 @@ import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus, ty
 const wrongState = (id: number, action: string) => (current: Record<string, unknown>) =>
   invalidTransition(`invoice ${id}`, String(current.status), action);
 
-export const formatInvoiceNumber = (n: number): string => `INV-${String(n).padStart(6, "0")}`;
-
-const MAX_FINALIZE_ATTEMPTS = 60;
+export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("INV", n);
 
 /**
  * draft → finalized. The invoice number comes from a per-user counter advanced in the SAME
@@ -54,22 +57,10 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
     };
     let retry = false;
     const writes: Write[] = [
-      {
-        op: {
-          Update: {
-            TableName: ctx.db.table,
-            Key: counterKey(ctx.userId, "invoiceNumber"),
-            UpdateExpression: "SET #value = :next",
-            ConditionExpression: lastNumber === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
-            ExpressionAttributeNames: { "#value": "value" },
-            ExpressionAttributeValues: { ":next": number, ":last": lastNumber },
-          },
-        },
-        onConditionFailed: () => {
-          retry = true; // another finalize took this number first: read again
-          return new DomainError("service_unavailable", "invoice numbering is busy; retry");
-        },
-      },
+      takeNumberWrite(ctx, "invoiceNumber", lastNumber, () => {
+        retry = true; // another finalize took this number first: read again
+        return new DomainError("service_unavailable", "invoice numbering is busy; retry");
+      }),
       {
         op: {
           Put: {
@@ -92,8 +83,8 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
       await commit(ctx, writes, next);
       return next;
     } catch (error) {
-      if (!retry || attempt >= MAX_FINALIZE_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      if (!retry || attempt >= MAX_NUMBERING_ATTEMPTS) throw error;
+      await numberingBackoff(attempt);
     }
   }
 }
@@ -135,7 +126,9 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
   for (let attempt = 0; ; attempt++) {
     const invoice = await getInvoice(ctx, id, true);
     if (invoice.status !== "finalized") throw wrongState(id, "send")(invoice as unknown as Record<string, unknown>);
-    const recipient = options.to ?? invoice.clientEmail;
+    // The client's email as the invoice froze it at finalize; when it had none, the client's current
+    // one (an email added to the client later still counts as "the client's email").
+    const recipient = options.to ?? invoice.clientEmail ?? (await findClient(ctx, invoice.clientId))?.email;
     if (!recipient) {
       throw new DomainError("client_email_missing", `invoice ${id} has no recipient: give "to" or set the client's email`);
     }
@@ -150,6 +143,10 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
       updatedAt: now,
       version: invoice.version + 1,
     };
+    // Card payment link (docs/payments.md): made before the write, stored with it; {} without Stripe.
+    Object.assign(next, await checkoutFieldsForSend(ctx, next));
+    // The invoice email and the reminder schedule (API.md section 9) commit with the send, or not at all.
+    const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
     let raced = false;
     try {
       await commit(ctx, [
@@ -170,7 +167,10 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
             return new DomainError("service_unavailable", "the invoice is being changed; retry");
           },
         },
+        ...scheduleReminderWrites(ctx, next),
+        email.write,
       ], next);
+      await email.deliver(); // best effort, now; the outbox sweep retries what this leaves
       return next;
     } catch (error) {
       if (!raced || attempt >= 5) throw error;

@@ -4,6 +4,7 @@ import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
 import { clientIndexKeys, entityKey, statusIndexKeys } from "../db/keys";
 import { computeTotals, nextLineId, type LineItem } from "../documents/line-items";
+import { toResource } from "../documents/resource";
 import { newPublicToken } from "../tokens";
 
 /** The invoice resource (seed section 2.1 + API.md section 6) and its stored item. */
@@ -70,9 +71,7 @@ const INVOICE_FIELDS = [
 
 /** The public shape: every field present, `null` where there is no value. */
 export function toInvoice(item: InvoiceItem): Invoice {
-  const out: Record<string, unknown> = {};
-  for (const field of INVOICE_FIELDS) out[field] = item[field] ?? null;
-  return out as unknown as Invoice;
+  return toResource<Invoice>(item, INVOICE_FIELDS);
 }
 
 export const invoiceKey = (userId: string, id: number) => entityKey(userId, "INVOICE", id);

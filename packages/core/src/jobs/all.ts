@@ -1,4 +1,7 @@
+import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
+import { runRemindersJob } from "../reminders/reminders-job";
+import { runRecurringJob } from "../schedules/recurring-job";
 import type { Job, JobName } from "./registry";
 
 /**
@@ -7,6 +10,9 @@ import type { Job, JobName } from "./registry";
  */
 export const jobs: Partial<Record<JobName, Job>> = {
   overdue: runOverdueJob,
+  recurring: runRecurringJob,
+  reminders: runRemindersJob,
+  "expire-estimates": runExpireEstimatesJob,
 };
 
 export { JOB_NAMES, type Job, type JobName, type JobResult } from "./registry";

@@ -12,14 +12,23 @@ export type ParseResult = { ok: true; value: bigint } | { ok: false; reason: str
 export function parseScaled(input: unknown, scale: number): ParseResult {
   let text: string;
   if (typeof input === "string") text = input.trim();
-  else if (typeof input === "number" && Number.isFinite(input)) text = String(input); // JSON literal as written
-  else return { ok: false, reason: "must be a decimal number or a string holding one" };
+  else if (typeof input === "number" && Number.isFinite(input)) {
+    // String() gives the shortest spelling that reads back as the same double: the JSON literal as
+    // written for every value with up to 15 significant digits (all the API's limits), "19.99" stays
+    // "19.99". Exponents appear only far outside the limits: below 1e-6 (too many decimals) and from
+    // 1e21 (too large).
+    text = String(input);
+    if (/e-/i.test(text)) return { ok: false, reason: `at most ${scale} decimal places are allowed` };
+    if (/e\+/i.test(text)) return { ok: false, reason: "is too large" };
+  } else return { ok: false, reason: "must be a decimal number or a string holding one" };
   const m = DECIMAL.exec(text);
   if (!m) return { ok: false, reason: `"${truncate(text)}" is not a decimal number` };
-  const [, sign, whole, frac = ""] = m;
+  const [, sign, rawWhole, frac = ""] = m;
   if (frac.length > scale) return { ok: false, reason: `at most ${scale} decimal places are allowed` };
-  if (whole!.length > 15) return { ok: false, reason: "is too large" };
-  const digits = BigInt(whole! + frac.padEnd(scale, "0"));
+  const whole = rawWhole!.replace(/^0+(?=\d)/, "");
+  // Bounds the bigint work on hostile input; every limit of the API is far below 10^15.
+  if (whole.length > 15) return { ok: false, reason: "is too large" };
+  const digits = BigInt(whole + frac.padEnd(scale, "0"));
   return { ok: true, value: sign ? -digits : digits };
 }
 

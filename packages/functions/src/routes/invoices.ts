@@ -30,8 +30,9 @@ export const invoices = new Hono<AppEnv>()
   })
   .get("/invoices/:id", async (c) => invoiceResponse(c, await getInvoice(c.get("ctx"), idParam(c))))
   .patch("/invoices/:id", async (c) => {
+    const raw = await readJson(c); // 413 → 415 → malformed JSON come before a bad path id (API.md section 1)
     const id = idParam(c);
-    const body = validate(updateInvoiceBody, await readJson(c));
+    const body = validate(updateInvoiceBody, raw);
     return invoiceResponse(c, await updateInvoice(c.get("ctx"), id, body, ifMatch(c)));
   })
   .delete("/invoices/:id", async (c) => {
@@ -39,22 +40,27 @@ export const invoices = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .post("/invoices/:id/finalize", async (c) => {
+    const raw = await readJson(c, { optional: true });
     const id = idParam(c);
-    validate(emptyBody, await readJson(c, { optional: true }));
+    validate(emptyBody, raw);
     return invoiceResponse(c, await finalizeInvoice(c.get("ctx"), id));
   })
   .post("/invoices/:id/send", async (c) => {
+    const raw = await readJson(c, { optional: true });
     const id = idParam(c);
-    const body = validate(sendBody, await readJson(c, { optional: true }));
+    const body = validate(sendBody, raw);
     return invoiceResponse(c, await sendInvoice(c.get("ctx"), id, body));
   })
   .post("/invoices/:id/mark-paid", async (c) => {
+    // An empty body reads as {}, so the answer names what is missing: paymentMethod.
+    const raw = await readJson(c, { optional: true });
     const id = idParam(c);
-    const body = validate(markPaidBody, await readJson(c));
+    const body = validate(markPaidBody, raw);
     return invoiceResponse(c, await markInvoicePaid(c.get("ctx"), id, body));
   })
   .post("/invoices/:id/void", async (c) => {
+    const raw = await readJson(c, { optional: true });
     const id = idParam(c);
-    validate(emptyBody, await readJson(c, { optional: true }));
+    validate(emptyBody, raw);
     return invoiceResponse(c, await voidInvoice(c.get("ctx"), id));
   });

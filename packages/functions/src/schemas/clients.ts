@@ -3,7 +3,8 @@ import { currency, email } from "./common";
 
 const name = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(200));
 const address = v.pipe(v.string(), v.maxLength(1000));
-const paymentTermsDays = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365));
+/** Days from issue to due date (also the schedules' override of the client's). */
+export const paymentTermsDays = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365));
 
 export const createClientBody = v.strictObject({
   name,

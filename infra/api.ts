@@ -1,0 +1,37 @@
+import { email } from "./email";
+import { isProduction, lambdaRuntime } from "./runtime";
+import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
+import { table } from "./storage";
+
+/**
+ * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
+ * (API.md), so API Gateway never answers for it.
+ *
+ * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
+ * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
+ * (a year in production).
+ */
+export const api = new sst.aws.ApiGatewayV2("Api", {
+  cors: {
+    allowOrigins: ["*"],
+    allowMethods: ["*"],
+    allowHeaders: ["authorization", "content-type", "idempotency-key", "if-match", "x-request-id"],
+    exposeHeaders: ["etag", "location", "link", "idempotent-replayed", "x-request-id", "allow", "retry-after"],
+    maxAge: "1 day",
+  },
+  accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
+});
+
+/**
+ * The API function links what requests use: the table, the email sender (send), the card
+ * processor's key (payment links) and webhook secret (signature check), and the API itself (its
+ * URL is the base of the public links in emails). Links grant `dynamodb:*` on this table only and
+ * SES sending from this identity only. API Gateway gives up after 30 s, so the function stops first.
+ */
+api.route("$default", {
+  handler: "packages/functions/src/api.handler",
+  ...lambdaRuntime,
+  timeout: "25 seconds",
+  memory: "1024 MB",
+  link: [table, email, stripeSecretKey, stripeWebhookSecret, api],
+});

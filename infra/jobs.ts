@@ -1,0 +1,48 @@
+import { api } from "./api";
+import { email } from "./email";
+import { lambdaRuntime } from "./runtime";
+import { stripeSecretKey } from "./secrets";
+import { table } from "./storage";
+
+/**
+ * The scheduled jobs (API.md section 10): one EventBridge Scheduler schedule (CronV2) and one small
+ * Lambda each, calling the same core job as `npm run jobs`. A job works only on what is due (the
+ * byDue index) and is safe to run twice or concurrently, so a late or repeated run is harmless and a
+ * failed one is caught up by the next.
+ *
+ * Each links only what it touches: every job the table; the jobs that email (recurring's auto-send,
+ * reminders) the sender and the API URL for the public link; recurring's auto-send also creates
+ * payment links, so it gets the card processor's key (never the webhook secret).
+ */
+const jobFunction = (file: string, link: unknown[]) => ({
+  handler: `packages/functions/src/jobs/${file}.handler`,
+  ...lambdaRuntime,
+  // Bounded by the work due since the last run; five minutes leaves ten before the next one.
+  timeout: "5 minutes" as const,
+  memory: "512 MB" as const,
+  link,
+});
+
+export const jobs = {
+  // Sent invoices past their due date become overdue: every 15 minutes, so "overdue" is never
+  // more than a quarter of an hour late.
+  overdue: new sst.aws.CronV2("OverdueJob", {
+    schedule: "rate(15 minutes)",
+    function: jobFunction("overdue", [table]),
+  }),
+  // Recurring schedules generate (and auto-send) every occurrence due by now.
+  recurring: new sst.aws.CronV2("RecurringJob", {
+    schedule: "rate(15 minutes)",
+    function: jobFunction("recurring", [table, email, api, stripeSecretKey]),
+  }),
+  // Reminder emails (due − 3 days, due date, + 7, + 14, + 30 days) go out within 15 minutes.
+  reminders: new sst.aws.CronV2("RemindersJob", {
+    schedule: "rate(15 minutes)",
+    function: jobFunction("reminders", [table, email, api]),
+  }),
+  // Estimates past their expiry date become expired; dates are whole days, so hourly is plenty.
+  expireEstimates: new sst.aws.CronV2("ExpireEstimatesJob", {
+    schedule: "rate(1 hour)",
+    function: jobFunction("expire-estimates", [table]),
+  }),
+};

@@ -1,0 +1,70 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+
+/**
+ * Counts what DynamoDB is asked to do: calls per command, items read, and consumed capacity (it
+ * asks DynamoDB to return it). Instrumentation for the benchmarks and for tests that prove a job
+ * reads only what is due; the requests themselves go to DynamoDB unchanged.
+ */
+export interface Meter {
+  calls: number;
+  byCommand: Record<string, number>;
+  itemsRead: number;
+  capacityUnits: number;
+  reset(): void;
+  detach(): void;
+}
+
+const CAPACITY_COMMANDS = new Set([
+  "GetItemCommand", "PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "QueryCommand", "ScanCommand",
+  "BatchGetItemCommand", "BatchWriteItemCommand", "TransactGetItemsCommand", "TransactWriteItemsCommand",
+]);
+
+interface CapacityLike {
+  CapacityUnits?: number;
+}
+
+export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.random().toString(36).slice(2)}`): Meter {
+  const meter: Meter = {
+    calls: 0,
+    byCommand: {},
+    itemsRead: 0,
+    capacityUnits: 0,
+    reset() {
+      this.calls = 0;
+      this.byCommand = {};
+      this.itemsRead = 0;
+      this.capacityUnits = 0;
+    },
+    detach() {
+      doc.middlewareStack.remove(name);
+    },
+  };
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? "unknown";
+      const input = args.input as Record<string, unknown>;
+      if (CAPACITY_COMMANDS.has(command)) input.ReturnConsumedCapacity ??= "TOTAL";
+      meter.calls++;
+      meter.byCommand[command] = (meter.byCommand[command] ?? 0) + 1;
+      const result = await next(args);
+      const output = result.output as Record<string, unknown>;
+      meter.itemsRead += itemsRead(command, output);
+      const consumed = output.ConsumedCapacity as CapacityLike | CapacityLike[] | undefined;
+      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) meter.capacityUnits += c.CapacityUnits ?? 0;
+      return result;
+    },
+    { step: "initialize", name, override: true },
+  );
+  return meter;
+}
+
+function itemsRead(command: string, output: Record<string, unknown>): number {
+  if (command === "QueryCommand" || command === "ScanCommand") return Number(output.ScannedCount ?? 0);
+  if (command === "GetItemCommand") return output.Item ? 1 : 0;
+  if (command === "BatchGetItemCommand" || command === "TransactGetItemsCommand") {
+    const responses = output.Responses as Record<string, unknown[]> | unknown[] | undefined;
+    if (Array.isArray(responses)) return responses.length;
+    return Object.values(responses ?? {}).reduce((n, items) => n + items.length, 0);
+  }
+  return 0;
+}

@@ -1,0 +1,130 @@
+import type { EmailMessage, EmailSender } from "./transport";
+
+/**
+ * RFC 5322 messages (with the MIME headers of RFC 2045–2047), the `.eml` format every mail client
+ * opens. Bodies are plain text in UTF-8, quoted-printable, so any byte survives any mail path and
+ * lines stay under 78 characters; header text outside printable ASCII becomes RFC 2047 encoded
+ * words. CR and LF never reach a header from the message's fields: no header injection.
+ */
+const CRLF = "\r\n";
+const MAX_LINE = 76;
+
+export function renderEml(message: EmailMessage, sender: EmailSender): string {
+  const headers: [string, string][] = [
+    ["From", formatAddress(sender.from)],
+    ["To", formatAddress(message.to)],
+  ];
+  if (sender.replyTo) headers.push(["Reply-To", formatAddress(sender.replyTo)]);
+  headers.push(
+    ["Subject", encodeHeaderText(message.subject)],
+    ["Date", rfc5322Date(message.createdAt)],
+    ["Message-ID", messageIdHeader(message.id, sender.from)],
+    ["MIME-Version", "1.0"],
+    ["Content-Type", "text/plain; charset=utf-8"],
+    ["Content-Transfer-Encoding", "quoted-printable"],
+  );
+  const head = headers.map(([name, value]) => fold(`${name}: ${value}`)).join(CRLF);
+  return `${head}${CRLF}${CRLF}${quotedPrintable(message.text)}`;
+}
+
+/** `Sun, 22 Nov 2026 09:30:00 +0000`. */
+export function rfc5322Date(iso: string): string {
+  return new Date(iso).toUTCString().replace(/GMT$/, "+0000");
+}
+
+/** `<id@domain-of-the-sender>`: globally unique because the id is. */
+export function messageIdHeader(id: string, from: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "invoicing.local";
+  return `<${id}@${domain}>`;
+}
+
+const oneLine = (text: string): string => text.replace(/[\r\n]+/g, " ");
+const isPrintableAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
+const SIMPLE_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
+
+/** `addr`, or `Display Name <addr>` (a name in quotes when it has specials, encoded when not ASCII). */
+export function formatAddress(input: string): string {
+  const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(oneLine(input));
+  const address = (match ? match[2]! : input).trim().replace(/[\r\n<>]/g, "");
+  const addr = SIMPLE_ADDRESS.test(address) ? address : `<${address}>`;
+  const name = match?.[1]?.replace(/^"(.*)"$/, "$1");
+  if (!name) return addr;
+  const shownName = isPrintableAscii(name)
+    ? /^[A-Za-z0-9 !#$%&'*+/=?^_`{|}~-]+$/.test(name) ? name : `"${name.replace(/(["\\])/g, "\\$1")}"`
+    : encodedWords(name);
+  return `${shownName} <${address}>`;
+}
+
+/** Header text: kept as is when printable ASCII, else RFC 2047 `=?utf-8?B?…?=` words. */
+export function encodeHeaderText(text: string): string {
+  const flat = oneLine(text);
+  return isPrintableAscii(flat) ? flat : encodedWords(flat);
+}
+
+/** Base64 encoded words of at most 75 characters, never splitting a character between two. */
+function encodedWords(text: string): string {
+  const words: string[] = [];
+  let chunk = "";
+  for (const char of text) {
+    if (Buffer.byteLength(chunk + char) > 45) {
+      words.push(chunk);
+      chunk = "";
+    }
+    chunk += char;
+  }
+  if (chunk) words.push(chunk);
+  return words.map((w) => `=?utf-8?B?${Buffer.from(w, "utf8").toString("base64")}?=`).join(`${CRLF} `);
+}
+
+/** Folds a header line at spaces so lines stay near 78 characters (encoded words already folded). */
+function fold(line: string): string {
+  if (line.length <= 78 || line.includes(CRLF)) return line;
+  const out: string[] = [];
+  let current = "";
+  for (const word of line.split(" ")) {
+    if (current && current.length + 1 + word.length > 78) {
+      out.push(current);
+      current = word;
+    } else {
+      current = current ? `${current} ${word}` : word;
+    }
+  }
+  out.push(current);
+  return out.join(`${CRLF} `);
+}
+
+/**
+ * Quoted-printable (RFC 2045 §6.7) of UTF-8 text: line breaks become CRLF, `=`, control and
+ * non-ASCII bytes `=XX`, whitespace before a line break is encoded, and lines longer than 76
+ * characters get soft breaks (`=` at the end) that never split an `=XX`.
+ */
+export function quotedPrintable(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map(encodeQpLine)
+    .join(CRLF);
+}
+
+function encodeQpLine(line: string): string {
+  const tokens: string[] = [];
+  for (const byte of Buffer.from(line, "utf8")) {
+    const literal = (byte >= 33 && byte <= 126 && byte !== 61) || byte === 32 || byte === 9;
+    tokens.push(literal ? String.fromCharCode(byte) : `=${byte.toString(16).toUpperCase().padStart(2, "0")}`);
+  }
+  const last = tokens.length - 1;
+  if (last >= 0 && (tokens[last] === " " || tokens[last] === "\t")) {
+    tokens[last] = tokens[last] === " " ? "=20" : "=09";
+  }
+  const lines: string[] = [];
+  let current = "";
+  for (const token of tokens) {
+    if (current.length + token.length > MAX_LINE - 1) {
+      lines.push(`${current}=`);
+      current = "";
+    }
+    current += token;
+  }
+  lines.push(current);
+  return lines.join(CRLF);
+}

@@ -1,0 +1,212 @@
+import { randomBytes } from "node:crypto";
+import type { Deps } from "../context";
+import { nowIso } from "../context";
+import { commit, type Write } from "../db/commit";
+import { dueItems } from "../db/due";
+import { dueKeys, userPk } from "../db/keys";
+import { DomainError } from "../errors";
+import type { EmailMessage } from "./transport";
+
+/**
+ * The email outbox: every email is first a record in the table, written in the SAME transaction as
+ * the change that causes it (an invoice sent, a reminder due), so an email exists if and only if
+ * its change happened. Right after that commit the request or job delivers it (best effort); a
+ * record left undelivered (a crash, a transport error) sits on the byDue list "outbox" and the
+ * sweep (run by the `reminders` job) delivers it.
+ *
+ * Delivery guarantee, on purpose: AT MOST ONCE per attempt, at least once only across reported
+ * failures. A deliverer first CLAIMS the record (conditional update pending → sending on the
+ * attempt count it read, which also takes it off the due list), then hands it to the transport,
+ * then marks it sent. So two deliverers (the request and a concurrent sweep, two overlapping job
+ * runs) never both send it, and a sent record is never sent again. The price: a crash between the
+ * claim and the transport's answer leaves the record `sending` and it is NOT retried — we prefer
+ * a rare missing email (visible in the table) to a customer getting the same invoice twice. A
+ * transport that reports failure gets the record back to `pending` with a growing delay, up to
+ * MAX_ATTEMPTS, then `failed`; only a transport that fails AFTER accepting the message (a timeout
+ * on a send SES did take) can cause a duplicate.
+ */
+export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
+
+export interface OutboxItem extends EmailMessage {
+  pk: string;
+  sk: string;
+  type: "outbox";
+  userId: string;
+  status: OutboxStatus;
+  /** Delivery attempts claimed so far; the claim is conditioned on it. */
+  attempts: number;
+  sentAt?: string;
+  providerMessageId?: string;
+  /** The last transport error's name (never its text: it could quote the message). */
+  lastError?: string;
+  duePk?: string;
+  dueSk?: string;
+  /** TTL (epoch seconds): delivered records are kept a while for tracing, then DynamoDB drops them. */
+  expiresAt?: number;
+}
+
+/** What a use case wants to send: the outbox adds the id, the time and the bookkeeping. */
+export interface OutgoingEmail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export const MAX_ATTEMPTS = 5;
+const RETRY_BASE_MS = 60_000;
+const KEEP_SENT_SECONDS = 30 * 86_400;
+
+/** `20261122T093000000Z-<16 hex>`: sorts by queue time, unique by its random part. */
+export const newMessageId = (at: string): string => `${at.replace(/[-:.]/g, "")}-${randomBytes(8).toString("hex")}`;
+export const outboxKey = (userId: string, id: string) => ({ pk: userPk(userId), sk: `OUTBOX#${id}` });
+
+export type DeliveryOutcome = "delivered" | "failed" | "skipped" | "no_transport";
+
+export interface QueuedEmail {
+  item: OutboxItem;
+  /** The outbox record's Put, for the transaction of the change that causes the email. */
+  write: Write;
+  /** Call after that transaction committed: delivers now, or leaves it to the sweep. */
+  deliver(): Promise<DeliveryOutcome>;
+}
+
+type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox">;
+
+/** An email for `userId`, queued at `at` (the request's or the job's now). */
+export function queueEmail(deps: OutboxDeps, userId: string, email: OutgoingEmail, at: string = nowIso(deps)): QueuedEmail {
+  const id = newMessageId(at);
+  const key = outboxKey(userId, id);
+  const item: OutboxItem = {
+    ...key,
+    ...dueKeys("outbox", userId, key.sk, at),
+    type: "outbox",
+    userId,
+    id,
+    to: email.to,
+    subject: email.subject,
+    text: email.text,
+    createdAt: at,
+    status: "pending",
+    attempts: 0,
+  };
+  return {
+    item,
+    write: {
+      op: { Put: { TableName: deps.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+      onConditionFailed: () => new DomainError("service_unavailable", "could not queue the email; retry"),
+    },
+    deliver: () => deliverQueued(deps, item),
+  };
+}
+
+/**
+ * Delivers one outbox record at most once: claim, hand over, record the outcome. Never throws:
+ * whatever goes wrong is left to the sweep (or to an operator, for a lost claim) — the change that
+ * caused the email has already happened.
+ */
+export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise<DeliveryOutcome> {
+  const transport = deps.outbox;
+  if (!transport) return "no_transport";
+  const attempt = item.attempts + 1;
+  const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
+  const key = outboxKey(item.userId, item.id);
+  try {
+    await commit(db, [{
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: key,
+          UpdateExpression: "SET #status = :sending, attempts = :attempt, claimedAt = :now REMOVE duePk, dueSk",
+          ConditionExpression: "#status = :pending AND attempts = :seen",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":sending": "sending", ":pending": "pending", ":attempt": attempt, ":seen": item.attempts, ":now": nowIso(deps) },
+        },
+      },
+      onConditionFailed: () => new ClaimLost(),
+    }]);
+  } catch (error) {
+    if (!(error instanceof ClaimLost)) log("outbox claim failed", item, error);
+    return "skipped"; // another deliverer has it, or it is already done
+  }
+
+  let receipt;
+  try {
+    receipt = await transport.deliver(toMessage(item));
+  } catch (error) {
+    log("email delivery failed", item, error);
+    await release(deps, item, attempt, error).catch((e: unknown) => log("outbox release failed", item, e));
+    return "failed";
+  }
+  const now = nowIso(deps);
+  await commit(db, [{
+    op: {
+      Update: {
+        TableName: deps.db.table,
+        Key: key,
+        UpdateExpression: "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl",
+        ConditionExpression: "#status = :sending AND attempts = :attempt",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":sent": "sent", ":sending": "sending", ":attempt": attempt, ":now": now,
+          ":pid": receipt.providerMessageId ?? null, ":ttl": Math.floor(Date.parse(now) / 1000) + KEEP_SENT_SECONDS,
+        },
+      },
+    },
+  }]).catch((error: unknown) => log("email delivered but not recorded as sent", item, error));
+  return "delivered";
+}
+
+/** After a reported failure: back on the due list after 1, 4, 16, 64 minutes; then `failed`. */
+async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, error: unknown): Promise<void> {
+  const giveUp = attempt >= MAX_ATTEMPTS;
+  const retryAt = new Date(deps.clock().getTime() + RETRY_BASE_MS * 4 ** (attempt - 1)).toISOString();
+  const due = dueKeys("outbox", item.userId, item.sk, retryAt);
+  await commit({ db: deps.db }, [{
+    op: {
+      Update: {
+        TableName: deps.db.table,
+        Key: outboxKey(item.userId, item.id),
+        UpdateExpression: giveUp
+          ? "SET #status = :failed, lastError = :error"
+          : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
+        ConditionExpression: "#status = :sending AND attempts = :attempt",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: {
+          ":sending": "sending",
+          ":attempt": attempt,
+          ":error": error instanceof Error ? error.name : "Error",
+          ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+        },
+      },
+    },
+  }]);
+}
+
+/**
+ * The sweep: delivers every pending record whose time has come. `now` is the job's "now"; the
+ * wall clock is taken too when later, because delivery is not business time — a job run with an
+ * old `--now` still flushes what is waiting.
+ */
+export async function sweepOutbox(deps: OutboxDeps, now: string): Promise<{ delivered: number; failed: number }> {
+  const counts = { delivered: 0, failed: 0 };
+  if (!deps.outbox) return counts;
+  const clockNow = nowIso(deps);
+  const bound = clockNow > now ? clockNow : now;
+  for await (const raw of dueItems(deps.db, "outbox", bound, { inclusive: true })) {
+    const outcome = await deliverQueued(deps, raw as unknown as OutboxItem);
+    if (outcome === "delivered") counts.delivered++;
+    if (outcome === "failed") counts.failed++;
+  }
+  return counts;
+}
+
+export function toMessage(item: OutboxItem): EmailMessage {
+  return { id: item.id, to: item.to, subject: item.subject, text: item.text, createdAt: item.createdAt };
+}
+
+class ClaimLost extends Error {}
+
+function log(message: string, item: OutboxItem, error: unknown): void {
+  // The record's id only: addresses and contents stay out of logs.
+  console.warn(JSON.stringify({ level: "warn", message, outboxId: item.id, error: error instanceof Error ? error.name : String(error) }));
+}

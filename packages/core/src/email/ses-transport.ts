@@ -1,0 +1,56 @@
+import { SESv2Client, SendEmailCommand, type SendEmailCommandInput } from "@aws-sdk/client-sesv2";
+import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
+
+/**
+ * The deployed backend: Amazon SES (API v2) sends the message from the configured sender (the
+ * address or domain of infra's `sst.aws.Email`, whose identity the function is allowed to send
+ * from). SES builds the MIME message itself from the plain-text body; our message id travels in an
+ * `X-Invoicing-Message-Id` header so a delivered email can be traced back to its outbox record.
+ */
+export interface SesSettings extends EmailSender {
+  /** The linked Email's configuration set (bounce and complaint events). */
+  configurationSet?: string;
+}
+
+export class SesTransport implements EmailTransport {
+  readonly kind = "ses" as const;
+
+  constructor(
+    private readonly client: SESv2Client,
+    readonly settings: SesSettings,
+  ) {}
+
+  /** The SendEmail request for a message: exposed so a test can check what would be sent. */
+  commandInput(message: EmailMessage): SendEmailCommandInput {
+    return {
+      FromEmailAddress: this.settings.from,
+      Destination: { ToAddresses: [message.to] },
+      ReplyToAddresses: this.settings.replyTo ? [this.settings.replyTo] : undefined,
+      ConfigurationSetName: this.settings.configurationSet,
+      Content: {
+        Simple: {
+          Subject: { Data: message.subject, Charset: "UTF-8" },
+          Body: { Text: { Data: message.text, Charset: "UTF-8" } },
+          Headers: [{ Name: "X-Invoicing-Message-Id", Value: message.id }],
+        },
+      },
+    };
+  }
+
+  async deliver(message: EmailMessage): Promise<DeliveryReceipt> {
+    const out = await this.client.send(new SendEmailCommand(this.commandInput(message)));
+    return { providerMessageId: out.MessageId };
+  }
+}
+
+/**
+ * An SES client that gives up quickly: delivery right after a request runs within that request,
+ * and a message SES did not take is retried by the outbox sweep, not by waiting here.
+ */
+export function createSesClient(region: string): SESv2Client {
+  return new SESv2Client({
+    region,
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The outbox's delivery side: one interface, two backends. `ses-transport.ts` hands a message to
+ * Amazon SES (deployed); `file-transport.ts` writes it as an RFC 5322 `.eml` file under
+ * `<DATA_DIR>/outbox/` (local). functions/src/deps.ts picks one; core only sees this interface, as
+ * the `outbox` capability of Deps.
+ */
+
+/** One plain-text email to one recipient, as the outbox stores it and a transport delivers it. */
+export interface EmailMessage {
+  /** Unique and sortable (creation time first): the Message-ID's left part and the .eml file name. */
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  /** ISO time the message was queued: its Date header. */
+  createdAt: string;
+}
+
+/** Who emails come from, configured per deployment (never per request). */
+export interface EmailSender {
+  /** An address, optionally with a display name: `Billing <billing@example.com>`. */
+  from: string;
+  replyTo?: string;
+}
+
+export interface DeliveryReceipt {
+  /** The provider's id for the message (SES MessageId, or the file name written). */
+  providerMessageId?: string;
+}
+
+export interface EmailTransport {
+  readonly kind: "ses" | "file";
+  /** Hands the message over; throws when it could not. */
+  deliver(message: EmailMessage): Promise<DeliveryReceipt>;
+}

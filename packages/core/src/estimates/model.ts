@@ -1,0 +1,86 @@
+import { dueKeys, entityKey, statusIndexKeys } from "../db/keys";
+import { formatDocumentNumber } from "../documents/numbering";
+import { toResource } from "../documents/resource";
+import type { DocumentItem } from "../documents/editing";
+import type { LineItem } from "../documents/line-items";
+
+/** The estimate resource (seed section 2.3 + API.md section 7) and its stored item. */
+export const ESTIMATE_STATUSES = ["draft", "sent", "accepted", "declined", "expired", "converted"] as const;
+export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
+
+/** PATCH applies while the estimate is still an offer; DELETE except once it was taken up. */
+export const EDITABLE_STATUSES: readonly EstimateStatus[] = ["draft", "sent"];
+export const DELETABLE_STATUSES: readonly EstimateStatus[] = ["draft", "sent", "declined", "expired"];
+export const CONVERTIBLE_STATUSES: readonly EstimateStatus[] = ["draft", "sent", "accepted"];
+
+export interface Estimate {
+  id: number;
+  clientId: number;
+  estimateNumber: string;
+  status: EstimateStatus;
+  currency: string;
+  subtotal: string;
+  taxTotal: string;
+  total: string;
+  notes: string | null;
+  terms: string | null;
+  validUntil: string | null;
+  convertedInvoiceId: number | null;
+  clientName: string;
+  clientEmail: string | null;
+  lineItems: LineItem[];
+  publicToken: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EstimateItem extends Estimate, DocumentItem {
+  pk: string;
+  sk: string;
+  userId: string;
+  /** Tells estimates from invoices where both meet (the byToken index of the public pages). */
+  kind: "estimate";
+  version: number;
+  status: EstimateStatus;
+  /** Where send delivered the estimate (the `to` of send, else the client's email). */
+  recipient?: string | null;
+  /** When it was sent: not part of the resource, shown as its date on the public page. */
+  sentAt?: string | null;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+  /** On the expire-estimates job's list while sent with a validUntil. */
+  duePk?: string;
+  dueSk?: string;
+}
+
+const ESTIMATE_FIELDS = [
+  "id", "clientId", "estimateNumber", "status", "currency", "subtotal", "taxTotal", "total", "notes", "terms",
+  "validUntil", "convertedInvoiceId", "clientName", "clientEmail", "lineItems", "publicToken", "createdAt", "updatedAt",
+] as const satisfies readonly (keyof Estimate)[];
+
+export const toEstimate = (item: EstimateItem): Estimate => toResource<Estimate>(item, ESTIMATE_FIELDS);
+
+export const estimateKey = (userId: string, id: number) => entityKey(userId, "ESTIMATE", id);
+export const estimateStatusKeys = (userId: string, status: EstimateStatus, id: number) =>
+  statusIndexKeys(userId, "ESTIMATE", status, id);
+export const formatEstimateNumber = (n: number): string => formatDocumentNumber("EST", n);
+
+/**
+ * The expiry keys of a sent estimate: on the expire-estimates job's list at its validUntil, or on no
+ * list without one. Spread over the item, or removed, whenever status or validUntil changes.
+ */
+export function expiryKeys(item: Pick<EstimateItem, "userId" | "sk" | "validUntil">): { duePk: string; dueSk: string } | undefined {
+  return item.validUntil ? dueKeys("expire-estimates", item.userId, item.sk, item.validUntil) : undefined;
+}
+
+/** Puts a sent estimate on, or takes it off, the expiry list to match its current validUntil. */
+export function syncExpiryKeys(item: EstimateItem): void {
+  const keys = item.status === "sent" ? expiryKeys(item) : undefined;
+  if (keys) Object.assign(item, keys);
+  else {
+    delete item.duePk;
+    delete item.dueSk;
+  }
+}

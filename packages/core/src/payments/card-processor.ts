@@ -1,0 +1,84 @@
+/**
+ * The card processor as core sees it: hosted checkout sessions and signed webhooks. Stripe is the
+ * one implementation (stripe.ts); without it `Deps.payments` is unset and invoices carry no card
+ * payment link. Core speaks exact cents (bigint) and ISO times here; the adapter converts to and
+ * from the processor's own units at its edge.
+ */
+export interface CardProcessor {
+  /** Creates a hosted checkout page for one payment. Retrying with the same idempotency key never makes two. */
+  createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession>;
+  retrieveSession(id: string): Promise<CheckoutSession>;
+  /**
+   * Checks the webhook's signature over the exact request body and returns the event it carries.
+   * Throws DomainError("invalid_signature") when the signature is missing, wrong or too old
+   * (relative to `receivedAt`), or when no webhook secret is configured.
+   */
+  verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): CardProcessorEvent;
+}
+
+export interface CheckoutSessionInput {
+  userId: string;
+  invoiceId: number;
+  invoiceNumber: string;
+  /** What is to be paid, in cents (API.md: every amount has two decimals, whatever the currency). */
+  amountCents: bigint;
+  /** ISO 4217, uppercase as stored. */
+  currency: string;
+  customerEmail?: string | null;
+  successUrl: string;
+  cancelUrl: string;
+  idempotencyKey: string;
+}
+
+export type CheckoutSessionStatus = "open" | "complete" | "expired";
+
+export interface CheckoutSession {
+  id: string;
+  url: string | null;
+  /** ISO 8601 UTC. */
+  expiresAt: string;
+  status: CheckoutSessionStatus | (string & {});
+}
+
+/** A verified webhook event, reduced to what the invoice side acts on. */
+export type CardProcessorEvent = CheckoutPaidEvent | IgnoredEvent;
+
+/** A checkout session's payment has succeeded (at once for cards, later for delayed methods). */
+export interface CheckoutPaidEvent {
+  kind: "checkout_paid";
+  eventId: string;
+  eventType: string;
+  /** When the processor created the event: the payment's time. ISO 8601 UTC. */
+  occurredAt: string;
+  sessionId: string;
+  /** The processor's id for the money movement (the payment intent), else the session id. */
+  paymentReference: string;
+  /** The session's amount in cents, or null when it cannot be expressed in cents exactly. */
+  amountCents: bigint | null;
+  /** ISO 4217, uppercase; null if the processor did not say. */
+  currency: string | null;
+  /** From the session's metadata, which we set at creation; absent for sessions made elsewhere. */
+  userId?: string;
+  invoiceId?: number;
+}
+
+export interface IgnoredEvent {
+  kind: "ignored";
+  eventId: string;
+  eventType: string;
+}
+
+/**
+ * A call to the processor that failed. `unavailable`: network, rate limit or the processor's own
+ * fault — retrying later may work. `rejected`: the processor refused the request (an amount it
+ * cannot charge, a bad key) — retrying the same will not.
+ */
+export class CardProcessorError extends Error {
+  constructor(
+    readonly kind: "unavailable" | "rejected",
+    message: string,
+  ) {
+    super(message);
+    this.name = "CardProcessorError";
+  }
+}

@@ -1,0 +1,167 @@
+import Stripe from "stripe";
+import { DomainError } from "../errors";
+import {
+  CardProcessorError,
+  type CardProcessor,
+  type CardProcessorEvent,
+  type CheckoutSession,
+  type CheckoutSessionInput,
+} from "./card-processor";
+import { fromMinorUnits, toMinorUnits } from "./minor-units";
+
+/**
+ * The card processor on Stripe's official SDK: Checkout Sessions in `payment` mode and signed
+ * webhooks (checkout.session.completed / async_payment_succeeded).
+ */
+export interface StripeSettings {
+  secretKey: string;
+  /** Without it every webhook is refused (invalid_signature): nothing can be verified. */
+  webhookSecret?: string;
+  /**
+   * Another API origin, e.g. "http://127.0.0.1:12111": tests and local runs point the SDK at a
+   * server that answers like Stripe's API (its host/port/protocol options). Default: api.stripe.com.
+   */
+  apiBase?: string;
+}
+
+/** Stripe retries a webhook for days; a signature older than this is refused (Stripe's default, 5 min). */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export function createStripeCardProcessor(settings: StripeSettings): CardProcessor {
+  const stripe = new Stripe(settings.secretKey, {
+    ...apiBaseOptions(settings.apiBase),
+    // The API Lambda has 25 s: leave room for the rest of the request. Retries reuse the
+    // idempotency key, so they never create a second session.
+    timeout: 8_000,
+    maxNetworkRetries: 2,
+    telemetry: false,
+  });
+
+  return {
+    async createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession> {
+      const minor = toMinorUnits(input.amountCents, input.currency);
+      if (minor === null || minor <= 0n) {
+        throw new CardProcessorError("rejected", `an amount of ${input.amountCents} cents cannot be charged in ${input.currency}`);
+      }
+      if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new CardProcessorError("rejected", "the amount is too large to charge");
+      const metadata = { userId: input.userId, invoiceId: String(input.invoiceId), invoiceNumber: input.invoiceNumber };
+      const session = await call(() =>
+        stripe.checkout.sessions.create(
+          {
+            mode: "payment",
+            line_items: [
+              {
+                quantity: 1,
+                price_data: {
+                  currency: input.currency.toLowerCase(),
+                  // The one place an amount becomes a JS number: Stripe's API takes an integer.
+                  unit_amount: Number(minor),
+                  product_data: { name: `Invoice ${input.invoiceNumber}` },
+                },
+              },
+            ],
+            metadata,
+            // The PaymentIntent carries them too, so a refund in Stripe's dashboard shows the invoice.
+            payment_intent_data: { metadata },
+            client_reference_id: `${input.userId}:${input.invoiceId}`,
+            ...(input.customerEmail ? { customer_email: input.customerEmail } : {}),
+            success_url: input.successUrl,
+            cancel_url: input.cancelUrl,
+          },
+          { idempotencyKey: input.idempotencyKey },
+        ),
+      );
+      return toSession(session);
+    },
+
+    async retrieveSession(id: string): Promise<CheckoutSession> {
+      return toSession(await call(() => stripe.checkout.sessions.retrieve(id)));
+    },
+
+    verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): CardProcessorEvent {
+      if (!settings.webhookSecret) throw new DomainError("invalid_signature", "the card processor webhook is not configured");
+      if (!signatureHeader) throw new DomainError("invalid_signature", "the Stripe-Signature header is missing");
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          signatureHeader,
+          settings.webhookSecret,
+          SIGNATURE_TOLERANCE_SECONDS,
+          undefined,
+          receivedAt.getTime(),
+        );
+      } catch {
+        // The SDK's message may quote the header; say only that it failed.
+        throw new DomainError("invalid_signature", "the Stripe-Signature header does not match the request body");
+      }
+      return toEvent(event);
+    },
+  };
+}
+
+/** host/port/protocol options for a non-default API origin. */
+function apiBaseOptions(apiBase: string | undefined): { host?: string; port?: number; protocol?: "http" | "https" } {
+  if (!apiBase) return {};
+  const url = new URL(apiBase);
+  const protocol = url.protocol === "http:" ? "http" : "https";
+  return { host: url.hostname, port: Number(url.port || (protocol === "http" ? 80 : 443)), protocol };
+}
+
+function toSession(session: Stripe.Checkout.Session): CheckoutSession {
+  return {
+    id: session.id,
+    url: session.url,
+    expiresAt: new Date(session.expires_at * 1000).toISOString(),
+    status: session.status ?? "open",
+  };
+}
+
+/** Only a session whose money has arrived pays an invoice; everything else is acknowledged and ignored. */
+function toEvent(event: Stripe.Event): CardProcessorEvent {
+  const ignored: CardProcessorEvent = { kind: "ignored", eventId: event.id, eventType: event.type };
+  const paid =
+    (event.type === "checkout.session.completed" && event.data.object.payment_status === "paid") ||
+    event.type === "checkout.session.async_payment_succeeded";
+  if (!paid) return ignored;
+  const session = event.data.object as Stripe.Checkout.Session;
+  const currency = session.currency ? session.currency.toUpperCase() : null;
+  const paymentIntent = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
+  const invoiceId = Number(session.metadata?.invoiceId);
+  return {
+    kind: "checkout_paid",
+    eventId: event.id,
+    eventType: event.type,
+    occurredAt: new Date(event.created * 1000).toISOString(),
+    sessionId: session.id,
+    paymentReference: paymentIntent ?? session.id,
+    amountCents:
+      currency && Number.isSafeInteger(session.amount_total) ? fromMinorUnits(BigInt(session.amount_total!), currency) : null,
+    currency,
+    userId: session.metadata?.userId || undefined,
+    invoiceId: Number.isSafeInteger(invoiceId) && invoiceId > 0 ? invoiceId : undefined,
+  };
+}
+
+/**
+ * Runs one SDK call, turning Stripe's errors into CardProcessorError. Messages stay generic: a
+ * Stripe message can quote part of the API key.
+ */
+async function call<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeError) {
+      const transient =
+        error instanceof Stripe.errors.StripeConnectionError ||
+        error instanceof Stripe.errors.StripeRateLimitError ||
+        error instanceof Stripe.errors.StripeAPIError ||
+        (error.statusCode ?? 0) >= 500;
+      throw new CardProcessorError(
+        transient ? "unavailable" : "rejected",
+        `Stripe ${error.type}${error.code ? ` (${error.code})` : ""}${error.statusCode ? `, HTTP ${error.statusCode}` : ""}`,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,111 @@
+import type { Deps } from "../context";
+import { commit } from "../db/commit";
+import { dueItems } from "../db/due";
+import { queueEmail, sweepOutbox } from "../email/outbox";
+import { reminderEmail } from "../email/templates";
+import { findInvoice } from "../invoices/invoices";
+import { invoiceKey, type InvoiceItem } from "../invoices/model";
+import type { JobResult } from "../jobs/registry";
+import { effectiveStatus, reminderKey, type ReminderItem } from "./model";
+
+/**
+ * The `reminders` job: every scheduled reminder whose time is at or before `now` is emailed once
+ * (sentAt = now), or cancelled when its invoice is paid or void by now. Then it sweeps the email
+ * outbox, delivering whatever a request or an earlier run left undelivered.
+ *
+ * Exactly once: the reminder's move scheduled → sent is a conditional write, in ONE transaction
+ * with the email's outbox record and a check that the invoice is still unpaid. A repeated or
+ * concurrent run finds the reminder no longer scheduled (or off the due list) and does nothing; the
+ * outbox then delivers that one email at most once (see email/outbox.ts).
+ */
+export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult> {
+  const nowIso = now.toISOString();
+  const counts = { sent: 0, cancelled: 0, skipped: 0 };
+  for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
+    const reminder = raw as unknown as ReminderItem;
+    const outcome = await handleReminder(deps, reminder, nowIso);
+    counts[outcome]++;
+  }
+  const outbox = await sweepOutbox(deps, nowIso);
+  return {
+    job: "reminders",
+    now: nowIso,
+    changed: counts.sent + counts.cancelled,
+    ...counts,
+    emailsDelivered: outbox.delivered,
+    emailsFailed: outbox.failed,
+  };
+}
+
+class AlreadyHandled extends Error {}
+class InvoiceSettled extends Error {}
+
+async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): Promise<"sent" | "cancelled" | "skipped"> {
+  const invoice = await findInvoice({ ...deps, userId: reminder.userId }, reminder.invoiceId, true);
+  const to = invoice?.recipient ?? invoice?.clientEmail;
+  if (!invoice || !to || effectiveStatus(reminder, invoice.status) === "cancelled") return cancel(deps, reminder, now);
+  try {
+    return await send(deps, reminder, invoice, to, now);
+  } catch (error) {
+    if (error instanceof AlreadyHandled) return "skipped";
+    if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
+    throw error;
+  }
+}
+
+async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to: string, now: string): Promise<"sent"> {
+  const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
+  await commit({ db: deps.db }, [
+    {
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
+          UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
+          ConditionExpression: "#status = :scheduled",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":sent": "sent", ":scheduled": "scheduled", ":now": now, ":outbox": email.item.id },
+        },
+      },
+      onConditionFailed: () => new AlreadyHandled(),
+    },
+    {
+      op: {
+        ConditionCheck: {
+          TableName: deps.db.table,
+          Key: invoiceKey(reminder.userId, reminder.invoiceId),
+          ConditionExpression: "#status IN (:sent, :overdue)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":sent": "sent", ":overdue": "overdue" },
+        },
+      },
+      onConditionFailed: () => new InvoiceSettled(),
+    },
+    email.write,
+  ]);
+  await email.deliver();
+  return "sent";
+}
+
+/** Records the cancellation the rule in model.ts already implies; a no-op if another run did. */
+async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
+  try {
+    await commit({ db: deps.db }, [{
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
+          UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
+          ConditionExpression: "#status = :scheduled",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
+        },
+      },
+      onConditionFailed: () => new AlreadyHandled(),
+    }]);
+    return "cancelled";
+  } catch (error) {
+    if (error instanceof AlreadyHandled) return "skipped";
+    throw error;
+  }
+}

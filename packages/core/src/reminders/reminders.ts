@@ -1,0 +1,56 @@
+import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
+import type { Ctx } from "../context";
+import type { Write } from "../db/commit";
+import { dueKeys, userPk } from "../db/keys";
+import { DomainError } from "../errors";
+import { getInvoice } from "../invoices/invoices";
+import type { InvoiceItem } from "../invoices/model";
+import { reminderKey, reminderPrefix, reminderTimes, toReminder, type Reminder, type ReminderItem } from "./model";
+
+/**
+ * The reminder writes of a send, for the send's own transaction: the reminders exist if and only
+ * if the invoice became sent. `invoice` is the invoice as sent (sentAt and dueDate set).
+ */
+export function scheduleReminderWrites(ctx: Pick<Ctx, "db" | "userId">, invoice: InvoiceItem): Write[] {
+  if (!invoice.dueDate || !invoice.sentAt) return [];
+  return reminderTimes(invoice.dueDate, invoice.sentAt).map(({ scheduledAt, kind }) => {
+    const key = reminderKey(ctx.userId, invoice.id, scheduledAt);
+    const item: ReminderItem = {
+      ...key,
+      ...dueKeys("reminders", ctx.userId, key.sk, scheduledAt),
+      type: "reminder",
+      userId: ctx.userId,
+      invoiceId: invoice.id,
+      scheduledAt,
+      kind,
+      status: "scheduled",
+      sentAt: null,
+      createdAt: invoice.sentAt!,
+    };
+    return {
+      op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+      // An invoice is sent once (the send is conditioned on `finalized`), so this cannot happen.
+      onConditionFailed: () => new DomainError("invalid_transition", `invoice ${invoice.id} already has its reminders`),
+    };
+  });
+}
+
+/** GET /invoices/{id}/reminders: every reminder of the invoice by time, cancelled ones included. */
+export async function listInvoiceReminders(ctx: Ctx, invoiceId: number): Promise<Reminder[]> {
+  const invoice = await getInvoice(ctx, invoiceId);
+  const items: ReminderItem[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out: QueryCommandOutput = await ctx.db.doc.send(
+      new QueryCommand({
+        TableName: ctx.db.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": reminderPrefix(invoiceId) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as ReminderItem[]));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items.map((item) => toReminder(item, invoice.status));
+}

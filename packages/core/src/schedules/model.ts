@@ -1,0 +1,107 @@
+import { clientIndexKeys, dueKeys, entityKey, statusIndexKeys } from "../db/keys";
+import type { LineItem } from "../documents/line-items";
+import { toResource } from "../documents/resource";
+import { occurrenceAt, type Frequency } from "./recurrence";
+
+/** The recurring schedule resource (API.md section 8) and its stored item. */
+export const SCHEDULE_STATUSES = ["active", "paused", "completed", "cancelled"] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+export interface RecurringSchedule {
+  id: number;
+  clientId: number;
+  status: ScheduleStatus;
+  frequency: Frequency;
+  startDate: string;
+  endDate: string | null;
+  maxOccurrences: number | null;
+  occurrencesGenerated: number;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastInvoiceId: number | null;
+  autoSend: boolean;
+  paymentTermsDays: number;
+  currency: string;
+  notes: string | null;
+  terms: string | null;
+  lineItems: LineItem[];
+  subtotal: string;
+  taxTotal: string;
+  total: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ScheduleItem extends RecurringSchedule {
+  pk: string;
+  sk: string;
+  userId: string;
+  version: number;
+  /**
+   * The index of the next occurrence to generate. It differs from occurrencesGenerated once a
+   * resume skipped occurrences: occurrence n is always startDate + n periods, while
+   * occurrencesGenerated counts invoices only. Generation is conditioned on this index, which is
+   * what makes each occurrence happen exactly once.
+   */
+  nextOccurrence: number;
+  /** The id the next new template line gets (line ids are never reused within a schedule). */
+  nextLineId: number;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+  duePk?: string;
+  dueSk?: string;
+}
+
+const SCHEDULE_FIELDS = [
+  "id", "clientId", "status", "frequency", "startDate", "endDate", "maxOccurrences", "occurrencesGenerated",
+  "nextRunAt", "lastRunAt", "lastInvoiceId", "autoSend", "paymentTermsDays", "currency", "notes", "terms",
+  "lineItems", "subtotal", "taxTotal", "total", "createdAt", "updatedAt",
+] as const satisfies readonly (keyof RecurringSchedule)[];
+
+/** The public shape: every field present, `null` where there is no value. */
+export const toSchedule = (item: ScheduleItem): RecurringSchedule => toResource<RecurringSchedule>(item, SCHEDULE_FIELDS);
+
+export const scheduleKey = (userId: string, id: number) => entityKey(userId, "SCHEDULE", id);
+
+/**
+ * Where a schedule stands in time, from its occurrence index: the next occurrence's time, and
+ * whether the schedule is over — maxOccurrences invoices exist, or the next occurrence is after
+ * endDate (one exactly at endDate is included) or beyond the calendar.
+ */
+export function nextOccurrenceState(
+  s: Pick<ScheduleItem, "startDate" | "frequency" | "endDate" | "maxOccurrences" | "occurrencesGenerated">,
+  nextOccurrence: number,
+): { nextRunAt: string | null; finished: boolean } {
+  if (s.maxOccurrences !== null && s.occurrencesGenerated >= s.maxOccurrences) return { nextRunAt: null, finished: true };
+  const at = occurrenceAt(s.startDate, s.frequency, nextOccurrence);
+  if (at === null || (s.endDate !== null && at > s.endDate)) return { nextRunAt: null, finished: true };
+  return { nextRunAt: at, finished: false };
+}
+
+/**
+ * The index attributes that follow from a schedule's state, in one place: its status list, its
+ * client list, and — only while it is active — the recurring job's due list at nextRunAt. Every
+ * write of a schedule passes its item through here, so the due list never holds a paused,
+ * completed or cancelled schedule.
+ */
+export function withIndexKeys(item: ScheduleItem): ScheduleItem {
+  const { duePk: _p, dueSk: _s, ...rest } = item;
+  const indexed: ScheduleItem = {
+    ...rest,
+    ...statusIndexKeys(item.userId, "SCHEDULE", item.status, item.id),
+    ...clientIndexKeys(item.userId, "SCHEDULE", item.clientId, item.id),
+  };
+  if (item.status === "active" && item.nextRunAt !== null) {
+    Object.assign(indexed, dueKeys("recurring", item.userId, item.sk, item.nextRunAt));
+  }
+  return indexed;
+}
+
+/** Moves a schedule to `completed` when its state says it is over; otherwise leaves it as is. */
+export function settle(item: ScheduleItem): ScheduleItem {
+  if (item.status !== "active" && item.status !== "paused") return item;
+  const { nextRunAt, finished } = nextOccurrenceState(item, item.nextOccurrence);
+  return withIndexKeys(finished ? { ...item, status: "completed", nextRunAt: null } : { ...item, nextRunAt });
+}

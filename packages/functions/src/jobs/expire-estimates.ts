@@ -1,0 +1,4 @@
+import { scheduledJob } from "./scheduled";
+
+/** CronV2 "ExpireEstimatesJob" (infra/jobs.ts). Sent estimates past their expiry date become expired. */
+export const handler = scheduledJob("expire-estimates");

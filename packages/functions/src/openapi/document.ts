@@ -1,0 +1,224 @@
+import * as v from "valibot";
+import type { JsonSchema } from "@valibot/to-json-schema";
+import { problemStatus, type ProblemCode } from "../problems";
+import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
+import { TAGS, operations as allOperations, type Operation } from "./operations";
+import { PROBLEM_TYPES } from "./problem-types";
+
+/**
+ * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations list and the
+ * valibot schemas. Besides each operation's own problems, the ones that follow from its shape are
+ * added here, in one place: a path id → 400 + 404, a body → 413/415/400, If-Match → 412, an
+ * idempotent POST → 409/422, an API key → 401, a database → 503, anything → 500.
+ */
+
+type Json = Record<string, unknown>;
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** The problems an operation can answer, in API.md's precedence order. */
+export function problemsOf(op: Operation): ProblemCode[] {
+  const codes = new Set<ProblemCode>();
+  if (!op.public) codes.add("unauthorized");
+  const hasPathId = /\{id\}/.test(op.path);
+  const hasToken = /\{publicToken\}/.test(op.path);
+  if (op.body) {
+    codes.add("payload_too_large");
+    if (!op.body.raw) {
+      codes.add("unsupported_media_type");
+      codes.add("malformed_json");
+      codes.add("validation_error");
+    }
+  }
+  if (hasPathId || op.query || (op.body && !op.body.raw) || idempotencyOf(op) === "kept") codes.add("validation_error");
+  if (hasPathId || hasToken) codes.add("not_found");
+  if (op.ifMatch) codes.add("precondition_failed");
+  if (idempotencyOf(op) === "kept") {
+    codes.add("idempotency_key_in_use");
+    codes.add("idempotency_key_reused");
+  }
+  for (const code of op.problems) codes.add(code);
+  if (!op.static) codes.add("service_unavailable");
+  codes.add("internal_error");
+  return [...codes];
+}
+
+export const idempotencyOf = (op: Operation): "kept" | "ignored" | "none" =>
+  op.idempotency ?? (op.method === "post" && !op.public ? "kept" : "none");
+
+function parameters(op: Operation): Json[] {
+  const params: Json[] = [];
+  for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
+    params.push(name === "id" ? ref("parameters", "Id") : ref("parameters", "PublicToken"));
+  }
+  if (op.query) {
+    const schema = jsonSchemaOf(v.object(op.query)) as { properties?: Record<string, JsonSchema> };
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      params.push({ name, in: "query", required: false, schema: property, ...(name === "cursor" ? { description: CURSOR } : {}) });
+    }
+  }
+  if (op.ifMatch) params.push(ref("parameters", "IfMatch"));
+  const idempotency = idempotencyOf(op);
+  if (idempotency === "kept") params.push(ref("parameters", "IdempotencyKey"));
+  if (idempotency === "ignored") params.push({ ...IDEMPOTENCY_KEY, description: "Accepted and ignored here: this response holds a secret, so it is never kept or replayed." });
+  for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } });
+  return params;
+}
+
+const CURSOR =
+  "Opaque token from the `Link` header of the previous page; resumes right after it. A malformed or foreign cursor is ignored and `offset` alone decides.";
+
+function requestBody(op: Operation): Json | undefined {
+  if (!op.body) return undefined;
+  const schema = jsonSchemaOf(op.body.schema);
+  return {
+    required: op.body.required,
+    ...(op.body.required ? {} : { description: "May be empty." }),
+    content: { "application/json": { schema } },
+  };
+}
+
+function successResponse(op: Operation): Json {
+  const s = op.success;
+  const headers: Json = { "X-Request-Id": ref("headers", "X-Request-Id") };
+  if (s.location) headers.Location = ref("headers", "Location");
+  if (s.etag) headers.ETag = ref("headers", "ETag");
+  if (op.paginated) headers.Link = ref("headers", "Link");
+  if (idempotencyOf(op) === "kept") headers["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
+  const response: Json = { description: s.description, headers };
+  if (s.schema) {
+    const item = jsonSchemaOf(s.schema);
+    response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+  } else if (s.mediaType) {
+    const schema = s.mediaType === "application/pdf" ? { type: "string", contentMediaType: "application/pdf" } : { type: "string" };
+    response.content = { [s.mediaType]: { schema } };
+  }
+  return response;
+}
+
+/**
+ * One response per error status, its body a Problem whose `code` is narrowed to the codes this
+ * operation can give with that status — so the conformance test also checks which errors occur.
+ */
+function problemResponses(op: Operation): Record<string, Json> {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of problemsOf(op)) {
+    const status = problemStatus(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, Json> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers: Json = { "X-Request-Id": ref("headers", "X-Request-Id") };
+    if (status === 401) headers["WWW-Authenticate"] = ref("headers", "WWW-Authenticate");
+    if (status === 503) headers["Retry-After"] = ref("headers", "Retry-After");
+    const narrowed: Json = { properties: { code: { enum: codes } } };
+    // `errors[]` comes with validation_error, always (API.md section 3).
+    if (codes.includes("validation_error")) {
+      Object.assign(narrowed, { if: { properties: { code: { const: "validation_error" } } }, then: { required: ["errors"] } });
+    }
+    out[String(status)] = {
+      description: codes.map((c) => `\`${c}\`: ${PROBLEM_TYPES[c]}`).join("\n\n"),
+      headers,
+      content: { "application/problem+json": { schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}Problem` }, narrowed] } } },
+    };
+  }
+  return out;
+}
+
+function operationObject(op: Operation): Json {
+  const body = requestBody(op);
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.public ? { security: [] } : {}),
+    parameters: parameters(op),
+    ...(body ? { requestBody: body } : {}),
+    responses: { [String(op.success.status)]: successResponse(op), ...problemResponses(op) },
+  };
+}
+
+const IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
+};
+
+const DESCRIPTION = `The public contract of the invoicing service (API.md). Generated from the schemas that validate
+requests and describe responses, so it cannot drift from the code.
+
+- **JSON in, JSON out**, camelCase. A request with a body must send \`Content-Type: application/json\` (else 415);
+  action endpoints (\`/finalize\`, \`/send\`, …) accept an empty body. Request bodies are strict: an unknown or
+  read-only field is a 400 naming it.
+- **Authentication**: \`Authorization: Bearer <API key>\` on everything except \`/health\`, \`/public/…\`,
+  \`/openapi.json\`, \`/docs\` and the card processor's webhook. Each key belongs to one user, who sees only
+  their own records; another user's id is a 404 like one that does not exist.
+- **Money** is exact decimal: amounts are strings with two decimals (\`"1234.50"\`); \`quantity\`, \`unitPrice\`
+  and \`taxRate\` inputs accept a string or a number, never rounded.
+- **Timestamps** come back as ISO 8601 UTC with milliseconds; inputs accept RFC 3339 date-times or dates.
+- **Every resource field is always present**, \`null\` when it has no value.
+- **Lists** are bare JSON arrays, newest first, with \`limit\` (1–200, default 100) and \`offset\`; a full page has a
+  \`Link: <…>; rel="next"\` header to follow.
+- **Errors** are RFC 9457 problem details (\`application/problem+json\`) with a \`code\`; when several apply, the
+  first of 401 → 404 unknown route → 405 → 413 → 415 → 400 → 404 unknown id → 412 → 409 → 422 wins. A known path
+  with a method it does not serve is a 405 \`method_not_allowed\` with \`Allow\`. Each problem type is explained
+  at [/docs#problem-types](/docs#problem-types).
+- **Idempotency**: every authenticated POST accepts \`Idempotency-Key\`; a repeat within 24 h returns the first
+  2xx response again with \`Idempotent-Replayed: true\` and does nothing.
+- **Concurrency**: single resources carry an \`ETag\`; PATCH honours \`If-Match\` (412).`;
+
+function components(): Json {
+  return {
+    schemas: componentSchemas(),
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer", description: "An API key: `npm run keys -- create --user <id>`, or POST /api-keys." },
+    },
+    parameters: {
+      Id: { name: "id", in: "path", required: true, description: "A positive integer id (else 400).", schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+      PublicToken: { name: "publicToken", in: "path", required: true, description: "The document's `publicToken`.", schema: { type: "string" } },
+      IfMatch: { name: "If-Match", in: "header", required: false, description: "The `ETag` the change is based on; a mismatch is a 412.", schema: { type: "string" } },
+      IdempotencyKey: {
+        ...IDEMPOTENCY_KEY,
+        description:
+          "1–255 visible ASCII characters (else 400), scoped to the user. A repeat with the same method, path and body within 24 h returns the first 2xx response again (with `Idempotent-Replayed: true`) and does nothing; an error response is not kept. Another method, path or body: 422 `idempotency_key_reused`; while the first runs: 409 `idempotency_key_in_use`.",
+      },
+    },
+    headers: {
+      "X-Request-Id": { description: "The request's id: the caller's own when 1–128 of `[A-Za-z0-9._-]`, else a generated one.", schema: { type: "string" } },
+      Location: { description: "The URL of the created resource (or the redirect's target).", schema: { type: "string" } },
+      ETag: { description: "The resource's version, for `If-Match`.", schema: { type: "string" } },
+      Link: { description: 'With a full page: `<URL>; rel="next"`, the absolute URL of the next page.', schema: { type: "string" } },
+      "Idempotent-Replayed": { description: "`true` on a replayed response.", schema: { type: "string", enum: ["true"] } },
+      "WWW-Authenticate": { description: "`Bearer …`", schema: { type: "string" } },
+      "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
+    },
+  };
+}
+
+/** Builds the document from a list of operations (all of them unless told otherwise). */
+export function buildOpenApiDocument(operations: readonly Operation[] = allOperations): Json {
+  const paths: Record<string, Json> = {};
+  for (const op of operations) {
+    const item = (paths[op.path] ??= {});
+    if (item[op.method]) throw new Error(`duplicate operation ${op.method.toUpperCase()} ${op.path}`);
+    item[op.method] = operationObject(op);
+  }
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    info: { title: "Invoicing API", version: "1.0.0", description: DESCRIPTION },
+    servers: [{ url: "/", description: "This deployment" }],
+    security: [{ bearer: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: components(),
+  };
+}
+
+let cached: string | undefined;
+/** The document as JSON text, built once per process (it depends on code only). */
+export function openApiJson(): string {
+  return (cached ??= JSON.stringify(buildOpenApiDocument()));
+}

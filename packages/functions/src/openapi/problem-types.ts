@@ -1,0 +1,36 @@
+import type { ProblemCode } from "../problems";
+
+/**
+ * What each problem code means (API.md section 3), for the OpenAPI document and the /docs page,
+ * where `type` URIs point (`/docs#problem-{code}`). A Record over ProblemCode, so a new code does
+ * not compile until it is documented here.
+ */
+export const PROBLEM_TYPES: Record<ProblemCode, string> = {
+  malformed_json: "The request body is not valid JSON.",
+  validation_error:
+    "Wrong type, missing required field, unknown or read-only field, unknown enum value, bad query parameter (`limit` > 200 included), bad path id or bad header (Idempotency-Key). `errors[]` names each offending field.",
+  invalid_signature: "A card processor webhook without a valid signature; nothing changes.",
+  unauthorized: "Missing, malformed, unknown or revoked API key. Comes with `WWW-Authenticate: Bearer`.",
+  not_found: "Unknown route, unknown id, another user's id, or the public token of a draft.",
+  method_not_allowed: "A known path with a method it does not serve. The `Allow` header lists those it does.",
+  idempotency_key_in_use: "A request with the same Idempotency-Key is still running; retry shortly.",
+  precondition_failed: "`If-Match` does not match the resource's current `ETag`.",
+  payload_too_large: "The request body is over 256 KiB.",
+  unsupported_media_type: "A request body sent without a JSON content type.",
+  invoice_not_editable: "PATCH or DELETE of an invoice that is not a draft.",
+  estimate_not_editable: "PATCH of an estimate that is not draft or sent; DELETE of an accepted or converted one.",
+  schedule_not_editable:
+    "PATCH of a completed or cancelled schedule, or of `frequency`/`startDate`/`clientId` after its first invoice.",
+  invalid_transition: "A lifecycle action whose precondition does not hold (finalize a non-draft, void a void invoice, …).",
+  client_not_found: "The body's `clientId` is not one of the user's clients.",
+  client_in_use: "DELETE of a client that invoices, estimates or schedules reference.",
+  empty_invoice: "Finalize of an invoice without line items.",
+  negative_total: "Finalize of an invoice whose total is below zero.",
+  client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
+  already_converted: "Convert of an estimate that is already converted.",
+  idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
+  internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
+};
+
+export const PROBLEM_CODES = Object.keys(PROBLEM_TYPES) as [ProblemCode, ...ProblemCode[]];

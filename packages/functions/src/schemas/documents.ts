@@ -1,0 +1,23 @@
+import * as v from "valibot";
+import { currency, email, lineItems, notes, pathId } from "./common";
+
+/**
+ * Request pieces invoices and estimates share (API.md sections 6 and 7: "same rules as invoices").
+ */
+
+/** Fields of a draft document both kinds take, in create and PATCH alike. */
+export const documentFields = {
+  currency: v.optional(currency),
+  notes: v.optional(v.nullable(notes)),
+  terms: v.optional(v.nullable(notes)),
+  lineItems: v.optional(lineItems),
+};
+
+/** The list filters `status` (one of the kind's statuses) and `clientId`. */
+export const documentListFilters = <const S extends readonly [string, ...string[]]>(statuses: S) => ({
+  status: v.optional(v.picklist(statuses, `must be one of ${statuses.join(", ")}`)),
+  clientId: v.optional(pathId),
+});
+
+/** `/send` of an invoice or an estimate: an optional recipient overriding the client's email. */
+export const sendBody = v.strictObject({ to: v.optional(email) });

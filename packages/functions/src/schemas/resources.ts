@@ -1,0 +1,221 @@
+import * as v from "valibot";
+import { ESTIMATE_STATUSES } from "@invoicing/core/estimates/model";
+import { INVOICE_STATUSES, PAYMENT_METHODS } from "@invoicing/core/invoices/model";
+import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
+import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
+import { PROBLEM_CODES } from "../openapi/problem-types";
+
+/**
+ * The RESPONSE shapes of API.md, as valibot schemas. They are what GET /openapi.json documents for
+ * every success body, and what the conformance test (test/openapi) checks real responses against,
+ * so a field the code adds, drops or reshapes fails there instead of drifting from the document.
+ * Every field is required: API.md section 1 says each listed field is always present, `null` when
+ * it has no value — the nullable ones are the `v.nullable(...)` below.
+ */
+
+/** ISO 8601 UTC with milliseconds, the one spelling of every timestamp in a response. */
+export const timestampOut = v.pipe(
+  v.string(),
+  v.isoTimestamp(),
+  v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+  v.metadata({ description: "ISO 8601 UTC with milliseconds", examples: ["2026-11-22T09:30:00.000Z"] }),
+);
+
+const money = v.pipe(
+  v.string(),
+  v.regex(/^-?\d+\.\d{2}$/),
+  v.metadata({ description: "Exact decimal amount with two decimals", examples: ["1234.50"] }),
+);
+const quantityOut = v.pipe(
+  v.string(),
+  v.regex(/^\d+\.\d{2}$/),
+  v.metadata({ description: "Decimal with two decimals", examples: ["3.00"] }),
+);
+const taxRateOut = v.pipe(
+  v.string(),
+  v.regex(/^[01]\.\d{2}(\d{0,3}[1-9])?$/),
+  v.metadata({ description: "Fraction with 2 to 6 decimals, trailing zeros beyond two dropped (0.10 is ten percent)", examples: ["0.0825"] }),
+);
+const idOut = v.pipe(v.number(), v.integer(), v.minValue(1));
+const currencyOut = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.metadata({ description: "ISO 4217 code", examples: ["USD"] }));
+const text = v.string();
+/** The same shape requests accept (schemas/common.ts), not the stricter JSON Schema "email" format. */
+const emailOut = v.pipe(v.string(), v.regex(/^[^\s@]+@[^\s@]+$/), v.maxLength(254));
+const nullableText = v.nullable(v.string());
+const publicToken = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_-]{22,}$/),
+  v.description("URL-safe token (≥ 128 random bits) of the public page /public/…/{publicToken}; never changes"),
+);
+
+export const LineItem = v.strictObject({
+  id: v.pipe(idOut, v.description("Unique within its document, never reused there")),
+  description: text,
+  quantity: quantityOut,
+  unitPrice: money,
+  taxRate: taxRateOut,
+  amount: v.pipe(money, v.description("round(quantity × unitPrice) to cents, half away from zero")),
+  sortOrder: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Zero-based position in the array")),
+});
+
+export const Client = v.strictObject({
+  id: idOut,
+  name: text,
+  email: v.nullable(emailOut),
+  currency: currencyOut,
+  paymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
+  address: nullableText,
+  createdAt: timestampOut,
+  updatedAt: timestampOut,
+});
+
+const totals = {
+  subtotal: money,
+  taxTotal: money,
+  total: money,
+};
+
+export const Invoice = v.strictObject({
+  id: idOut,
+  clientId: idOut,
+  invoiceNumber: v.nullable(v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.description("Assigned at finalize; null while draft"))),
+  status: v.picklist(INVOICE_STATUSES),
+  currency: currencyOut,
+  ...totals,
+  amountPaid: money,
+  notes: nullableText,
+  terms: nullableText,
+  dueDate: v.nullable(timestampOut),
+  issueDate: v.nullable(timestampOut),
+  sentAt: v.nullable(timestampOut),
+  paidAt: v.nullable(timestampOut),
+  publicToken,
+  clientName: text,
+  clientEmail: v.nullable(emailOut),
+  lineItems: v.array(LineItem),
+  cardProcessorPaymentLink: v.nullable(text),
+  cardProcessorCheckoutSessionId: v.nullable(text),
+  altProcessorPaymentLink: v.nullable(text),
+  paymentMethod: v.nullable(v.picklist([...PAYMENT_METHODS, "card"], "`card` only from the card processor")),
+  paymentReference: nullableText,
+  recurringScheduleId: v.nullable(idOut),
+  estimateId: v.nullable(idOut),
+  createdAt: timestampOut,
+  updatedAt: timestampOut,
+});
+
+export const Estimate = v.strictObject({
+  id: idOut,
+  clientId: idOut,
+  estimateNumber: v.pipe(v.string(), v.regex(/^EST-\d{6,}$/), v.description("Assigned at creation")),
+  status: v.picklist(ESTIMATE_STATUSES),
+  currency: currencyOut,
+  ...totals,
+  notes: nullableText,
+  terms: nullableText,
+  validUntil: v.nullable(timestampOut),
+  convertedInvoiceId: v.nullable(idOut),
+  clientName: text,
+  clientEmail: v.nullable(emailOut),
+  lineItems: v.array(LineItem),
+  publicToken,
+  createdAt: timestampOut,
+  updatedAt: timestampOut,
+});
+
+export const RecurringSchedule = v.strictObject({
+  id: idOut,
+  clientId: idOut,
+  status: v.picklist(SCHEDULE_STATUSES),
+  frequency: v.picklist(FREQUENCIES),
+  startDate: timestampOut,
+  endDate: v.nullable(timestampOut),
+  maxOccurrences: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  occurrencesGenerated: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  nextRunAt: v.nullable(v.pipe(timestampOut, v.description("Next occurrence to generate; null once completed or cancelled"))),
+  lastRunAt: v.nullable(timestampOut),
+  lastInvoiceId: v.nullable(idOut),
+  autoSend: v.boolean(),
+  paymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
+  currency: currencyOut,
+  notes: nullableText,
+  terms: nullableText,
+  lineItems: v.array(LineItem),
+  ...totals,
+  createdAt: timestampOut,
+  updatedAt: timestampOut,
+});
+
+export const ApiKey = v.strictObject({
+  id: idOut,
+  name: nullableText,
+  prefix: v.pipe(v.string(), v.description("The key's first characters, to recognise it")),
+  createdAt: timestampOut,
+  lastUsedAt: v.nullable(timestampOut),
+});
+
+export const CreatedApiKey = v.strictObject({
+  id: idOut,
+  name: nullableText,
+  key: v.pipe(v.string(), v.minLength(20), v.description("The secret: shown only in this response, stored only as a hash")),
+  prefix: v.string(),
+  createdAt: timestampOut,
+});
+
+export const Reminder = v.strictObject({
+  scheduledAt: timestampOut,
+  kind: v.picklist(["before_due", "on_due", "after_due"]),
+  status: v.picklist(["scheduled", "sent", "cancelled"]),
+  sentAt: v.nullable(timestampOut),
+});
+
+export const CardPayment = v.strictObject({
+  sessionId: text,
+  paymentReference: text,
+  amount: v.nullable(money),
+  currency: v.nullable(currencyOut),
+  status: v.picklist(["applied", "needs_refund"]),
+  reason: v.nullable(v.picklist(["invoice_void", "invoice_already_paid", "invoice_not_payable", "invoice_not_found", "amount_mismatch"])),
+  paidAt: timestampOut,
+  recordedAt: timestampOut,
+  eventId: text,
+});
+
+export const WebhookReceipt = v.strictObject({
+  received: v.literal(true),
+  outcome: v.picklist(["applied", "duplicate", "needs_refund", "ignored"]),
+});
+
+export const FieldError = v.strictObject({
+  path: v.pipe(v.string(), v.description('Dot-separated path of the offending field ("lineItems.0.quantity"), "" for the body as a whole')),
+  message: v.string(),
+});
+
+/** RFC 9457 problem details (API.md section 3). `errors` comes with `validation_error` only. */
+export const Problem = v.strictObject({
+  type: v.pipe(v.string(), v.url(), v.description("Absolute URI of the problem type: /docs#problem-{code}")),
+  title: v.string(),
+  status: v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599)),
+  detail: v.string(),
+  code: v.picklist(PROBLEM_CODES),
+  errors: v.optional(v.array(FieldError)),
+});
+
+export const Health = v.strictObject({ status: v.literal("ok") });
+
+/** The named response shapes: components.schemas of the OpenAPI document, by these names. */
+export const resources = {
+  LineItem,
+  Client,
+  Invoice,
+  Estimate,
+  RecurringSchedule,
+  ApiKey,
+  CreatedApiKey,
+  Reminder,
+  CardPayment,
+  WebhookReceipt,
+  FieldError,
+  Problem,
+  Health,
+};

@@ -1,0 +1,46 @@
+/** Types of scripts/infra.mjs (plain JS so `npm run build` runs on Node without a loader). */
+export declare const root: string;
+
+/** A component infra declared, as recorded offline. */
+export interface RecordedComponent {
+  /** SST's type name, e.g. "sst.aws.Dynamo". */
+  kind: string;
+  /** The name infra gave it: the `Resource.<name>` it links as. */
+  logicalName: string;
+  /** The args infra passed, as passed. */
+  args: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each kind its own
+  /** ApiGatewayV2: the routes added with route(). */
+  routes?: { rawRoute: string; handler: unknown; args: Record<string, unknown> }[];
+  /** Placeholder outputs (ApiGatewayV2, Function): a deploy knows the real ones. */
+  url?: string;
+  /** Dynamo: a placeholder table name. */
+  name?: string;
+}
+
+export interface EvaluatedInfra {
+  app: { name: string; home: string; removal?: string; protect?: boolean; [setting: string]: unknown };
+  outputs: Record<string, unknown>;
+  components: RecordedComponent[];
+}
+
+/** A Lambda function infra declares, with SST's defaults applied to its trigger. */
+export interface InfraFunction {
+  id: string;
+  handler: string;
+  runtime?: string;
+  architecture?: string;
+  timeout?: string;
+  memory?: string;
+  link: RecordedComponent[];
+  nodejs?: { minify?: boolean; install?: string[] };
+  trigger:
+    | { kind: "api"; api: string; route: string }
+    | { kind: "cron"; schedule: string; event: unknown }
+    | { kind: "invoke" };
+  [setting: string]: unknown;
+}
+
+export declare function evaluateInfra(options?: { stage?: string; env?: Record<string, string | undefined> }): Promise<EvaluatedInfra>;
+export declare function componentsOf(infra: EvaluatedInfra, kind: string): RecordedComponent[];
+export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];
+export declare function linkNames(fn: InfraFunction): string[];

@@ -1,0 +1,30 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+/**
+ * The deployed app (docs/deploying.md). Each stage is a separate copy: its own table, API,
+ * schedules and secrets. `production` is protected: `sst remove` refuses it, and removing a
+ * resource from this file keeps the AWS resource (`retain`) — the table besides has deletion
+ * protection. Other stages are disposable: `sst remove` deletes everything.
+ *
+ * Infra modules are imported inside run(), never at the top: SST evaluates this file before the
+ * `sst` and `$app` globals exist.
+ */
+export default $config({
+  app(input) {
+    const production = input?.stage === "production";
+    return {
+      name: "invoicing",
+      home: "aws",
+      removal: production ? "retain" : "remove",
+      protect: production,
+    };
+  },
+  async run() {
+    await import("./infra/storage");
+    await import("./infra/email");
+    await import("./infra/secrets");
+    const { api } = await import("./infra/api");
+    await import("./infra/jobs");
+    return { api: api.url };
+  },
+});

@@ -1,0 +1,168 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createDb, type Db } from "@invoicing/core/db/client";
+import { userPk } from "@invoicing/core/db/keys";
+import { JOB_NAMES, jobs, type JobName } from "@invoicing/core/jobs/all";
+import { createApiKey } from "@invoicing/core/keys/api-keys";
+import { ensureTable } from "../../packages/local/src/bootstrap";
+import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
+import { evaluateInfra, functionsOf, type InfraFunction } from "../../scripts/infra.mjs";
+import { httpApiEvent, httpApiResponse, invokeBundle, lambdaSetup, type LinkForm, type LinkedValues } from "./lambda";
+
+/**
+ * Issue 9: every handler infra names (the API route and each CronV2 job) is bundled the way SST
+ * deploys it (scripts/bundle.mjs) and invoked from the built file alone, in its own Node process,
+ * with the SST_RESOURCE_* environment of exactly the resources infra links to it, against
+ * DynamoDB Local. The list of handlers comes from evaluating sst.config.ts, so a function added to
+ * infra is bundled and invoked here without touching this file.
+ */
+const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@example.com" } });
+const functions = functionsOf(infra);
+const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api");
+const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
+
+const endpoint = inject("dynamoEndpoint");
+const linked: LinkedValues = {
+  tableName: `test-bundles-${randomUUID()}`,
+  emailSender: "billing@example.com",
+  apiUrl: "https://abc123defg.execute-api.us-east-1.amazonaws.com",
+};
+const outdir = mkdtempSync(join(tmpdir(), "bundles-"));
+const built = new Map<string, BuiltFunction>();
+let db: Db;
+
+beforeAll(async () => {
+  for (const result of await bundleFunctions(functions, outdir)) built.set(result.id, result);
+  const client = new DynamoDBClient({ endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  await ensureTable(client, linked.tableName);
+  client.destroy();
+  db = createDb({ tableName: linked.tableName, dynamoEndpoint: endpoint, region: "local" });
+});
+
+afterAll(() => {
+  db?.doc.destroy();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+/** Invokes `fn`'s bundle with `events`, one warm container, as Lambda would. */
+function invoke(fn: InfraFunction, events: unknown[], form: LinkForm = "environment") {
+  const bundle = built.get(fn.id);
+  if (!bundle) throw new Error(`${fn.id} was not bundled`);
+  const { env, files } = lambdaSetup(fn, linked, endpoint, form);
+  return invokeBundle(bundle.bundle, bundle.exportName, events, env, files);
+}
+
+/** The names of a user's clients, read from the linked table directly. */
+async function storedClients(userId: string): Promise<string[]> {
+  const stored = await db.doc.send(
+    new QueryCommand({
+      TableName: linked.tableName,
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :client)",
+      ExpressionAttributeValues: { ":pk": userPk(userId), ":client": "CLIENT#" },
+    }),
+  );
+  return (stored.Items ?? []).map((item) => String(item.name)).sort();
+}
+
+it("infra names an API route and one scheduled function per job", () => {
+  expect(apiFunctions.map((fn) => fn.trigger)).toContainEqual({ kind: "api", api: "Api", route: "$default" });
+  expect(jobFunctions.map(jobOf).sort()).toEqual([...JOB_NAMES].sort());
+});
+
+describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("answers API Gateway HTTP API v2 events: query string, JSON body, base64 body, unknown route", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const { key } = await createApiKey(db, userId, "bundle test", new Date());
+    const auth = { authorization: `Bearer ${key}` };
+    const json = { ...auth, "content-type": "application/json" };
+
+    const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous] = (
+      await invoke(fn, [
+        httpApiEvent("GET", "/health"),
+        httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Bundle Co", email: "ap@bundle.example" }) }),
+        httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Base64 Ltd" }), base64: true }),
+        httpApiEvent("GET", "/clients", { headers: auth, query: "limit=1" }),
+        httpApiEvent("GET", "/clients", { headers: auth, query: "limit=abc" }),
+        httpApiEvent("GET", "/no-such-route", { headers: auth }),
+        httpApiEvent("GET", "/clients"),
+      ])
+    ).map(httpApiResponse);
+
+    expect(health!.status).toBe(200);
+    expect(health!.body).toEqual({ status: "ok" });
+
+    expect(created!.status).toBe(201);
+    expect(created!.body).toMatchObject({ name: "Bundle Co", email: "ap@bundle.example" });
+    expect(created!.headers.location).toBe(`/clients/${created!.body.id}`);
+
+    expect(createdBase64!.status).toBe(201);
+    expect(createdBase64!.body).toMatchObject({ name: "Base64 Ltd" });
+
+    // limit=1 reached the app: one client (the newest) and a Link to the next page.
+    expect(firstPage!.status).toBe(200);
+    expect(firstPage!.body).toEqual([expect.objectContaining({ name: "Base64 Ltd" })]);
+    expect(firstPage!.headers.link).toMatch(/offset=1/);
+
+    expect(badQuery!.status).toBe(400);
+    expect(badQuery!.body).toMatchObject({ code: "validation_error" });
+
+    expect(unknown!.status).toBe(404);
+    expect(unknown!.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(unknown!.body).toMatchObject({ code: "not_found" });
+
+    expect(anonymous!.status).toBe(401);
+
+    // The writes went to the table SST linked (SST_RESOURCE_Table), nowhere else.
+    expect(await storedClients(userId)).toEqual(["Base64 Ltd", "Bundle Co"]);
+  });
+
+  it("finds its links in SST's encrypted resource file, as a deployed function does", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const { key } = await createApiKey(db, userId, "bundle test", new Date());
+    const [created] = (
+      await invoke(
+        fn,
+        [httpApiEvent("POST", "/clients", { headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"name":"Sealed Inc"}' })],
+        "key-file",
+      )
+    ).map(httpApiResponse);
+    expect(created!.status).toBe(201);
+    expect(await storedClients(userId)).toEqual(["Sealed Inc"]);
+  });
+});
+
+/** The job a CronV2 function runs: its handler file is packages/functions/src/jobs/<job>.ts. */
+function jobOf(fn: InfraFunction): string {
+  return basename(fn.handler.slice(0, fn.handler.lastIndexOf(".")));
+}
+
+describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("runs its job once with the CronV2 event and returns the job's result", async (ctx) => {
+    const name = jobOf(fn) as JobName;
+    expect(JOB_NAMES).toContain(name);
+    const before = new Date();
+    const [result] = await invoke(fn, [fn.trigger.kind === "cron" ? fn.trigger.event : {}]);
+    const after = new Date();
+
+    if (!jobs[name]) {
+      // Core has no such job yet: the bundle loads and refuses clearly. Asserts fully once it exists.
+      expect(result).toEqual({ ok: false, error: { name: "JobNotImplementedError", message: expect.stringContaining(`"${name}"`) } });
+      ctx.skip(`job "${name}" is not in packages/core/src/jobs/all.ts yet; its bundle loads and says so`);
+    }
+
+    if (!result?.ok) throw new Error(`${fn.id} threw: ${result?.error.name}: ${result?.error.message}`);
+    const value = result.value as { job: string; now: string; changed: number };
+    expect(value.job).toBe(name);
+    const now = new Date(value.now);
+    expect(now.toISOString()).toBe(value.now);
+    expect(now.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    expect(now.getTime()).toBeLessThanOrEqual(after.getTime());
+    // Nothing in this table is due (it holds only the API test's clients and keys).
+    expect(value.changed).toBe(0);
+  });
+});

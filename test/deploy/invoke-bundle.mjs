@@ -1,0 +1,34 @@
+/**
+ * Runs one built Lambda bundle the way the Node.js runtime does, in its own process (plain Node:
+ * no vitest transform, no test-process state): imports the .mjs (init), then calls its handler once
+ * per event, in order, like a warm container.
+ *   node invoke-bundle.mjs <bundle.mjs> <export> <events.json> <results.json>
+ * Each result is { ok: true, value } or { ok: false, error: { name, message } }. An init failure
+ * exits non-zero with the error on stderr.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [bundle, exportName, eventsFile, resultsFile] = process.argv.slice(2);
+const events = JSON.parse(readFileSync(eventsFile, "utf8"));
+const module = await import(pathToFileURL(bundle).href);
+const handler = module[exportName];
+if (typeof handler !== "function") throw new Error(`${bundle} exports no function "${exportName}"`);
+
+const results = [];
+for (const [index, event] of events.entries()) {
+  const context = {
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    awsRequestId: `request-${index}`,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 20_000,
+  };
+  try {
+    results.push({ ok: true, value: await handler(event, context) });
+  } catch (error) {
+    results.push({ ok: false, error: { name: error?.name, message: error?.message } });
+  }
+}
+writeFileSync(resultsFile, JSON.stringify(results));
+// Lambda freezes the container after the response; here the process ends (open SDK sockets included).
+process.exit(0);

@@ -1,0 +1,176 @@
+import { execFile } from "node:child_process";
+import { createCipheriv, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { InfraFunction } from "../../scripts/infra.mjs";
+
+/**
+ * Invoking built bundles like Lambda does (test/deploy/invoke-bundle.mjs, a separate Node process
+ * whose working directory is the bundle's, as /var/task is on Lambda) with the links SST gives a
+ * function, in either of the two forms `Resource` from "sst" reads:
+ * - "environment": SST_RESOURCE_App and one SST_RESOURCE_<Name> JSON per linked resource (`sst dev`);
+ * - "key-file": SST_RESOURCE_App, and the rest encrypted in resource.enc beside the handler with the
+ *   key in SST_KEY (what a deployed function gets: .sst/platform/src/components/aws/function.ts).
+ * Only what a Lambda would have is set (no TABLE_NAME), so a handler that finds its table has found
+ * it through `Resource`.
+ */
+export type InvokeResult = { ok: true; value: unknown } | { ok: false; error: { name?: string; message?: string } };
+
+const runner = fileURLToPath(new URL("./invoke-bundle.mjs", import.meta.url));
+
+export async function invokeBundle(
+  bundle: string,
+  exportName: string,
+  events: unknown[],
+  env: Record<string, string>,
+  files: Record<string, Buffer> = {},
+): Promise<InvokeResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), "invoke-"));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dirname(bundle), name), content);
+  try {
+    const eventsFile = join(dir, "events.json");
+    const resultsFile = join(dir, "results.json");
+    writeFileSync(eventsFile, JSON.stringify(events));
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [runner, bundle, exportName, eventsFile, resultsFile],
+        { cwd: dirname(bundle), env: { PATH: process.env.PATH ?? "", ...env }, timeout: 25_000 },
+        (error, _stdout, stderr) => (error ? reject(new Error(`${bundle} failed at init: ${stderr || error.message}`)) : resolve()),
+      );
+    });
+    return JSON.parse(readFileSync(resultsFile, "utf8")) as InvokeResult[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface LinkedValues {
+  tableName: string;
+  emailSender: string;
+  apiUrl: string;
+}
+
+/** What SST puts in a linked resource's JSON, per component kind (their getSSTLink()). */
+function linkedResource(kind: string, values: LinkedValues): Record<string, unknown> {
+  switch (kind) {
+    case "sst.aws.Dynamo":
+      return { name: values.tableName, type: kind };
+    case "sst.aws.Email":
+      return { sender: values.emailSender, configSet: "invoicing-test-config", type: kind };
+    case "sst.sst.Secret":
+      return { value: "", type: kind }; // the placeholder: card processor not configured
+    case "sst.aws.ApiGatewayV2":
+      return { url: values.apiUrl, type: kind };
+    default:
+      throw new Error(`no test value for a linked ${kind}: add one to test/deploy/lambda.ts`);
+  }
+}
+
+export type LinkForm = "environment" | "key-file";
+
+/**
+ * The environment (and files beside the handler) Lambda gives `fn`, region and credentials
+ * included, pointed at DynamoDB Local.
+ */
+export function lambdaSetup(
+  fn: InfraFunction,
+  values: LinkedValues,
+  dynamoEndpoint: string,
+  form: LinkForm = "environment",
+): { env: Record<string, string>; files: Record<string, Buffer> } {
+  const env: Record<string, string> = {
+    AWS_REGION: "us-east-1",
+    AWS_LAMBDA_FUNCTION_NAME: `invoicing-dev-${fn.id.replace(/\W+/g, "")}`,
+    AWS_ACCESS_KEY_ID: "test",
+    AWS_SECRET_ACCESS_KEY: "test",
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    SST_RESOURCE_App: JSON.stringify({ name: "invoicing", stage: "dev" }),
+  };
+  const links = Object.fromEntries(fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, values)]));
+  if (form === "environment") {
+    for (const [name, resource] of Object.entries(links)) env[`SST_RESOURCE_${name}`] = JSON.stringify(resource);
+    return { env, files: {} };
+  }
+  // AES-256-GCM, a zero nonce (the key is used once), the tag after the ciphertext: what
+  // sst/resource decrypts.
+  const key = randomBytes(32);
+  const cipher = createCipheriv("aes-256-gcm", key, Buffer.alloc(12, 0));
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(links)), cipher.final(), cipher.getAuthTag()]);
+  env.SST_KEY = key.toString("base64");
+  env.SST_KEY_FILE = "resource.enc";
+  return { env, files: { "resource.enc": sealed } };
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it. */
+export function httpApiEvent(
+  method: string,
+  path: string,
+  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean } = {},
+): APIGatewayProxyEventV2 {
+  const domainName = "abc123defg.execute-api.us-east-1.amazonaws.com";
+  const query = options.query ?? "";
+  const queryStringParameters: Record<string, string> = {};
+  // API Gateway joins repeated parameters with commas.
+  for (const [key, value] of new URLSearchParams(query)) {
+    queryStringParameters[key] = key in queryStringParameters ? `${queryStringParameters[key]},${value}` : value;
+  }
+  const body = options.body === undefined ? undefined : options.base64 ? Buffer.from(options.body).toString("base64") : options.body;
+  const now = new Date();
+  return {
+    version: "2.0",
+    routeKey: "$default",
+    rawPath: path,
+    rawQueryString: query,
+    headers: {
+      accept: "application/json",
+      host: domainName,
+      "user-agent": "bundle-test",
+      "x-amzn-trace-id": "Root=1-67890abc-0123456789abcdef01234567",
+      "x-forwarded-for": "203.0.113.7",
+      "x-forwarded-port": "443",
+      "x-forwarded-proto": "https",
+      ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(options.body ?? "")) }),
+      ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    },
+    ...(query ? { queryStringParameters } : {}),
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "abc123defg",
+      domainName,
+      domainPrefix: "abc123defg",
+      http: { method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent: "bundle-test" },
+      requestId: `req-${now.getTime()}`,
+      routeKey: "$default",
+      stage: "$default",
+      time: clfTime(now),
+      timeEpoch: now.getTime(),
+    },
+    ...(body === undefined ? {} : { body }),
+    isBase64Encoded: Boolean(options.base64),
+  };
+}
+
+/** API Gateway's request time: "22/Nov/2026:09:30:00 +0000". */
+function clfTime(date: Date): string {
+  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString())!;
+  return `${day}/${month}/${year}:${time} +0000`;
+}
+
+/** The API's answer, its JSON body parsed. */
+export function httpApiResponse(result: InvokeResult) {
+  if (!result.ok) throw new Error(`the handler threw: ${result.error.name}: ${result.error.message}`);
+  const response = result.value as APIGatewayProxyStructuredResultV2;
+  const text = response.isBase64Encoded ? Buffer.from(response.body ?? "", "base64").toString() : (response.body ?? "");
+  const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.statusCode, headers, body, text };
+}

@@ -1,0 +1,100 @@
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestEnv, request, type TestEnv } from "../support/env";
+import { operationsOf, pathShape, type Json } from "./doc";
+
+/**
+ * The document itself: valid OpenAPI 3.1, and the same set of operations as the app routes and as
+ * API.md lists — so a route added without documentation, or documentation of a route that does
+ * not exist, fails here.
+ */
+
+let env: TestEnv;
+let doc: Json;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  const res = await request(env.app, "GET", "/openapi.json");
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  doc = res.body;
+});
+
+describe("GET /openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const result = await new Validator({ allErrors: true }).validate(doc);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)?.slice(0, 3000)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("a broken document fails that validation (the check can fail)", async () => {
+    const broken = structuredClone(doc);
+    broken.paths["/clients"].get.responses = "none";
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it("is public, and needs no key", async () => {
+    const res = await request(env.app, "GET", "/openapi.json", undefined, { Authorization: "Bearer nonsense" });
+    expect(res.status).toBe(200);
+  });
+
+  it("documents every route the app registers, and only those", () => {
+    const routed = new Set(
+      env.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method.toLowerCase()} ${pathShape(r.path)}`),
+    );
+    const documented = new Set(operationsOf(doc).map((o) => `${o.method} ${pathShape(o.path)}`));
+    expect([...routed].filter((r) => !documented.has(r)), "routes missing from the document").toEqual([]);
+    expect([...documented].filter((d) => !routed.has(d)), "documented operations with no route").toEqual([]);
+  });
+
+  it("has every `METHOD /path` of API.md", (ctx) => {
+    const apiMd = fileURLToPath(new URL("../../../shared/API.md", import.meta.url));
+    if (!existsSync(apiMd)) ctx.skip(`API.md not found at ${apiMd}`);
+    const text = readFileSync(apiMd, "utf8");
+    const listed = new Set([...text.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s?]*)/g)].map((m) => `${m[1]!.toLowerCase()} ${pathShape(m[2]!)}`));
+    expect(listed.size).toBeGreaterThan(30);
+    const documented = new Set(operationsOf(doc).map((o) => `${o.method} ${pathShape(o.path)}`));
+    expect([...listed].filter((l) => !documented.has(l))).toEqual([]);
+  });
+
+  it("secures every operation with the bearer scheme except API.md's public ones", () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    const publicOps = operationsOf(doc).filter((o) => o.public).map((o) => o.path);
+    for (const path of publicOps) expect(path).toMatch(/^\/(health|openapi\.json|docs|public\/.*|webhooks\/card-processor)$/);
+    expect(new Set(publicOps)).toEqual(
+      new Set([
+        "/health", "/openapi.json", "/docs", "/webhooks/card-processor", "/public/invoices/{publicToken}",
+        "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}",
+      ]),
+    );
+  });
+
+  it("gives every error response a problem+json body and every POST of a user its Idempotency-Key", () => {
+    for (const op of operationsOf(doc)) {
+      for (const [status, response] of Object.entries<Json>(op.operation.responses)) {
+        if (Number(status) < 400) continue;
+        expect(Object.keys(response.content), `${op.operationId} ${status}`).toEqual(["application/problem+json"]);
+      }
+      if (!op.public) expect(op.operation.responses["401"], op.operationId).toBeDefined();
+      const takesKey = (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey" || p.name === "Idempotency-Key");
+      expect(takesKey, op.operationId).toBe(op.method === "post" && !op.public);
+    }
+  });
+
+  it("documents request decimals as string or number and timestamps as date-time or date", () => {
+    const { Quantity, UnitPrice, TaxRate, TimestampInput, LineItemInput } = doc.components.schemas;
+    for (const decimal of [Quantity, UnitPrice, TaxRate]) {
+      expect(decimal.anyOf.map((s: Json) => s.type).sort()).toEqual(["number", "string"]);
+    }
+    expect(TimestampInput.type).toBe("string");
+    expect(TimestampInput.anyOf.map((s: Json) => s.format).sort()).toEqual(["date", "date-time"]);
+    expect(LineItemInput.properties.quantity.$ref).toBe("#/components/schemas/Quantity");
+    const createInvoice = doc.paths["/invoices"].post.requestBody.content["application/json"].schema;
+    expect(createInvoice.additionalProperties).toBe(false);
+    expect(createInvoice.required).toEqual(["clientId"]);
+  });
+});

@@ -1,0 +1,107 @@
+import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { createDb, type Db } from "@invoicing/core/db/client";
+import { userPk } from "@invoicing/core/db/keys";
+import { createApp } from "@invoicing/functions/app";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
+import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
+
+/**
+ * Shared by the reliability tests (test helper, not a test file).
+ *
+ * RELIABILITY_RUNS sizes every heavy test of this suite at once: property runs of the model and
+ * fuzz tests, operations of the chaos run, requests of the shutdown load. The default keeps the
+ * suite to a minute or two on two cores; e.g. RELIABILITY_RUNS=500 for a long soak.
+ */
+export const RUNS = Math.max(1, Number(process.env.RELIABILITY_RUNS ?? 20) || 20);
+
+/** A test env whose app reaches DynamoDB Local through the fault proxy. */
+export interface FaultyEnv {
+  env: TestEnv;
+  proxy: FaultProxy;
+  /** The app over the proxied client (env.app stays direct, for set-up and checks). */
+  app: ReturnType<typeof createApp>;
+  db: Db;
+  /** `user` calling the faulty app. */
+  as(user: TestUser): TestUser;
+  close(): Promise<void>;
+}
+
+/**
+ * The SDK's per-attempt timeout in fault tests: short, so a withheld response costs little, yet
+ * long enough that a loaded machine rarely trips it by itself (when it does, that is one more
+ * retry the code must survive).
+ */
+export const FAULT_REQUEST_TIMEOUT_MS = 1_000;
+
+export async function createFaultyEnv(options: { now?: string } = {}): Promise<FaultyEnv> {
+  const env = await createTestEnv({ now: options.now });
+  const proxy = await startFaultProxy(env.endpoint);
+  const db = createDb({ tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" }, { requestTimeoutMs: FAULT_REQUEST_TIMEOUT_MS });
+  const app = createApp({ ...env.deps, db });
+  return {
+    env,
+    proxy,
+    app,
+    db,
+    as: (user) => ({
+      ...user,
+      call: (method, path, body, headers = {}) => request(app, method, path, body, { Authorization: `Bearer ${user.key}`, ...headers }),
+    }),
+    close: async () => {
+      db.doc.destroy();
+      await proxy.close();
+    },
+  };
+}
+
+/** Every item of a user's partition (records, counters, idempotency records), sorted by key. */
+export async function partition(db: Db, userId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": userPk(userId) },
+      ConsistentRead: true,
+      ExclusiveStartKey: start,
+    }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
+}
+
+/** The whole table, every item of every user. */
+export async function scanTable(db: Db): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(new ScanCommand({ TableName: db.table, ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Asserts RFC 9457 problem details with the response's own status; returns the problem code. */
+export function problemShape(res: TestResponse): string {
+  const type = res.headers.get("content-type") ?? "";
+  const where = `${res.status} ${res.text.slice(0, 300)}`;
+  if (!type.startsWith("application/problem+json")) throw new Error(`not problem+json (${type}): ${where}`);
+  const body = res.body as Record<string, unknown> | undefined;
+  if (!body || typeof body !== "object") throw new Error(`no JSON body: ${where}`);
+  for (const field of ["type", "title", "detail", "code"]) {
+    if (typeof body[field] !== "string") throw new Error(`problem without ${field}: ${where}`);
+  }
+  if (body.status !== res.status) throw new Error(`problem status ${String(body.status)} differs from HTTP ${res.status}`);
+  if (!/^[a-z]+(_[a-z]+)*$/.test(body.code as string)) throw new Error(`code not snake_case: ${where}`);
+  if (body.code === "validation_error" && !Array.isArray(body.errors)) throw new Error(`validation_error without errors[]: ${where}`);
+  if (/\bat .+:\d+:\d+\)?/.test(res.text) || /Exception|DynamoDB|ConditionExpression/.test(res.text)) {
+    throw new Error(`internal details in a problem: ${where}`);
+  }
+  return body.code as string;
+}
+
+/** Resolves after `ms` (to let background work settle; never used to time an assertion). */
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

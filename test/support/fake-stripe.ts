@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A stand-in for the part of Stripe's API the service calls (there is no internet here): a real
+ * HTTP server on 127.0.0.1 that the real `stripe` SDK is pointed at (its host/port/protocol
+ * options). It answers like Stripe's API does — form-encoded requests, JSON objects shaped like
+ * Stripe's, Stripe's error envelope, Idempotency-Key replays — and records every request, so tests
+ * assert what the SDK actually sent.
+ *
+ * POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id.
+ */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The form body decoded into nested objects and arrays, as Stripe reads it. */
+  body: Record<string, unknown>;
+}
+
+export interface FakeSession {
+  id: string;
+  object: "checkout.session";
+  url: string;
+  created: number;
+  expires_at: number;
+  amount_total: number;
+  amount_subtotal: number;
+  currency: string;
+  metadata: Record<string, string>;
+  client_reference_id: string | null;
+  customer_email: string | null;
+  mode: string;
+  payment_intent: string | null;
+  payment_status: "unpaid" | "paid";
+  status: "open" | "complete" | "expired";
+  success_url: string | null;
+  cancel_url: string | null;
+  livemode: false;
+}
+
+export interface FakeStripe {
+  /** e.g. http://127.0.0.1:40123 — what STRIPE_API_BASE would be. */
+  url: string;
+  requests: RecordedRequest[];
+  sessions: Map<string, FakeSession>;
+  /** The server's notion of now (sessions' created/expires_at, and expiry on retrieve). */
+  now: () => Date;
+  /** Answer the next `count` requests with a Stripe API error of this HTTP status. */
+  failNext(status: number, count?: number): void;
+  /** What Stripe does when the customer pays: the session becomes complete and paid. */
+  completeSession(id: string): FakeSession;
+  close(): Promise<void>;
+}
+
+const SESSION_LIFETIME_SECONDS = 24 * 3600;
+
+export async function startFakeStripe(options: { now?: () => Date } = {}): Promise<FakeStripe> {
+  const requests: RecordedRequest[] = [];
+  const sessions = new Map<string, FakeSession>();
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  let failures: { status: number; count: number } | undefined;
+
+  const fake: FakeStripe = {
+    url: "",
+    requests,
+    sessions,
+    now: options.now ?? (() => new Date()),
+    failNext(status, count = 1) {
+      failures = { status, count };
+    },
+    completeSession(id) {
+      const session = sessions.get(id);
+      if (!session) throw new Error(`no session ${id}`);
+      Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: `pi_test_${randomId()}` });
+      return session;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const path = (req.url ?? "/").split("?")[0]!;
+      const body = decodeForm(Buffer.concat(chunks).toString("utf8"));
+      requests.push({ method: req.method ?? "GET", path, headers: req.headers, body });
+      const reply = (status: number, payload: unknown) => {
+        res.writeHead(status, { "Content-Type": "application/json", "Request-Id": `req_${randomId()}` });
+        res.end(JSON.stringify(payload));
+      };
+
+      if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? "")) {
+        return reply(401, stripeError("invalid_request_error", "Invalid API Key provided"));
+      }
+      if (failures && failures.count > 0) {
+        failures.count--;
+        return reply(failures.status, stripeError("api_error", "Something went wrong on Stripe's end."));
+      }
+      const key = req.headers["idempotency-key"];
+      if (req.method === "POST" && typeof key === "string" && idempotent.has(key)) {
+        const kept = idempotent.get(key)!;
+        res.setHeader("Idempotent-Replayed", "true");
+        return reply(kept.status, kept.body);
+      }
+
+      let status = 404;
+      let payload: unknown = stripeError("invalid_request_error", `Unrecognized request URL (${req.method}: ${path})`);
+      if (req.method === "POST" && path === "/v1/checkout/sessions") {
+        [status, payload] = createSession(body);
+      } else if (req.method === "GET" && path.startsWith("/v1/checkout/sessions/")) {
+        const session = sessions.get(decodeURIComponent(path.slice("/v1/checkout/sessions/".length)));
+        if (session) {
+          if (session.status === "open" && session.expires_at <= seconds(fake.now())) session.status = "expired";
+          [status, payload] = [200, session];
+        } else {
+          payload = stripeError("invalid_request_error", "No such checkout.session", "resource_missing");
+        }
+      }
+      if (req.method === "POST" && typeof key === "string") idempotent.set(key, { status, body: payload });
+      reply(status, payload);
+    });
+  });
+
+  function createSession(body: Record<string, unknown>): [number, unknown] {
+    const line = (body.line_items as Record<string, unknown>[] | undefined)?.[0];
+    const price = line?.price_data as Record<string, unknown> | undefined;
+    const amount = Number(price?.unit_amount);
+    if (body.mode !== "payment" || !price || !Number.isSafeInteger(amount) || amount < 0 || typeof price.currency !== "string") {
+      return [400, stripeError("invalid_request_error", "Missing required param: line_items[0][price_data].")];
+    }
+    const quantity = Number(line?.quantity ?? 1);
+    const created = seconds(fake.now());
+    const id = `cs_test_${randomId()}`;
+    const session: FakeSession = {
+      id,
+      object: "checkout.session",
+      url: `https://checkout.stripe.com/c/pay/${id}`,
+      created,
+      expires_at: created + SESSION_LIFETIME_SECONDS,
+      amount_total: amount * quantity,
+      amount_subtotal: amount * quantity,
+      currency: price.currency,
+      metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      client_reference_id: (body.client_reference_id as string | undefined) ?? null,
+      customer_email: (body.customer_email as string | undefined) ?? null,
+      mode: "payment",
+      payment_intent: null,
+      payment_status: "unpaid",
+      status: "open",
+      success_url: (body.success_url as string | undefined) ?? null,
+      cancel_url: (body.cancel_url as string | undefined) ?? null,
+      livemode: false,
+    };
+    sessions.set(id, session);
+    return [200, session];
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+const randomId = () => randomBytes(12).toString("hex");
+
+function stripeError(type: string, message: string, code?: string) {
+  return { error: { type, message, ...(code ? { code } : {}) } };
+}
+
+/**
+ * Stripe's form encoding: `a[b][0][c]=x` is { a: { b: [ { c: "x" } ] } }. Numeric segments make
+ * arrays, like Stripe's own decoder.
+ */
+export function decodeForm(text: string): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const path = name.split(/\[|\]\[|\]/).filter((part) => part !== "");
+    let node: Record<string, unknown> | unknown[] = root;
+    path.forEach((part, i) => {
+      const last = i === path.length - 1;
+      const container = node as Record<string, unknown>;
+      if (last) {
+        container[part] = value;
+        return;
+      }
+      container[part] ??= /^\d+$/.test(path[i + 1]!) ? [] : {};
+      node = container[part] as Record<string, unknown>;
+    });
+  }
+  return root;
+}
