@@ -34,4 +34,10 @@ api.route("$default", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, email, stripeSecretKey, stripeWebhookSecret, api],
+  // /docs inlines Swagger UI's browser bundle, read from the package at the first request
+  // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
+  copyFiles: [
+    { from: "node_modules/swagger-ui-dist/swagger-ui-bundle.js", to: "swagger-ui-dist/swagger-ui-bundle.js" },
+    { from: "node_modules/swagger-ui-dist/swagger-ui.css", to: "swagger-ui-dist/swagger-ui.css" },
+  ],
 });

@@ -2,7 +2,7 @@ import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
-import { localDeps, openLocalDatabase } from "./stack";
+import { openCommandLineDeps } from "./stack";
 import { runJobs } from "./ticker";
 
 /**
@@ -23,14 +23,13 @@ async function main(): Promise<number> {
     console.error(`--now must be an ISO 8601 time, e.g. 2026-11-22T09:30:00Z`);
     return 2;
   }
-  const database = await openLocalDatabase({ allowShared: true });
+  const { deps, close } = await openCommandLineDeps();
   try {
-    const deps = await localDeps(database.endpoint);
     const results = await runJobs(deps, which === "all" ? JOB_NAMES : [which], new Date(nowIso));
     for (const result of results) console.log(JSON.stringify(result));
     return results.some((r) => "error" in r) ? 1 : 0;
   } finally {
-    await database.stop();
+    await close();
   }
 }
 

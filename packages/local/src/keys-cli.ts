@@ -1,7 +1,7 @@
 import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { createApiKey, USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
-import { localDeps, openLocalDatabase } from "./stack";
+import { openCommandLineDeps } from "./stack";
 
 /**
  * `npm run --silent keys -- create --user <userId> [--name N]`: makes a user's API key and prints
@@ -22,15 +22,14 @@ async function main(): Promise<number> {
     console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
     return 2;
   }
-  const database = await openLocalDatabase({ allowShared: true });
+  const { deps, close } = await openCommandLineDeps();
   try {
-    const deps = await localDeps(database.endpoint);
     const created = await createApiKey(deps.db, values.user, values.name ?? null, new Date());
     console.error(`created API key ${created.id} (${created.prefix}…) for user ${values.user}; it is shown only once:`);
     console.log(created.key);
     return 0;
   } finally {
-    await database.stop();
+    await close();
   }
 }
 

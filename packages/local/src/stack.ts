@@ -40,3 +40,22 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
   }
   return createDeps(env);
 }
+
+/**
+ * What the `keys` and `jobs` command lines run against. Under `npx sst shell --stage <stage>` SST
+ * links the deployed table (SST_RESOURCE_Table), so they act on that stage's DynamoDB with the
+ * shell's AWS credentials: that is how the first key of a deployed stage is made. Otherwise the
+ * local stack's DynamoDB (see openLocalDatabase).
+ */
+export async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<void> }> {
+  if (process.env.SST_RESOURCE_Table && !process.env.DYNAMODB_ENDPOINT) {
+    return { deps: createDeps(), close: async () => {} };
+  }
+  const database = await openLocalDatabase({ allowShared: true });
+  try {
+    return { deps: await localDeps(database.endpoint), close: () => database.stop() };
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+}

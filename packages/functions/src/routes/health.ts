@@ -1,10 +1,18 @@
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { Hono } from "hono";
+import { DomainError } from "@invoicing/core/errors";
 import type { AppEnv } from "../env";
 
-/** GET /health: 200 once the table answers (a 503 problem otherwise, through onError). */
+/**
+ * GET /health: 200 once the table answers. Anything else (unreachable, throttled, a missing
+ * table) means "not healthy yet": 503 with Retry-After, never a 500.
+ */
 export const health = new Hono<AppEnv>().get("/health", async (c) => {
   const { db } = c.get("deps");
-  await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+  try {
+    await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+  } catch {
+    throw new DomainError("service_unavailable", "the database is not reachable yet");
+  }
   return c.json({ status: "ok" });
 });
