@@ -53,7 +53,7 @@ export async function startDynamoLocal(options: { dbPath?: string; port?: number
   child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const ready = await waitUntilReachable(endpoint, exited, 30_000);
+  const ready = await waitUntilReachable(endpoint, exited, 90_000); // generous: a loaded 2-core machine starts Java slowly
   if (!ready) {
     child.kill("SIGKILL");
     throw new Error(`DynamoDB Local did not start on port ${port}:\n${output}`);

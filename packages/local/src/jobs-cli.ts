@@ -2,7 +2,7 @@ import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
-import { openCommandLineDeps } from "./stack";
+import { runCommandLine } from "./stack";
 import { runJobs } from "./ticker";
 
 /**
@@ -11,7 +11,7 @@ import { runJobs } from "./ticker";
  */
 const USAGE = `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`;
 
-async function main(): Promise<number> {
+runCommandLine(async (open) => {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { now: { type: "string" } } });
   const which = positionals[0];
   if (!which || (which !== "all" && !JOB_NAMES.includes(which as never))) {
@@ -23,20 +23,7 @@ async function main(): Promise<number> {
     console.error(`--now must be an ISO 8601 time, e.g. 2026-11-22T09:30:00Z`);
     return 2;
   }
-  const { deps, close } = await openCommandLineDeps();
-  try {
-    const results = await runJobs(deps, which === "all" ? JOB_NAMES : [which], new Date(nowIso));
-    for (const result of results) console.log(JSON.stringify(result));
-    return results.some((r) => "error" in r) ? 1 : 0;
-  } finally {
-    await close();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+  const results = await runJobs(await open(), which === "all" ? JOB_NAMES : [which], new Date(nowIso));
+  for (const result of results) console.log(JSON.stringify(result));
+  return results.some((r) => "error" in r) ? 1 : 0;
+});

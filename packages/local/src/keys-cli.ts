@@ -1,15 +1,16 @@
 import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { createApiKey, USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
-import { openCommandLineDeps } from "./stack";
+import { runCommandLine } from "./stack";
 
 /**
  * `npm run --silent keys -- create --user <userId> [--name N]`: makes a user's API key and prints
- * it as the last line. Reaches the DynamoDB of a running `npm start` with the same DATA_DIR.
+ * it as the last line. Reaches the DynamoDB of a running `npm start` with the same DATA_DIR, or a
+ * deployed stage's under `npx sst shell`.
  */
 const USAGE = "usage: npm run --silent keys -- create --user <userId> [--name <name>]";
 
-async function main(): Promise<number> {
+runCommandLine(async (open) => {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: { user: { type: "string" }, name: { type: "string" } },
@@ -22,21 +23,9 @@ async function main(): Promise<number> {
     console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
     return 2;
   }
-  const { deps, close } = await openCommandLineDeps();
-  try {
-    const created = await createApiKey(deps.db, values.user, values.name ?? null, new Date());
-    console.error(`created API key ${created.id} (${created.prefix}…) for user ${values.user}; it is shown only once:`);
-    console.log(created.key);
-    return 0;
-  } finally {
-    await close();
-  }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  },
-);
+  const deps = await open();
+  const created = await createApiKey(deps.db, values.user, values.name ?? null, new Date());
+  console.error(`created API key ${created.id} (${created.prefix}…) for user ${values.user}; it is shown only once:`);
+  console.log(created.key);
+  return 0;
+});

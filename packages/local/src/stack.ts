@@ -47,7 +47,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
  * shell's AWS credentials: that is how the first key of a deployed stage is made. Otherwise the
  * local stack's DynamoDB (see openLocalDatabase).
  */
-export async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<void> }> {
+async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<void> }> {
   if (process.env.SST_RESOURCE_Table && !process.env.DYNAMODB_ENDPOINT) {
     return { deps: createDeps(), close: async () => {} };
   }
@@ -58,4 +58,27 @@ export async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Prom
     await database.stop();
     throw error;
   }
+}
+
+/**
+ * Runs a command line: `work` gets `open()` for its dependencies (opened only once the arguments
+ * are checked, closed afterwards) and returns the exit code; a thrown error exits 1 with its
+ * message, never a stack trace.
+ */
+export function runCommandLine(work: (open: () => Promise<Deps>) => Promise<number>): void {
+  let opened: { close(): Promise<void> } | undefined;
+  const open = async () => {
+    const handle = await openCommandLineDeps();
+    opened = handle;
+    return handle.deps;
+  };
+  work(open)
+    .finally(() => opened?.close())
+    .then(
+      (code) => process.exit(code),
+      (error: unknown) => {
+        console.error(error instanceof Error ? error.message : error);
+        process.exit(1);
+      },
+    );
 }
