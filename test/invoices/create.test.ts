@@ -227,6 +227,20 @@ describe("create validation: 400 validation_error naming the field, nothing crea
     expectProblem(await alice.call("POST", "/invoices", "clientId=1", { "Content-Type": "application/x-www-form-urlencoded" }), 415, "unsupported_media_type");
   });
 
+  it("error precedence on the invoice routes: 401 → 405 → 413 → 415 → 400", async () => {
+    const anonymous = await env.app.request("http://localhost/invoices/999999", { method: "PUT" });
+    expect(anonymous.status).toBe(401);
+    const wrongMethod = await alice.call("PUT", "/invoices/1", "not json", { "Content-Type": "text/plain" });
+    expectProblem(wrongMethod, 405, "method_not_allowed");
+    expect(wrongMethod.headers.get("allow")).toMatch(/PATCH/);
+    const huge = JSON.stringify({ clientId: euroClient.id, notes: "x".repeat(300 * 1024) });
+    expectProblem(await alice.call("POST", "/invoices", huge), 413, "payload_too_large");
+    expectProblem(await alice.call("POST", "/invoices", huge, { "Content-Type": "text/plain" }), 413, "payload_too_large");
+    expectProblem(await alice.call("PATCH", "/invoices/abc", huge), 413, "payload_too_large");
+    expectProblem(await alice.call("POST", "/invoices/abc/finalize", "{}", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(await alice.call("POST", "/invoices/abc/finalize"), 400, "validation_error");
+  });
+
   it("none of the refused requests created anything", async () => {
     const dave = await env.user();
     const client = await newClient(dave);

@@ -281,6 +281,14 @@ describe("GET /public/invoices/{token}/pay", () => {
     expect(createRequests().length).toBe(before + 1);
   });
 
+  it("the public page's pay button goes through /pay, so an expired session is never shown", async () => {
+    const invoice = await sentInvoice();
+    const page = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`href="${env.deps.publicBaseUrl}/public/invoices/${invoice.publicToken}/pay"`);
+    expect(page.text).not.toContain(`href="${invoice.cardProcessorPaymentLink}"`);
+  });
+
   it("concurrent clicks on an expired session all land on one new session", async () => {
     const invoice = await sentInvoice();
     env.clock.advance(25 * 3600_000);

@@ -41,7 +41,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("Api")?.url?.replace(/\/+$/, "")),
-    emailSender: email?.sender ?? nonEmpty(env.EMAIL_SENDER),
+    // Only the linked Email turns SES on: EMAIL_SENDER is infra's deploy-time input, and a developer
+    // who deployed from this shell must still get the local .eml outbox from `npm start`.
+    emailSender: email?.sender,
     emailConfigSet: email?.configSet,
     stripeSecretKey: nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY),
     stripeWebhookSecret: nonEmpty(linked("StripeWebhookSecret")?.value ?? env.STRIPE_WEBHOOK_SECRET),

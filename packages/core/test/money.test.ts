@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { divRoundHalfAwayFromZero, formatScaled, parseScaled } from "../src/money/decimal";
+import { divRoundHalfAwayFromZero, formatScaled } from "../src/money/decimal";
 import {
   MAX_QUANTITY_HUNDREDTHS,
   MAX_UNIT_PRICE_CENTS,

@@ -1,4 +1,6 @@
+import type { Deps } from "../context";
 import type { LineItem } from "../documents/line-items";
+import { publicInvoicePayUrl } from "../email/links";
 import { displayDate, displayMoney } from "../email/format";
 import type { Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
@@ -53,9 +55,15 @@ const PAYABLE: readonly string[] = ["finalized", "sent", "overdue"];
  * checkout route can replace this without touching the page or the PDF.) Only https links: they
  * come from users, and a `javascript:` URL must never become a button.
  */
-export function payLinkOf(invoice: Pick<Invoice, "status" | "cardProcessorPaymentLink" | "altProcessorPaymentLink">): string | null {
+export function payLinkOf(
+  invoice: Pick<Invoice, "status" | "publicToken" | "cardProcessorPaymentLink" | "altProcessorPaymentLink">,
+  deps: Pick<Deps, "publicBaseUrl">,
+): string | null {
   if (!PAYABLE.includes(invoice.status)) return null;
-  const link = invoice.cardProcessorPaymentLink ?? invoice.altProcessorPaymentLink;
+  // A checkout session expires after a day: the button goes through our /pay route, which reuses
+  // the session while it is open and makes a new one after.
+  if (invoice.cardProcessorPaymentLink) return publicInvoicePayUrl(deps, invoice.publicToken);
+  const link = invoice.altProcessorPaymentLink;
   return link && /^https:\/\//i.test(link) ? link : null;
 }
 
@@ -65,7 +73,7 @@ export const amountDue = (invoice: Pick<Invoice, "total" | "amountPaid">): strin
 
 const STATUS_LABELS: Record<string, string> = {
   draft: "Draft", finalized: "Issued", sent: "Sent", paid: "Paid", overdue: "Overdue", void: "Void",
-  accepted: "Accepted", declined: "Declined", expired: "Expired", converted: "Accepted",
+  accepted: "Accepted", declined: "Declined", expired: "Expired", converted: "Invoiced",
 };
 const statusLabel = (status: string): string => STATUS_LABELS[status] ?? status;
 
@@ -92,7 +100,7 @@ function lineViews(lines: readonly LineItem[], currency: string): DocumentView["
     }));
 }
 
-export function invoiceView(invoice: Invoice): DocumentView {
+export function invoiceView(invoice: Invoice, deps: Pick<Deps, "publicBaseUrl">): DocumentView {
   const money = (amount: string) => displayMoney(amount, invoice.currency);
   const draft = invoice.status === "draft";
   const dates = [
@@ -120,7 +128,7 @@ export function invoiceView(invoice: Invoice): DocumentView {
     totals,
     notes: invoice.notes,
     terms: invoice.terms,
-    payLink: payLinkOf(invoice),
+    payLink: payLinkOf(invoice, deps),
   };
 }
 

@@ -187,12 +187,12 @@ export const publicPages = new Hono<AppEnv>()
   .get("/public/invoices/:token", async (c) => {
     const invoice = await findPublicInvoice(c.get("deps"), token(c));
     if (!invoice) throw notFound("invoice");
-    return htmlPage(c, invoiceView(toInvoice(invoice)), `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`);
+    return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`);
   })
   .get("/public/invoices/:token/pdf", async (c) => {
     const invoice = await findPublicInvoice(c.get("deps"), token(c));
     if (!invoice) throw notFound("invoice");
-    return pdfResponse(c, invoiceView(toInvoice(invoice)));
+    return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
   })
   .get("/public/estimates/:token", async (c) => {
     const estimate = await findPublicEstimate(c.get("deps"), token(c));
