@@ -88,6 +88,11 @@ describe("request ids and error shape", () => {
     expectProblem(await alice.call("POST", "/clients", huge, { "Content-Type": "text/plain" }), 413, "payload_too_large");
     expectProblem(await alice.call("POST", "/clients", "{nope", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
     expectProblem(await alice.call("POST", "/clients", "{nope"), 400, "malformed_json");
+    // The body's 415 comes before a bad path id's 400, on every resource with ids.
+    for (const path of ["/clients/abc", "/invoices/abc", "/estimates/abc", "/recurring-schedules/abc"]) {
+      expectProblem(await alice.call("PATCH", path, "{}", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+      expectProblem(await alice.call("PATCH", path, "{nope"), 400, "malformed_json");
+    }
   });
 
   it("rejects bad path ids with 400 before looking anything up", async () => {

@@ -6,6 +6,7 @@ import { divRoundHalfAwayFromZero, formatScaled } from "../src/money/decimal";
 import {
   MAX_QUANTITY_HUNDREDTHS,
   MAX_UNIT_PRICE_CENTS,
+  centsOf,
   formatMoney,
   formatQuantity,
   formatTaxRate,
@@ -46,6 +47,17 @@ describe("parse and format", () => {
         expect(parsed.value).toBe(digits);
       }),
     );
+  });
+
+  it("centsOf reads back any stored amount, however large a total grows", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (cents) => {
+        expect(centsOf(formatMoney(cents))).toBe(cents);
+      }),
+    );
+    // The largest invoice the limits allow: 100 lines of 1000000 × 999999999.99 at a 100 % tax rate.
+    expect(centsOf("199999999998000000.00")).toBe(19_999_999_999_800_000_000n);
+    expect(() => centsOf("12.5x")).toThrow();
   });
 
   it("formats fixed examples", () => {

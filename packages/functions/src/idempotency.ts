@@ -91,13 +91,43 @@ export function requestFingerprint(method: string, path: string, body: unknown):
   return createHash("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+/** Output text queued between values, in canonicalJson's work stack. */
+class Emit {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Sorted-key JSON. With an explicit stack, not recursion: a body may nest tens of thousands of
+ * levels within the 256 KiB limit, and recursing on it overflowed the call stack (a 500; found by
+ * test/reliability/fuzz.test.ts). Same output as the recursive form, so stored fingerprints hold.
+ */
+function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const value = todo.pop();
+    if (value instanceof Emit) {
+      out.push(value.text);
+    } else if (Array.isArray(value)) {
+      todo.push(new Emit("]"));
+      for (let i = value.length - 1; i >= 0; i--) {
+        todo.push(value[i]);
+        if (i > 0) todo.push(new Emit(","));
+      }
+      todo.push(new Emit("["));
+    } else if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      todo.push(new Emit("}"));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        todo.push(entries[i]![1]);
+        todo.push(new Emit(`${i > 0 ? "," : ""}${JSON.stringify(entries[i]![0])}:`));
+      }
+      todo.push(new Emit("{"));
+    } else {
+      out.push(JSON.stringify(value) ?? "");
+    }
   }
-  return JSON.stringify(value) ?? "";
+  return out.join("");
 }
 
 type Verdict = "replay" | "recover" | "in_use" | "reused";

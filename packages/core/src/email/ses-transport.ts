@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand, type SendEmailCommandInput } from "@aws-sdk/client-sesv2";
+import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
 import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
 
 /**
@@ -15,8 +15,9 @@ export interface SesSettings extends EmailSender {
 export class SesTransport implements EmailTransport {
   readonly kind = "ses" as const;
 
+  /** The SES client is made at the first delivery (see createSesClient). */
   constructor(
-    private readonly client: SESv2Client,
+    private readonly client: () => Promise<SESv2Client>,
     readonly settings: SesSettings,
   ) {}
 
@@ -38,19 +39,33 @@ export class SesTransport implements EmailTransport {
   }
 
   async deliver(message: EmailMessage): Promise<DeliveryReceipt> {
-    const out = await this.client.send(new SendEmailCommand(this.commandInput(message)));
+    const { SendEmailCommand } = await loadSdk();
+    const out = await (await this.client()).send(new SendEmailCommand(this.commandInput(message)));
     return { providerMessageId: out.MessageId };
   }
 }
 
 /**
- * An SES client that gives up quickly: delivery right after a request runs within that request,
- * and a message SES did not take is retried by the outbox sweep, not by waiting here.
+ * The SES SDK is loaded at first use, not at import: the API Lambda's cold start should not pay
+ * for evaluating it (npm run bench, "Lambda init").
  */
-export function createSesClient(region: string): SESv2Client {
-  return new SESv2Client({
-    region,
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
-  });
+let sdk: Promise<typeof import("@aws-sdk/client-sesv2")> | undefined;
+const loadSdk = () => (sdk ??= import("@aws-sdk/client-sesv2"));
+
+/**
+ * An SES client that gives up quickly: delivery right after a request runs within that request,
+ * and a message SES did not take is retried by the outbox sweep, not by waiting here. Made once,
+ * at the first call.
+ */
+export function createSesClient(region: string): () => Promise<SESv2Client> {
+  let client: Promise<SESv2Client> | undefined;
+  return () =>
+    (client ??= loadSdk().then(
+      ({ SESv2Client }) =>
+        new SESv2Client({
+          region,
+          maxAttempts: 2,
+          requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+        }),
+    ));
 }

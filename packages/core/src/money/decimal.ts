@@ -8,8 +8,12 @@ const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 export type ParseResult = { ok: true; value: bigint } | { ok: false; reason: string };
 
-/** Parses a JSON string or number into a scaled bigint, refusing more decimals than `scale`. */
-export function parseScaled(input: unknown, scale: number): ParseResult {
+/**
+ * Parses a JSON string or number into a scaled bigint, refusing more decimals than `scale`.
+ * `maxWholeDigits` bounds the integer part of untrusted input (every limit of the API is far below
+ * 10^15); values the service computed itself (an invoice total) are read back without that bound.
+ */
+export function parseScaled(input: unknown, scale: number, maxWholeDigits = 15): ParseResult {
   let text: string;
   if (typeof input === "string") text = input.trim();
   else if (typeof input === "number" && Number.isFinite(input)) {
@@ -26,8 +30,7 @@ export function parseScaled(input: unknown, scale: number): ParseResult {
   const [, sign, rawWhole, frac = ""] = m;
   if (frac.length > scale) return { ok: false, reason: `at most ${scale} decimal places are allowed` };
   const whole = rawWhole!.replace(/^0+(?=\d)/, "");
-  // Bounds the bigint work on hostile input; every limit of the API is far below 10^15.
-  if (whole.length > 15) return { ok: false, reason: "is too large" };
+  if (whole.length > maxWholeDigits) return { ok: false, reason: "is too large" };
   const digits = BigInt(whole + frac.padEnd(scale, "0"));
   return { ok: true, value: sign ? -digits : digits };
 }

@@ -31,9 +31,12 @@ export const lineAmount = (quantityHundredths: bigint, unitPriceCents: Cents): C
 export const lineTax = (amount: Cents, taxRateMillionths: bigint): Cents =>
   divRoundHalfAwayFromZero(amount * taxRateMillionths, TAX_RATE_ONE);
 
-/** Reads back a stored, already formatted amount ("12.50") as cents. */
+/**
+ * Reads back a stored, already formatted amount ("12.50") as cents. Totals may exceed the input
+ * limits (100 lines of 1000000 × 999999999.99 at a 100 % tax rate is 2 × 10^17), so no size bound.
+ */
 export function centsOf(stored: string): Cents {
-  const parsed = parseMoney(stored);
+  const parsed = parseScaled(stored, MONEY_SCALE, Number.POSITIVE_INFINITY);
   if (!parsed.ok) throw new Error(`corrupt stored amount: ${stored}`);
   return parsed.value;
 }

@@ -13,7 +13,7 @@ export interface CardProcessor {
    * Throws DomainError("invalid_signature") when the signature is missing, wrong or too old
    * (relative to `receivedAt`), or when no webhook secret is configured.
    */
-  verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): CardProcessorEvent;
+  verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent>;
 }
 
 export interface CheckoutSessionInput {

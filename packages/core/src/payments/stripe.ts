@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { DomainError } from "../errors";
 import {
   CardProcessorError,
@@ -27,15 +27,27 @@ export interface StripeSettings {
 /** Stripe retries a webhook for days; a signature older than this is refused (Stripe's default, 5 min). */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/**
+ * The SDK is loaded at first use, not at import: most requests never talk to Stripe, and the
+ * API Lambda's cold start should not pay for evaluating it (npm run bench, "Lambda init").
+ */
+let sdk: Promise<typeof Stripe> | undefined;
+const loadSdk = (): Promise<typeof Stripe> => (sdk ??= import("stripe").then((m) => m.default));
+
 export function createStripeCardProcessor(settings: StripeSettings): CardProcessor {
-  const stripe = new Stripe(settings.secretKey, {
-    ...apiBaseOptions(settings.apiBase),
-    // The API Lambda has 25 s: leave room for the rest of the request. Retries reuse the
-    // idempotency key, so they never create a second session.
-    timeout: 8_000,
-    maxNetworkRetries: 2,
-    telemetry: false,
-  });
+  let client: Promise<Stripe> | undefined;
+  const stripeClient = (): Promise<Stripe> =>
+    (client ??= loadSdk().then(
+      (StripeSdk) =>
+        new StripeSdk(settings.secretKey, {
+          ...apiBaseOptions(settings.apiBase),
+          // The API Lambda has 25 s: leave room for the rest of the request. Retries reuse the
+          // idempotency key, so they never create a second session.
+          timeout: 8_000,
+          maxNetworkRetries: 2,
+          telemetry: false,
+        }),
+    ));
 
   return {
     async createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession> {
@@ -45,6 +57,7 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       }
       if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new CardProcessorError("rejected", "the amount is too large to charge");
       const metadata = { userId: input.userId, invoiceId: String(input.invoiceId), invoiceNumber: input.invoiceNumber };
+      const stripe = await stripeClient();
       const session = await call(() =>
         stripe.checkout.sessions.create(
           {
@@ -75,12 +88,14 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
     },
 
     async retrieveSession(id: string): Promise<CheckoutSession> {
+      const stripe = await stripeClient();
       return toSession(await call(() => stripe.checkout.sessions.retrieve(id)));
     },
 
-    verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): CardProcessorEvent {
+    async verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent> {
       if (!settings.webhookSecret) throw new DomainError("invalid_signature", "the card processor webhook is not configured");
       if (!signatureHeader) throw new DomainError("invalid_signature", "the Stripe-Signature header is missing");
+      const stripe = await stripeClient();
       let event: Stripe.Event;
       try {
         event = stripe.webhooks.constructEvent(
@@ -151,11 +166,12 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeError) {
+    const { errors } = await loadSdk(); // loaded already: a request was made
+    if (error instanceof errors.StripeError) {
       const transient =
-        error instanceof Stripe.errors.StripeConnectionError ||
-        error instanceof Stripe.errors.StripeRateLimitError ||
-        error instanceof Stripe.errors.StripeAPIError ||
+        error instanceof errors.StripeConnectionError ||
+        error instanceof errors.StripeRateLimitError ||
+        error instanceof errors.StripeAPIError ||
         (error.statusCode ?? 0) >= 500;
       throw new CardProcessorError(
         transient ? "unavailable" : "rejected",

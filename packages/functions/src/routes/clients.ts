@@ -11,7 +11,7 @@ import { etagOf } from "@invoicing/core/db/versioning";
 import { readJson } from "../body";
 import type { AppEnv } from "../env";
 import { listQuery, pageResponse } from "../pagination";
-import { idParam, ifMatch } from "../params";
+import { idAndBody, idParam, ifMatch } from "../params";
 import { createClientBody, updateClientBody } from "../schemas/clients";
 import { validate } from "../validation";
 
@@ -30,8 +30,7 @@ export const clients = new Hono<AppEnv>()
     return c.json(toClient(item), 200, { ETag: etagOf(item.version) });
   })
   .patch("/clients/:id", async (c) => {
-    const id = idParam(c);
-    const body = validate(updateClientBody, await readJson(c));
+    const { id, body } = await idAndBody(c, updateClientBody);
     const item = await updateClient(c.get("ctx"), id, body, ifMatch(c));
     return c.json(toClient(item), 200, { ETag: etagOf(item.version) });
   })

@@ -6,7 +6,7 @@ import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
 import { readJson } from "../body";
 import type { AppEnv } from "../env";
 import { listQuery, pageResponse } from "../pagination";
-import { idParam, ifMatch } from "../params";
+import { idAndBody, idParam, ifMatch } from "../params";
 import { emptyBody } from "../schemas/common";
 import { createEstimateBody, estimateListFilters, sendBody, updateEstimateBody } from "../schemas/estimates";
 import { validate } from "../validation";
@@ -31,8 +31,7 @@ export const estimates = new Hono<AppEnv>()
   })
   .get("/estimates/:id", async (c) => estimateResponse(c, await getEstimate(c.get("ctx"), idParam(c))))
   .patch("/estimates/:id", async (c) => {
-    const id = idParam(c);
-    const body = validate(updateEstimateBody, await readJson(c));
+    const { id, body } = await idAndBody(c, updateEstimateBody);
     return estimateResponse(c, await updateEstimate(c.get("ctx"), id, body, ifMatch(c)));
   })
   .delete("/estimates/:id", async (c) => {
@@ -40,23 +39,19 @@ export const estimates = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .post("/estimates/:id/send", async (c) => {
-    const id = idParam(c);
-    const body = validate(sendBody, await readJson(c, { optional: true }));
+    const { id, body } = await idAndBody(c, sendBody, { optional: true });
     return estimateResponse(c, await sendEstimate(c.get("ctx"), id, body));
   })
   .post("/estimates/:id/accept", async (c) => {
-    const id = idParam(c);
-    validate(emptyBody, await readJson(c, { optional: true }));
+    const { id } = await idAndBody(c, emptyBody, { optional: true });
     return estimateResponse(c, await acceptEstimate(c.get("ctx"), id));
   })
   .post("/estimates/:id/decline", async (c) => {
-    const id = idParam(c);
-    validate(emptyBody, await readJson(c, { optional: true }));
+    const { id } = await idAndBody(c, emptyBody, { optional: true });
     return estimateResponse(c, await declineEstimate(c.get("ctx"), id));
   })
   .post("/estimates/:id/convert", async (c) => {
-    const id = idParam(c);
-    validate(emptyBody, await readJson(c, { optional: true }));
+    const { id } = await idAndBody(c, emptyBody, { optional: true });
     // 201 with the new invoice and its Location (API.md section 7).
     return invoiceResponse(c, await convertEstimate(c.get("ctx"), id), 201);
   });

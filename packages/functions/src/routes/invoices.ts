@@ -6,7 +6,7 @@ import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { readJson } from "../body";
 import type { AppEnv } from "../env";
 import { listQuery, pageResponse } from "../pagination";
-import { idParam, ifMatch } from "../params";
+import { idAndBody, idParam, ifMatch } from "../params";
 import { emptyBody } from "../schemas/common";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";
 import { validate } from "../validation";
@@ -30,9 +30,7 @@ export const invoices = new Hono<AppEnv>()
   })
   .get("/invoices/:id", async (c) => invoiceResponse(c, await getInvoice(c.get("ctx"), idParam(c))))
   .patch("/invoices/:id", async (c) => {
-    const raw = await readJson(c); // 413 → 415 → malformed JSON come before a bad path id (API.md section 1)
-    const id = idParam(c);
-    const body = validate(updateInvoiceBody, raw);
+    const { id, body } = await idAndBody(c, updateInvoiceBody);
     return invoiceResponse(c, await updateInvoice(c.get("ctx"), id, body, ifMatch(c)));
   })
   .delete("/invoices/:id", async (c) => {
@@ -40,27 +38,18 @@ export const invoices = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .post("/invoices/:id/finalize", async (c) => {
-    const raw = await readJson(c, { optional: true });
-    const id = idParam(c);
-    validate(emptyBody, raw);
+    const { id } = await idAndBody(c, emptyBody, { optional: true });
     return invoiceResponse(c, await finalizeInvoice(c.get("ctx"), id));
   })
   .post("/invoices/:id/send", async (c) => {
-    const raw = await readJson(c, { optional: true });
-    const id = idParam(c);
-    const body = validate(sendBody, raw);
+    const { id, body } = await idAndBody(c, sendBody, { optional: true });
     return invoiceResponse(c, await sendInvoice(c.get("ctx"), id, body));
   })
   .post("/invoices/:id/mark-paid", async (c) => {
-    // An empty body reads as {}, so the answer names what is missing: paymentMethod.
-    const raw = await readJson(c, { optional: true });
-    const id = idParam(c);
-    const body = validate(markPaidBody, raw);
+    const { id, body } = await idAndBody(c, markPaidBody, { optional: true });
     return invoiceResponse(c, await markInvoicePaid(c.get("ctx"), id, body));
   })
   .post("/invoices/:id/void", async (c) => {
-    const raw = await readJson(c, { optional: true });
-    const id = idParam(c);
-    validate(emptyBody, raw);
+    const { id } = await idAndBody(c, emptyBody, { optional: true });
     return invoiceResponse(c, await voidInvoice(c.get("ctx"), id));
   });

@@ -14,7 +14,7 @@ import {
 import { readJson } from "../body";
 import type { AppEnv } from "../env";
 import { listQuery, pageResponse } from "../pagination";
-import { idParam, ifMatch } from "../params";
+import { idAndBody, idParam, ifMatch } from "../params";
 import { emptyBody } from "../schemas/common";
 import { createScheduleBody, scheduleListFilters, updateScheduleBody } from "../schemas/schedules";
 import { validate } from "../validation";
@@ -30,8 +30,7 @@ type Action = typeof pauseSchedule;
 
 /** POST /recurring-schedules/{id}/<action>: an empty body, the whole updated schedule back. */
 const action = (run: Action) => async (c: Context<AppEnv>) => {
-  const id = idParam(c);
-  validate(emptyBody, await readJson(c, { optional: true }));
+  const { id } = await idAndBody(c, emptyBody, { optional: true });
   return scheduleResponse(c, await run(c.get("ctx"), id));
 };
 
@@ -47,8 +46,7 @@ export const schedules = new Hono<AppEnv>()
   })
   .get("/recurring-schedules/:id", async (c) => scheduleResponse(c, await getSchedule(c.get("ctx"), idParam(c))))
   .patch("/recurring-schedules/:id", async (c) => {
-    const id = idParam(c);
-    const body = validate(updateScheduleBody, await readJson(c));
+    const { id, body } = await idAndBody(c, updateScheduleBody);
     return scheduleResponse(c, await updateSchedule(c.get("ctx"), id, body, ifMatch(c)));
   })
   .delete("/recurring-schedules/:id", async (c) => {

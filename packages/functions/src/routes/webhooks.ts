@@ -15,7 +15,7 @@ export const webhooks = new Hono<AppEnv>().post("/webhooks/card-processor", asyn
   const deps = c.get("deps");
   const raw = await readRawBody(c);
   if (!deps.payments) throw new DomainError("invalid_signature", "no card processor is configured");
-  const event = deps.payments.verifyWebhook(raw, c.req.header("stripe-signature"), deps.clock());
+  const event = await deps.payments.verifyWebhook(raw, c.req.header("stripe-signature"), deps.clock());
   const outcome = await handleCardProcessorEvent(deps, event);
   return c.json({ received: true, outcome });
 });
