@@ -125,6 +125,12 @@ describe("create", () => {
     expect(invoice.lineItems[0]).toMatchObject({ quantity: "1000000.00", unitPrice: "999999999.99", taxRate: "1.00", amount: "999999999990000.00" });
     expect(invoice.lineItems[1]).toMatchObject({ amount: "-10000000.00" });
     expect(invoice).toMatchObject({ subtotal: "999999989990000.00", taxTotal: "999999999990000.00", total: "1999999989980000.00" });
+    // Totals beyond the input limits still read back exactly (finalize compares the total with zero).
+    const finalized = ok(await alice.call("POST", `/invoices/${invoice.id}/finalize`)).body;
+    expect(finalized).toMatchObject({ status: "finalized", total: "1999999989980000.00" });
+    const sent = ok(await alice.call("POST", `/invoices/${invoice.id}/send`)).body;
+    const paid = ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "bank_transfer" })).body;
+    expect(paid.amountPaid).toBe("1999999989980000.00");
   });
 
   it("422 client_not_found for a client the user does not have", async () => {
