@@ -6,6 +6,7 @@ import { nextId } from "../db/ids";
 import { DomainError } from "../errors";
 import type { JobResult } from "../jobs/registry";
 import { advanceWrites, buildOccurrence, deliverInvoice, GenerationRaced, isTransactionConflict, type DeliveryOutcome } from "./occurrences";
+import type { ScheduleItem } from "./model";
 import { findSchedule } from "./schedules";
 
 /**
@@ -45,13 +46,15 @@ export async function runRecurringJob(deps: Deps, now: Date): Promise<JobResult>
   const tally: RecurringTally = {
     generated: 0, completed: 0, sent: 0, finalizedWithoutEmail: 0, notFinalized: 0, recovered: 0, yielded: 0, deferred: 0, failed: 0,
   };
+  // Clients read in this run, per user and id: many schedules bill the same client.
+  const clients = new Map<string, ClientItem>();
   for await (const entry of dueItems(deps.db, "recurring", at, { inclusive: true })) {
     // The job's clock is its `now`: invoices it creates, finalizes or sends are stamped with it.
     const ctx: Ctx = { ...deps, clock: () => new Date(at), userId: entry.userId as string };
     const sk = entry.sk as string;
     try {
       if (sk.startsWith("SCHEDULE#")) {
-        await runSchedule(ctx, entry.id as number, at, tally);
+        await runSchedule(ctx, entry as unknown as ScheduleItem, at, tally, clients);
       } else if (sk.startsWith("INVOICE#")) {
         const outcome = await deliverInvoice(ctx, entry.id as number);
         count(tally, outcome);
@@ -74,14 +77,28 @@ function count(tally: RecurringTally, outcome: DeliveryOutcome): void {
 /** How many lost races (to edits or transaction conflicts) a schedule may take in one run. */
 const MAX_RACES = 10;
 
-/** Generates, one transaction each, every occurrence of one schedule that is due by `at`. */
-async function runSchedule(ctx: Ctx, id: number, at: string, tally: RecurringTally): Promise<void> {
-  let client: ClientItem | undefined;
+/**
+ * Generates, one transaction each, every occurrence of one schedule that is due by `at`.
+ * It starts from the schedule as the due list holds it (the index projects the whole item) and
+ * continues from what each commit wrote, so a schedule costs no read beyond the due list's: the
+ * commit's condition on the schedule's version catches a stale copy, and only then is it re-read.
+ */
+async function runSchedule(
+  ctx: Ctx,
+  listed: ScheduleItem,
+  at: string,
+  tally: RecurringTally,
+  clients: Map<string, ClientItem>,
+): Promise<void> {
+  const id = listed.id;
+  let current: ScheduleItem | undefined = listed;
   let races = 0;
   for (;;) {
-    const schedule = await findSchedule(ctx, id, true);
+    const schedule = current;
     if (!schedule || schedule.status !== "active" || schedule.nextRunAt === null || schedule.nextRunAt > at) return;
-    if (client?.id !== schedule.clientId) client = await requireClient(ctx, schedule.clientId);
+    const clientKey = `${ctx.userId}#${schedule.clientId}`;
+    let client = clients.get(clientKey);
+    if (!client) clients.set(clientKey, (client = await requireClient(ctx, schedule.clientId)));
     const invoiceId = await nextId(ctx.db, ctx.userId, "invoice");
     const occurrence = buildOccurrence(ctx, schedule, client, invoiceId, at);
     try {
@@ -100,8 +117,10 @@ async function runSchedule(ctx: Ctx, id: number, at: string, tally: RecurringTal
         tally.deferred++;
         return;
       }
+      current = fresh;
       continue;
     }
+    current = occurrence.schedule;
     tally.generated++;
     if (occurrence.schedule.status === "completed") tally.completed++;
     if (schedule.autoSend) {
