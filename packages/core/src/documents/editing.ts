@@ -134,7 +134,11 @@ export async function patchDocument<T extends DocumentItem>(
             if (!old) return notFound(rules.noun, id);
             if (!rules.editable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
             raced = true;
-            return new DomainError("precondition_failed", `the ${rules.noun} was changed concurrently`);
+            // With If-Match the caller named the version it saw: a change in between is a 412.
+            // Without, the edit is re-applied; only a record that keeps changing ends in 503.
+            return ifMatch !== undefined
+              ? new DomainError("precondition_failed", `the ${rules.noun} was changed concurrently`)
+              : new DomainError("service_unavailable", `the ${rules.noun} keeps changing concurrently; retry`);
           },
         },
         ...writes,
@@ -183,7 +187,7 @@ export async function deleteDocument(ctx: Ctx, rules: DeleteRules, id: number): 
             if (!old) return notFound(rules.noun, id);
             if (!rules.deletable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
             raced = true;
-            return new DomainError("precondition_failed", `the ${rules.noun} was changed concurrently`);
+            return new DomainError("service_unavailable", `the ${rules.noun} keeps changing concurrently; retry`);
           },
         },
         clientRefWrite(ctx, current.clientId, -1),
