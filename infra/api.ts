@@ -41,3 +41,19 @@ api.route("$default", {
     { from: "node_modules/swagger-ui-dist/swagger-ui.css", to: "swagger-ui-dist/swagger-ui.css" },
   ],
 });
+
+/**
+ * The PDFs have their own function: pdf-lib is the heaviest dependency and only these two paths use
+ * it, so the API function's bundle (and every cold start of it) stays without it. ANY: the PDF
+ * app answers 405 for other methods itself, as the API would. It reads the table and, for the
+ * pay link printed on the PDF, the API's URL.
+ */
+const pdfFunction = {
+  handler: "packages/functions/src/pdf-api.handler",
+  ...lambdaRuntime,
+  timeout: "25 seconds" as const,
+  memory: "1024 MB" as const,
+  link: [table, api],
+};
+api.route("ANY /invoices/{id}/pdf", pdfFunction);
+api.route("ANY /public/invoices/{token}/pdf", pdfFunction);

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, jobs, type JobName } from "@invoicing/core/jobs/all";
+import { createClient } from "@invoicing/core/clients/clients";
+import { createInvoice } from "@invoicing/core/invoices/invoices";
+import { finalizeInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { ensureTable } from "../../packages/local/src/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
@@ -23,7 +26,8 @@ import { httpApiEvent, httpApiResponse, invokeBundle, lambdaSetup, type LinkForm
  */
 const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@example.com" } });
 const functions = functionsOf(infra);
-const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api");
+const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route === "$default");
+const pdfFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
 
 const endpoint = inject("dynamoEndpoint");
@@ -68,6 +72,38 @@ async function storedClients(userId: string): Promise<string[]> {
   );
   return (stored.Items ?? []).map((item) => String(item.name)).sort();
 }
+
+describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("answers its PDF routes with a PDF, and the spine's 401, 404 and 405", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const { key } = await createApiKey(db, userId, "bundle test", new Date());
+    const ctx = { db, clock: () => new Date(), userId };
+    const client = await createClient(ctx, { name: "Pdf Co" });
+    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
+    const invoice = await finalizeInvoice(ctx, draft.id);
+    const auth = { authorization: `Bearer ${key}` };
+
+    const [owner, anonymous, publicPdf, unknownToken, wrongMethod] = (
+      await invoke(fn, [
+        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`, { headers: auth }),
+        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`),
+        httpApiEvent("GET", `/public/invoices/${invoice.publicToken}/pdf`),
+        httpApiEvent("GET", `/public/invoices/${"A".repeat(32)}/pdf`),
+        httpApiEvent("POST", `/invoices/${invoice.id}/pdf`, { headers: auth }),
+      ])
+    ).map(httpApiResponse);
+
+    for (const pdf of [owner!, publicPdf!]) {
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers["content-type"]).toBe("application/pdf");
+      expect(pdf.text.startsWith("%PDF-")).toBe(true);
+    }
+    expect(anonymous!.status).toBe(401);
+    expect(unknownToken!.status).toBe(404);
+    expect(wrongMethod!.status).toBe(405);
+    expect(wrongMethod!.headers.allow).toContain("GET");
+  });
+});
 
 it("infra names an API route and one scheduled function per job", () => {
   expect(apiFunctions.map((fn) => fn.trigger)).toContainEqual({ kind: "api", api: "Api", route: "$default" });

@@ -20,6 +20,9 @@ const only = (infra: typeof dev, kind: string) => {
 };
 const jobOf = (fn: InfraFunction) => fn.handler.replace(/^.*\/jobs\/([^/.]+)\.handler$/, "$1");
 const apiFunction = (infra: typeof dev) => functionsOf(infra).find((fn) => fn.trigger.kind === "api")!;
+/** "api" for the $default function, "pdf" for the PDF routes' function, else the job's name. */
+const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
+  fn.trigger.kind === "api" ? (fn.trigger.route === "$default" ? "api" : "pdf") : jobOf(fn);
 const jobFunctions = (infra: typeof dev) => functionsOf(infra).filter((fn) => fn.trigger.kind === "cron");
 
 /** "25 seconds" / "5 minutes" → seconds; "1024 MB" → MB. SST's own unit strings. */
@@ -98,6 +101,7 @@ describe("links: each function gets what it uses and nothing more", () => {
    */
   const needs: Record<string, string[]> = {
     api: ["Table", "Email", "Api", "StripeSecretKey", "StripeWebhookSecret"],
+    pdf: ["Table", "Api"],
     overdue: ["Table"],
     recurring: ["Table", "Email", "Api", "StripeSecretKey"],
     reminders: ["Table", "Email", "Api"],
@@ -107,7 +111,7 @@ describe("links: each function gets what it uses and nothing more", () => {
   it.each(["dev", "production"])("in %s", (stage) => {
     const infra = stage === "production" ? production : dev;
     const granted = Object.fromEntries(
-      functionsOf(infra).map((fn) => [fn.trigger.kind === "api" ? "api" : jobOf(fn), linkNames(fn).sort()]),
+      functionsOf(infra).map((fn) => [functionName(fn), linkNames(fn).sort()]),
     );
     expect(granted).toEqual(Object.fromEntries(Object.entries(needs).map(([fn, links]) => [fn, [...links].sort()])));
   });
@@ -131,8 +135,10 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default): the app answers 404 and 405 itself", () => {
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default"]);
+  it("routes everything to the app ($default) but the PDFs, which have their own function", () => {
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf"]);
+    const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
+    expect(pdf.map((fn) => fn.handler)).toEqual(["packages/functions/src/pdf-api.handler", "packages/functions/src/pdf-api.handler"]);
     expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
   });
 

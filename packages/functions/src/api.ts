@@ -1,6 +1,7 @@
 import { handle } from "hono/aws-lambda";
-import { createApp } from "./app";
+import { apiRouteModules } from "./api-routes";
 import { createDeps } from "./deps";
+import { buildApp } from "./spine";
 
-/** The API Lambda (API Gateway HTTP API, payload v2). Built once per container, at init. */
-export const handler = handle(createApp(createDeps()));
+/** The API Lambda (API Gateway HTTP API, payload v2, $default route). Built once per container, at init. */
+export const handler = handle(buildApp(createDeps(), apiRouteModules));

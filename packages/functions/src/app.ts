@@ -1,66 +1,16 @@
-import { Hono } from "hono";
 import type { Deps } from "@invoicing/core/context";
-import type { AppEnv } from "./env";
-import { idempotency } from "./idempotency";
-import { auth, requestId } from "./middleware";
-import { HttpProblem, errorToResponse, problemResponse } from "./problems";
-import { apiKeys } from "./routes/api-keys";
-import { clients } from "./routes/clients";
-import { docs } from "./routes/docs";
-import { estimates } from "./routes/estimates";
-import { health } from "./routes/health";
-import { invoices } from "./routes/invoices";
-import { payments } from "./routes/payments";
-import { invoicePdf } from "./routes/pdf";
-import { publicPages } from "./routes/public";
-import { reminders } from "./routes/reminders";
-import { schedules } from "./routes/schedules";
-import { webhooks } from "./routes/webhooks";
+import { apiRouteModules } from "./api-routes";
+import { pdfRoutes } from "./routes/pdf";
+import { buildApp } from "./spine";
 
 /**
- * The route modules, each mounted at "/". One list for the app and for the typed client
- * (client.ts derives AppType from it), so a module added here is routed and typed at once.
+ * Every route module of the service, each mounted at "/": the API function's and the PDF
+ * function's. One list for the local server, the tests and the typed client (client.ts derives
+ * AppType from it), so a module added here is routed and typed at once.
  */
-export const routeModules = [health, publicPages, apiKeys, clients, invoices, reminders, invoicePdf, estimates, schedules, payments, webhooks, docs] as const;
+export const routeModules = [...apiRouteModules, pdfRoutes] as const;
 
-/**
- * The Hono app: the same for the Lambda handler (api.ts) and the local server. Middleware order
- * gives API.md's error precedence: auth (401) runs before routing (404 unknown route, 405), and each
- * route reads its body itself (413 → 415 → 400) before it looks anything up (404 unknown id).
- */
-export function createApp(deps: Deps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.use("*", requestId);
-  app.use("*", async (c, next) => {
-    c.set("deps", deps);
-    await next();
-  });
-  app.use("*", auth);
-  // Idempotency-Key on matched POST routes (it checks the match itself, so 404/405 still win).
-  app.use("*", idempotency(app));
-
-  for (const routes of routeModules) app.route("/", routes);
-
-  addMethodNotAllowed(app);
-  app.notFound((c) => problemResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
-  app.onError((error, c) => errorToResponse(c, error));
-  return app;
-}
-
-/** For every routed path, any other method answers 405 with the Allow header. */
-function addMethodNotAllowed(app: Hono<AppEnv>): void {
-  const methods = new Map<string, Set<string>>();
-  for (const route of app.routes) {
-    if (route.method === "ALL") continue;
-    const set = methods.get(route.path) ?? new Set<string>();
-    set.add(route.method);
-    if (route.method === "GET") set.add("HEAD");
-    methods.set(route.path, set);
-  }
-  for (const [path, allowed] of methods) {
-    const allow = [...allowed].join(", ");
-    app.all(path, (c) => {
-      throw new HttpProblem("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { Allow: allow });
-    });
-  }
+/** The whole service as one app: what `npm start` serves and the tests call. */
+export function createApp(deps: Deps) {
+  return buildApp(deps, routeModules);
 }

@@ -98,8 +98,14 @@ export function errorToResponse(c: Context, error: unknown): Response {
   return problemResponse(c, "internal_error", `an unexpected error occurred; request id ${c.get("requestId") ?? "unknown"}`);
 }
 
-/** One JSON log line with the request id; never the request body or headers. */
+/** One JSON log line with the request id; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
   const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
-  console[level](JSON.stringify({ level, message, requestId: c.get("requestId"), method: c.req.method, path: c.req.path, error: e }));
+  console[level](JSON.stringify({ level, message, requestId: c.get("requestId"), method: c.req.method, path: loggedPath(c.req.path), error: e }));
 }
+
+/**
+ * The path as logged. A public page's token is a credential (whoever has it sees the invoice), so
+ * it is cut out: /public/invoices/{token}/pdf (found by test/reliability/security.test.ts).
+ */
+export const loggedPath = (path: string): string => path.replace(/^\/public\/([^/]+)\/[^/]+/, "/public/$1/{token}");

@@ -1,13 +1,27 @@
 import { Hono } from "hono";
+import { notFound } from "@invoicing/core/errors";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
 import { toInvoice } from "@invoicing/core/invoices/model";
+import { findPublicInvoice } from "@invoicing/core/public/documents";
 import { invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
 import { idParam } from "../params";
 import { pdfResponse } from "../pdf/response";
+import { securityHeaders } from "./public";
 
-/** GET /invoices/{id}/pdf: the owner's PDF of any of their invoices; a draft is marked DRAFT. */
-export const invoicePdf = new Hono<AppEnv>().get("/invoices/:id/pdf", async (c) => {
-  const invoice = await getInvoice(c.get("ctx"), idParam(c));
-  return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
-});
+/**
+ * The PDFs (API.md section 9), served by their own Lambda when deployed (pdf-api.ts):
+ * - GET /invoices/{id}/pdf: the owner's PDF of any of their invoices; a draft is marked DRAFT.
+ * - GET /public/invoices/{token}/pdf: the client's, for a non-draft invoice, no auth.
+ */
+export const pdfRoutes = new Hono<AppEnv>()
+  .use("/public/*", securityHeaders)
+  .get("/invoices/:id/pdf", async (c) => {
+    const invoice = await getInvoice(c.get("ctx"), idParam(c));
+    return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
+  })
+  .get("/public/invoices/:token/pdf", async (c) => {
+    const invoice = await findPublicInvoice(c.get("deps"), c.req.param("token") ?? "");
+    if (!invoice) throw notFound("invoice");
+    return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
+  });

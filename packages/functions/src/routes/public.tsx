@@ -5,7 +5,6 @@ import { toInvoice } from "@invoicing/core/invoices/model";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceView, type DocumentView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
-import { pdfResponse } from "../pdf/response";
 
 /**
  * The public pages (API.md section 9): what a client opens from the email link, without an API key.
@@ -68,7 +67,7 @@ export const PUBLIC_SECURITY_HEADERS: Record<string, string> = {
 };
 
 /** Mounted before the other route modules (app.ts), so it wraps every /public/* route, theirs too. */
-const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   for (const [name, value] of Object.entries(PUBLIC_SECURITY_HEADERS)) c.res.headers.set(name, value);
 };
@@ -188,11 +187,6 @@ export const publicPages = new Hono<AppEnv>()
     const invoice = await findPublicInvoice(c.get("deps"), token(c));
     if (!invoice) throw notFound("invoice");
     return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`);
-  })
-  .get("/public/invoices/:token/pdf", async (c) => {
-    const invoice = await findPublicInvoice(c.get("deps"), token(c));
-    if (!invoice) throw notFound("invoice");
-    return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
   })
   .get("/public/estimates/:token", async (c) => {
     const estimate = await findPublicEstimate(c.get("deps"), token(c));

@@ -1,0 +1,10 @@
+import { handle } from "hono/aws-lambda";
+import { createDeps } from "./deps";
+import { pdfRoutes } from "./routes/pdf";
+import { buildApp } from "./spine";
+
+/**
+ * The PDF Lambda: API Gateway sends it the two PDF paths (infra/api.ts), with the same spine
+ * (auth, errors, 405) as the API. Its own function keeps pdf-lib out of the API's bundle.
+ */
+export const handler = handle(buildApp(createDeps(), [pdfRoutes]));

@@ -1,0 +1,50 @@
+import { Hono } from "hono";
+import type { Deps } from "@invoicing/core/context";
+import type { AppEnv } from "./env";
+import { idempotency } from "./idempotency";
+import { auth, requestId } from "./middleware";
+import { HttpProblem, errorToResponse, problemResponse } from "./problems";
+
+/**
+ * A Hono app over some route modules, with the spine every one shares. Middleware order gives
+ * API.md's error precedence: auth (401) runs before routing (404 unknown route, 405), and each
+ * route reads its body itself (413 → 415 → 400) before it looks anything up (404 unknown id).
+ * The whole service is app.ts's createApp; Lambda functions that serve a part of it (api.ts,
+ * pdf-api.ts) build it from their own modules, so each bundle holds only what it serves.
+ */
+export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use("*", auth);
+  // Idempotency-Key on matched POST routes (it checks the match itself, so 404/405 still win).
+  app.use("*", idempotency(app));
+
+  for (const routes of modules) app.route("/", routes);
+
+  addMethodNotAllowed(app);
+  app.notFound((c) => problemResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((error, c) => errorToResponse(c, error));
+  return app;
+}
+
+/** For every routed path, any other method answers 405 with the Allow header. */
+function addMethodNotAllowed(app: Hono<AppEnv>): void {
+  const methods = new Map<string, Set<string>>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const set = methods.get(route.path) ?? new Set<string>();
+    set.add(route.method);
+    if (route.method === "GET") set.add("HEAD");
+    methods.set(route.path, set);
+  }
+  for (const [path, allowed] of methods) {
+    const allow = [...allowed].join(", ");
+    app.all(path, (c) => {
+      throw new HttpProblem("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { Allow: allow });
+    });
+  }
+}
