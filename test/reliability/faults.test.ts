@@ -1,7 +1,10 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { jobs } from "@invoicing/core/jobs/all";
+import type { JobName } from "@invoicing/core/jobs/registry";
 import { op, type FaultKind, type RequestMatcher } from "../support/fault-proxy";
 import { expectProblem, type TestResponse, type TestUser } from "../support/env";
-import { createFaultyEnv, partition, problemShape, type FaultyEnv } from "./harness";
+import { RUNS, chaos, createFaultyEnv, partition, problemShape, prng, type FaultyEnv } from "./harness";
 
 /**
  * DynamoDB misbehaving under a real request: a proxy in front of DynamoDB Local throttles, fails,
@@ -310,4 +313,66 @@ describe("a retried idempotent request after an unknown outcome never duplicates
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentReference: "T-1" });
   });
+});
+
+describe("scheduled jobs under random faults: each change exactly once", () => {
+  /** Runs a job through the faulty client until a run completes (a run that gives up is simply run again, as the cron would). */
+  async function runThroughFaults(name: JobName, seed: number): Promise<void> {
+    const job = jobs[name]!;
+    const deps = { ...world.env.deps, db: world.db };
+    const rule = world.proxy.inject({ match: () => true, fault: chaos(prng(seed)), times: Infinity });
+    try {
+      for (let attempt = 1; ; attempt++) {
+        // Two overlapping runs, as two cron ticks or a tick and `npm run jobs` may be.
+        const runs = await Promise.allSettled([job(deps, world.env.clock.now), job(deps, world.env.clock.now)]);
+        if (runs.some((r) => r.status === "fulfilled")) break;
+        if (attempt >= 10) throw (runs[0] as PromiseRejectedResult).reason;
+      }
+    } finally {
+      rule.remove();
+    }
+    await job(world.env.deps, world.env.clock.now); // and a clean run finishes whatever is left
+  }
+
+  it("recurring: every daily occurrence generates one invoice, in order, none twice", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.integer({ min: 2, max: 8 }), async (seed, days) => {
+        const { direct } = await freshUser();
+        world.env.clock.set("2026-11-22T09:30:00.000Z");
+        const clientId = await client(direct);
+        const schedule = await direct.call("POST", "/recurring-schedules", { clientId, frequency: "daily", startDate: "2026-11-22", lineItems: [line] });
+        expect(schedule.status).toBe(201);
+        world.env.clock.advance(days * 86_400_000);
+        await runThroughFaults("recurring", seed);
+
+        const invoices = (await direct.call("GET", "/invoices?limit=200")).body as { recurringScheduleId: number; issueDate: string; total: string }[];
+        const issued = invoices.filter((i) => i.recurringScheduleId === schedule.body.id).map((i) => i.issueDate).sort();
+        const expected = Array.from({ length: days + 1 }, (_, n) => new Date(Date.parse("2026-11-22T00:00:00.000Z") + n * 86_400_000).toISOString());
+        expect(issued).toEqual(expected);
+        const after = await direct.call("GET", `/recurring-schedules/${schedule.body.id}`);
+        expect(after.body.occurrencesGenerated).toBe(days + 1);
+      }),
+      { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
+    );
+  }, 120_000 + RUNS * 5_000);
+
+  it("overdue: every past-due sent invoice becomes overdue with one version step", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (seed) => {
+        const { direct } = await freshUser();
+        world.env.clock.set("2026-11-22T09:30:00.000Z");
+        const clientId = await client(direct);
+        const ids = [await invoice(direct, clientId, "sent"), await invoice(direct, clientId, "sent"), await invoice(direct, clientId, "sent")];
+        const etags = await Promise.all(ids.map(async (id) => Number(JSON.parse((await direct.call("GET", `/invoices/${id}`)).headers.get("etag")!))));
+        world.env.clock.advance(40 * 86_400_000);
+        await runThroughFaults("overdue", seed);
+        for (const [i, id] of ids.entries()) {
+          const now = await direct.call("GET", `/invoices/${id}`);
+          expect(now.body.status).toBe("overdue");
+          expect(Number(JSON.parse(now.headers.get("etag")!))).toBe(etags[i]! + 1);
+        }
+      }),
+      { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
+    );
+  }, 120_000 + RUNS * 5_000);
 });

@@ -1,8 +1,9 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import type { Deps } from "@invoicing/core/context";
 import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
 import { createApp } from "@invoicing/functions/app";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";
+import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from "../support/fault-proxy";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 
 /**
@@ -31,10 +32,10 @@ export interface FaultyEnv {
  * long enough that a loaded machine rarely trips it by itself (when it does, that is one more
  * retry the code must survive).
  */
-export const FAULT_REQUEST_TIMEOUT_MS = 1_000;
+export const FAULT_REQUEST_TIMEOUT_MS = 1_500;
 
-export async function createFaultyEnv(options: { now?: string } = {}): Promise<FaultyEnv> {
-  const env = await createTestEnv({ now: options.now });
+export async function createFaultyEnv(options: { now?: string; extraDeps?: Partial<Deps> } = {}): Promise<FaultyEnv> {
+  const env = await createTestEnv({ now: options.now, extraDeps: options.extraDeps });
   const proxy = await startFaultProxy(env.endpoint);
   const db = createDb({ tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" }, { requestTimeoutMs: FAULT_REQUEST_TIMEOUT_MS });
   const app = createApp({ ...env.deps, db });
@@ -103,5 +104,33 @@ export function problemShape(res: TestResponse): string {
   return body.code as string;
 }
 
-/** Resolves after `ms` (to let background work settle; never used to time an assertion). */
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A small seeded generator, so a failing run's faults come back with fast-check's seed. */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+}
+
+/**
+ * Faults aimed where they hurt: one write in four (each kind, lost responses most: they make the
+ * SDK resend a write that already happened), one read in twelve (throttling and 500s). A lost
+ * response costs a timeout, so `timeout-after-write` is rarer than the cheaper connection reset.
+ * Transaction conflicts only hit transactions, as in DynamoDB.
+ */
+export function chaos(random: () => number): (operation: string) => FaultKind | undefined {
+  const bag = (weights: Partial<Record<FaultKind, number>>) =>
+    FAULT_KINDS.flatMap((kind) => Array<FaultKind>(weights[kind] ?? 0).fill(kind));
+  const writes = bag({ throttle: 2, provisioned: 1, "server-error": 2, conflict: 2, "timeout-after-write": 1, "reset-after-write": 5 });
+  const reads = bag({ throttle: 2, provisioned: 1, "server-error": 2 });
+  return (operation) => {
+    const write = ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"].includes(operation);
+    if (random() >= (write ? 1 / 4 : 1 / 12)) return undefined;
+    const from = write ? writes : reads;
+    const kind = from[Math.floor(random() * from.length)]!;
+    return kind === "conflict" && operation !== "TransactWriteItems" ? "throttle" : kind;
+  };
+}

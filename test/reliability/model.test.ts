@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { counterKey } from "@invoicing/core/db/keys";
 import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { decimalString, referenceRound, scaledDigits } from "../../packages/core/test/money-reference";
-import { FAULT_KINDS, type FaultKind } from "../support/fault-proxy";
 import type { TestEnv, TestResponse, TestUser } from "../support/env";
-import { RUNS, createFaultyEnv, problemShape, type FaultyEnv } from "./harness";
+import { RUNS, chaos, createFaultyEnv, problemShape, prng, type FaultyEnv } from "./harness";
 
 /**
  * Model-based test: random sequences of invoice operations run against the app and against a tiny
@@ -439,38 +438,7 @@ describe("invoices against the reference model", () => {
         }
         await assertTableIsModel(model, real);
       }),
-      { numRuns: Math.max(3, Math.ceil(RUNS / 2)), ...budget },
+      { numRuns: Math.max(3, Math.ceil(RUNS / 3)), ...budget },
     );
   }, TIMEOUT);
 });
-
-/** A small seeded generator, so a failing run's faults come back with fast-check's seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
-
-/**
- * Faults aimed where they hurt: one write in four (each kind, lost responses most: they make the
- * SDK resend a write that already happened), one read in twelve (throttling and 500s). A lost
- * response costs a timeout, so `timeout-after-write` is rarer than the cheaper connection reset.
- * Transaction conflicts only hit transactions, as in DynamoDB.
- */
-function chaos(random: () => number): (operation: string) => FaultKind | undefined {
-  const bag = (weights: Partial<Record<FaultKind, number>>) =>
-    FAULT_KINDS.flatMap((kind) => Array<FaultKind>(weights[kind] ?? 0).fill(kind));
-  const writes = bag({ throttle: 2, provisioned: 1, "server-error": 2, conflict: 2, "timeout-after-write": 1, "reset-after-write": 5 });
-  const reads = bag({ throttle: 2, provisioned: 1, "server-error": 2 });
-  return (operation) => {
-    const write = ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"].includes(operation);
-    if (random() >= (write ? 1 / 4 : 1 / 12)) return undefined;
-    const from = write ? writes : reads;
-    const kind = from[Math.floor(random() * from.length)]!;
-    return kind === "conflict" && operation !== "TransactWriteItems" ? "throttle" : kind;
-  };
-}

@@ -1,5 +1,6 @@
 import "./quiet-sdk";
 import { mkdirSync, writeFileSync, rmSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
@@ -11,9 +12,13 @@ import { startTicker } from "./ticker";
 /**
  * `npm start`: the whole service on this machine (API.md section 10). DynamoDB Local persisted under
  * DATA_DIR (or DYNAMODB_ENDPOINT), the table, the Hono app on PORT, the jobs every
- * CRON_INTERVAL_SECONDS, and a development API key.
+ * CRON_INTERVAL_SECONDS, and a development API key. package.json runs it as `node --import tsx`, one
+ * process: the tsx launcher would relay a stop signal and SIGKILL this process when it does not
+ * acknowledge within 30 ms, as a server under load does not (docs/reliability.md).
  */
 const DEV_USER = "dev";
+/** How long a stop waits for in-flight requests (the API function's own timeout is 25 s). */
+const DRAIN_MS = 25_000;
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -46,12 +51,23 @@ async function main(): Promise<void> {
   console.log(devKey);
 
   let stopping = false;
+  // server.close() refuses new connections, but a keep-alive client could keep an open one busy
+  // forever, and the stop never came (found by test/reliability/shutdown.test.ts). While stopping,
+  // every response closes its connection, idle ones are closed at once, and after DRAIN_MS the rest.
+  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping) res.setHeader("Connection", "close");
+  });
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping`);
     // Finish in-flight requests and job ticks before DynamoDB Local goes away: no acknowledged write is lost.
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      const http = server as Server;
+      http.closeIdleConnections();
+      setTimeout(() => http.closeAllConnections(), DRAIN_MS).unref();
+    });
     await stopTicker();
     if (database.startedHere) rmSync(endpointFile(), { force: true });
     await database.stop();

@@ -63,9 +63,11 @@ export async function commit(ctx: CommitContext, writes: Write[], result?: unkno
  *
  * So every single Put/Update carries a fresh random write token, stored on the item, and the extra
  * condition "this item was not written with my token". A resend that fails only because of it finds
- * its own token in the item (ALL_OLD): the write is done, and that is a success. Measured against the
- * alternative (every single write as a one-item transaction with a token): the same guarantee at the
- * normal price, where a transaction costs twice the write capacity and returns no ALL_NEW.
+ * its own token in the item (ALL_OLD): the write is done, and that is a success. Weighed against the
+ * alternative (every single write as a one-item transaction with a token): the same guarantee for a
+ * few bytes per item, where a transaction costs twice the write capacity and returns no ALL_NEW.
+ * Limit: if another request changes the item between the lost response and the resend, the resend
+ * judges by that newer item (as a request arriving then would).
  * A Delete leaves no item to carry a token, so a single Delete is sent as a one-item transaction
  * (deletes are rare; the double cost is accepted there).
  */

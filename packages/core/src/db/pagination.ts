@@ -120,7 +120,8 @@ export function listEntities<T extends { id: number }>(
   filters: EntityFilters,
   page: PageRequest,
 ): Promise<Page<T>> {
-  const signature = `${kind}|${filters.status ?? ""}|${filters.clientId ?? ""}`;
+  // The user is part of the signature: another user's cursor is ignored like any foreign one.
+  const signature = `${userId}|${kind}|${filters.status ?? ""}|${filters.clientId ?? ""}`;
   const base = (id: number) => entityKey(userId, kind, id);
   if (filters.clientId !== undefined) {
     const partition = clientPartition(userId, kind, filters.clientId);

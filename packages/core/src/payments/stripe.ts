@@ -110,7 +110,7 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
         // The SDK's message may quote the header; say only that it failed.
         throw new DomainError("invalid_signature", "the Stripe-Signature header does not match the request body");
       }
-      return toEvent(event);
+      return toEvent(event, receivedAt);
     },
   };
 }
@@ -133,7 +133,13 @@ function toSession(session: Stripe.Checkout.Session): CheckoutSession {
 }
 
 /** Only a session whose money has arrived pays an invoice; everything else is acknowledged and ignored. */
-function toEvent(event: Stripe.Event): CardProcessorEvent {
+/** When the event happened; Stripe always sends `created`, else (or if unusable) when it arrived. */
+function eventTime(event: Stripe.Event, receivedAt: Date): string {
+  const at = new Date(Number(event.created) * 1000);
+  return Number.isNaN(at.getTime()) ? receivedAt.toISOString() : at.toISOString();
+}
+
+function toEvent(event: Stripe.Event, receivedAt: Date): CardProcessorEvent {
   const ignored: CardProcessorEvent = { kind: "ignored", eventId: event.id, eventType: event.type };
   const paid =
     (event.type === "checkout.session.completed" && event.data.object.payment_status === "paid") ||
@@ -147,7 +153,7 @@ function toEvent(event: Stripe.Event): CardProcessorEvent {
     kind: "checkout_paid",
     eventId: event.id,
     eventType: event.type,
-    occurredAt: new Date(event.created * 1000).toISOString(),
+    occurredAt: eventTime(event, receivedAt),
     sessionId: session.id,
     paymentReference: paymentIntent ?? session.id,
     amountCents:

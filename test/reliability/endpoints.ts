@@ -1,0 +1,126 @@
+import { createDb } from "@invoicing/core/db/client";
+import { createApp } from "@invoicing/functions/app";
+import { isPublicPath } from "@invoicing/functions/middleware";
+import { expect } from "vitest";
+import type { TestUser } from "../support/env";
+
+/**
+ * The endpoints, read from the app itself (app.routes), so an endpoint added later is fuzzed and
+ * checked for tenancy without touching these tests. What the app cannot say — a valid body for
+ * each write — comes from VALID_BODIES; an endpoint missing there is still covered (with no body),
+ * and the tenancy test says when it needs an entry.
+ */
+export interface Endpoint {
+  method: string;
+  path: string;
+  /** The path's parameter (`id`, `token`), if any. */
+  param?: string;
+  /** Whether it needs an API key (API.md section 2). */
+  authenticated: boolean;
+}
+
+export function endpoints(): Endpoint[] {
+  // The routes do not depend on the deps: an app over an unreachable table lists them all.
+  const app = createApp({ db: createDb({ tableName: "unused", dynamoEndpoint: "http://127.0.0.1:9", region: "local" }), clock: () => new Date() });
+  const seen = new Set<string>();
+  const out: Endpoint[] = [];
+  for (const route of app.routes) {
+    // ALL: middleware and the 405 catch-alls, not endpoints.
+    if (route.method === "ALL" || seen.has(`${route.method} ${route.path}`)) continue;
+    seen.add(`${route.method} ${route.path}`);
+    const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    expect(params.length, `${route.path}: one parameter at most is supported here`).toBeLessThanOrEqual(1);
+    out.push({ method: route.method, path: route.path, param: params[0], authenticated: !isPublicPath(route.path.replace(/:\w+/g, "x")) });
+  }
+  return out;
+}
+
+export const endpointName = (e: Endpoint) => `${e.method} ${e.path}`;
+
+/** Fills the path parameter. */
+export const pathOf = (e: Endpoint, value: string): string => (e.param ? e.path.replace(`:${e.param}`, value) : e.path);
+
+/** The records a user owns for the tests (ids per kind, public tokens). */
+export interface Fixtures {
+  clientId: number;
+  /** A client with email, no documents (deletable). */
+  spareClientId: number;
+  invoiceId: number;
+  estimateId: number;
+  scheduleId: number;
+  apiKeyId: number;
+  invoiceToken: string;
+  estimateToken: string;
+}
+
+export const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
+
+/** A body each write endpoint accepts (given the fixtures it acts on). Absent: no body. */
+export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
+  "POST /api-keys": () => ({ name: "another" }),
+  "POST /clients": () => ({ name: "New client", email: "new@client.test" }),
+  "PATCH /clients/:id": () => ({ name: "Renamed" }),
+  "POST /invoices": (f) => ({ clientId: f.clientId, lineItems: [line] }),
+  "PATCH /invoices/:id": () => ({ notes: "changed" }),
+  "POST /invoices/:id/send": () => ({ to: "someone@else.test" }),
+  "POST /invoices/:id/mark-paid": () => ({ paymentMethod: "cash" }),
+  "POST /estimates": (f) => ({ clientId: f.clientId, lineItems: [line] }),
+  "PATCH /estimates/:id": () => ({ notes: "changed" }),
+  "POST /estimates/:id/send": () => ({ to: "someone@else.test" }),
+  "POST /recurring-schedules": (f) => ({ clientId: f.clientId, frequency: "monthly", startDate: "2027-01-01", lineItems: [line] }),
+  "PATCH /recurring-schedules/:id": () => ({ notes: "changed" }),
+  "POST /webhooks/card-processor": () => ({ id: "evt_1", type: "checkout.session.completed", data: { object: {} } }),
+};
+
+/** The value of an endpoint's parameter that names the fixture of its kind. */
+export function fixtureParam(e: Endpoint, f: Fixtures): string {
+  if (e.param === "token") return e.path.startsWith("/public/estimates") ? f.estimateToken : f.invoiceToken;
+  const kind = e.path.split("/")[1];
+  const ids: Record<string, number> = {
+    clients: f.spareClientId,
+    invoices: f.invoiceId,
+    estimates: f.estimateId,
+    "recurring-schedules": f.scheduleId,
+    "api-keys": f.apiKeyId,
+  };
+  const id = kind ? ids[kind] : undefined;
+  if (id === undefined) throw new Error(`no fixture for ${endpointName(e)}: add its kind to fixtureParam`);
+  return String(id);
+}
+
+/**
+ * Records of every kind for `user`, `copies` of each so that the last ones' ids exceed another
+ * user's: a client with documents, a spare client, a draft and a sent invoice, a sent estimate,
+ * a schedule, api keys. Returns the last of each.
+ */
+export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"): Promise<Fixtures> {
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await user.call(method, path, body);
+    expect(res.status, `${method} ${path}: ${res.text.slice(0, 200)}`).toBeLessThan(300);
+    return res.body;
+  };
+  let f: Fixtures | undefined;
+  for (let i = 0; i < copies; i++) {
+    const client = await ok("POST", "/clients", { name: `${label} client`, email: `${label.toLowerCase()}@client.test` });
+    const spare = await ok("POST", "/clients", { name: `${label} spare` });
+    await ok("POST", "/invoices", { clientId: client.id, lineItems: [line], notes: `${label} draft` });
+    const invoice = await ok("POST", "/invoices", { clientId: client.id, lineItems: [line], notes: `${label} invoice` });
+    await ok("POST", `/invoices/${invoice.id}/finalize`);
+    await ok("POST", `/invoices/${invoice.id}/send`);
+    const estimate = await ok("POST", "/estimates", { clientId: client.id, lineItems: [line], notes: `${label} estimate` });
+    await ok("POST", `/estimates/${estimate.id}/send`);
+    const schedule = await ok("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2027-01-01", lineItems: [line], notes: `${label} schedule` });
+    const key = await ok("POST", "/api-keys", { name: `${label} key` });
+    f = {
+      clientId: client.id,
+      spareClientId: spare.id,
+      invoiceId: invoice.id,
+      estimateId: estimate.id,
+      scheduleId: schedule.id,
+      apiKeyId: key.id,
+      invoiceToken: invoice.publicToken,
+      estimateToken: estimate.publicToken,
+    };
+  }
+  return f!;
+}

@@ -1,0 +1,141 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { encodeCursor } from "@invoicing/core/db/pagination";
+import { createTestEnv, expectProblem, type TestEnv, type TestResponse, type TestUser } from "../support/env";
+import { RUNS, partition } from "./harness";
+import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, pathOf, type Fixtures } from "./endpoints";
+
+/**
+ * Tenancy (API.md section 2): another user's id is 404 on every endpoint, exactly like an id that
+ * does not exist, and changes nothing; lists and cursors never show another user's records.
+ * Endpoints come from app.routes, so new ones are checked as they land.
+ *
+ * Ids are per user (everyone's first client is 1), so "another user's id" is an id the owner has
+ * and the intruder does not: the owner makes three of everything, the intruder one.
+ */
+const ENDPOINTS = endpoints();
+const WITH_ID = ENDPOINTS.filter((e) => e.authenticated && e.param === "id");
+const LISTS = ENDPOINTS.filter((e) => e.authenticated && e.method === "GET" && !e.param);
+
+let env: TestEnv;
+let owner: TestUser;
+let intruder: TestUser;
+let owned: Fixtures;
+/** Strings only the owner's records contain: none may ever reach the intruder. */
+let secrets: string[];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  owner = await env.user();
+  intruder = await env.user();
+  owned = await makeFixtures(owner, 3, "Owner");
+  await makeFixtures(intruder, 1, "Intruder");
+  const invoice = (await owner.call("GET", `/invoices/${owned.invoiceId}`)).body;
+  secrets = ["Owner", owned.invoiceToken, owned.estimateToken, invoice.publicToken];
+});
+
+/** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest). */
+const INTRUDER_MAX: Record<string, number> = { clients: 2, invoices: 2, estimates: 1, "recurring-schedules": 1, "api-keys": 2 };
+const onlyIntruders = (path: string, res: TestResponse) => {
+  const max = INTRUDER_MAX[path.split("/")[1]!] ?? 0;
+  for (const item of res.body as { id: number }[]) expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);
+};
+
+const noSecrets = (res: TestResponse) => {
+  for (const secret of secrets) expect(res.text, `leaks ${secret}`).not.toContain(secret);
+};
+
+describe("another user's id", () => {
+  it("there are endpoints with ids to check, and the owner really has those records", async () => {
+    expect(WITH_ID.length).toBeGreaterThanOrEqual(20);
+    for (const e of WITH_ID.filter((x) => x.method === "GET")) {
+      const res = await owner.call("GET", pathOf(e, fixtureParam(e, owned)));
+      expect(res.status, endpointName(e)).toBe(200);
+    }
+  });
+
+  it.each(WITH_ID.map((e) => [endpointName(e), e] as const))("%s: 404 not_found as for a missing id, nothing changes", async (name, e) => {
+    const body = VALID_BODIES[name]?.(owned);
+    const before = await partition(env.deps.db, owner.userId);
+    const intruderBefore = await partition(env.deps.db, intruder.userId);
+
+    const foreign = await intruder.call(e.method, pathOf(e, fixtureParam(e, owned)), body);
+    const missing = await intruder.call(e.method, pathOf(e, "999999"), body);
+    if (foreign.status === 400) {
+      throw new Error(`${name} answered 400 before looking the id up: give it a valid body in VALID_BODIES (test/reliability/endpoints.ts): ${foreign.text}`);
+    }
+    expectProblem(foreign, 404, "not_found");
+    expect([missing.status, missing.body?.code]).toEqual([404, "not_found"]);
+    // Exactly as an id that does not exist: the same title, the same shape (detail names the id).
+    expect(Object.keys(foreign.body).sort()).toEqual(Object.keys(missing.body).sort());
+    expect(foreign.body.title).toBe(missing.body.title);
+    noSecrets(foreign);
+
+    expect(await partition(env.deps.db, owner.userId)).toEqual(before);
+    expect(await partition(env.deps.db, intruder.userId)).toEqual(intruderBefore);
+  });
+});
+
+describe("lists", () => {
+  const filters = ["", "?status=draft", "?status=sent", "?status=active", "?limit=1", "?offset=1", `?clientId=3`, "?clientId=1&status=sent"];
+
+  it.each(LISTS.map((e) => [endpointName(e), e] as const))("%s: only the caller's records, whatever the filters", async (_name, e) => {
+    for (const query of filters) {
+      const res = await intruder.call("GET", `${e.path}${query}`);
+      expect(res.status).toBeLessThan(500);
+      if (res.status !== 200) continue; // a filter that list does not take (e.g. status=active for invoices)
+      noSecrets(res);
+      expect(Array.isArray(res.body)).toBe(true);
+      onlyIntruders(e.path, res);
+    }
+  });
+});
+
+describe("cursors", () => {
+  /** The owner's next-page cursor from a list's Link header. */
+  async function ownerCursor(path: string): Promise<{ cursor: string; offset: string }> {
+    const res = await owner.call("GET", `${path}?limit=1`);
+    const link = res.headers.get("link") ?? "";
+    const next = new URL(/<([^>]+)>/.exec(link)?.[1] ?? "http://x/");
+    const cursor = next.searchParams.get("cursor");
+    expect(cursor, `${path}: no next cursor in ${link}`).toBeTruthy();
+    return { cursor: cursor!, offset: next.searchParams.get("offset")! };
+  }
+
+  it.each(["/clients", "/invoices", "/estimates", "/recurring-schedules"])("%s: the owner's cursor in the intruder's hands reveals nothing", async (path) => {
+    const { cursor, offset } = await ownerCursor(path);
+    const res = await intruder.call("GET", `${path}?limit=1&offset=${offset}&cursor=${encodeURIComponent(cursor)}`);
+    expect(res.status).toBe(200);
+    noSecrets(res);
+    onlyIntruders(path, res);
+  });
+
+  it("forged cursors (any id, offset, filter, or garbage) only ever reach the caller's own records", async () => {
+    const kinds = { "/clients": "CLIENT", "/invoices": "INVOICE", "/estimates": "ESTIMATE", "/recurring-schedules": "SCHEDULE" } as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(kinds) as (keyof typeof kinds)[])),
+        fc.oneof(
+          fc.record({ o: fc.nat({ max: 5 }), id: fc.integer({ min: -5, max: 10 }), f: fc.constantFrom("INVOICE||", "CLIENT||", "ESTIMATE||", "SCHEDULE||", "x") }).map((d) => encodeCursor(d)),
+          fc.string({ maxLength: 60 }),
+          fc.base64String({ maxLength: 80 }),
+        ),
+        fc.nat({ max: 3 }),
+        async (path, cursor, offset) => {
+          const res = await intruder.call("GET", `${path}?limit=2&offset=${offset}&cursor=${encodeURIComponent(cursor)}`);
+          expect(res.status).toBe(200);
+          noSecrets(res);
+          onlyIntruders(path, res);
+        },
+      ),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("a cursor made for another offset is ignored: offset alone decides", async () => {
+    const { cursor } = await ownerCursor("/invoices");
+    const plain = await intruder.call("GET", "/invoices?limit=1&offset=0");
+    const withCursor = await intruder.call("GET", `/invoices?limit=1&offset=0&cursor=${encodeURIComponent(cursor)}`);
+    expect(withCursor.body).toEqual(plain.body);
+  });
+});
