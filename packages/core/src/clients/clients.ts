@@ -5,7 +5,7 @@ import { commit, type Write } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
-import { assertIfMatch } from "../db/versioning";
+import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 
 export interface Client {
@@ -98,15 +98,7 @@ export async function updateClient(ctx: Ctx, id: number, patch: ClientPatch, ifM
   assertIfMatch(ifMatch, current.version);
   const next: ClientItem = { ...current, ...patch, updatedAt: nowIso(ctx), version: current.version + 1 };
   await commit(ctx, [{
-    op: {
-      Put: {
-        TableName: ctx.db.table,
-        Item: next,
-        ConditionExpression: "#version = :v",
-        ExpressionAttributeNames: { "#version": "version" },
-        ExpressionAttributeValues: { ":v": current.version },
-      },
-    },
+    op: putIfVersion(ctx.db.table, next, current.version),
     onConditionFailed: (old) =>
       old ? new DomainError("precondition_failed", "the client was changed concurrently; fetch it and retry") : notFound("client", id),
   }], next);

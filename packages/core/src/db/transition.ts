@@ -1,3 +1,4 @@
+import { putIfVersion } from "./versioning";
 import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
@@ -89,15 +90,7 @@ async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, s
     for (const attr of spec.remove ?? []) delete next[attr];
     let raced = false;
     await commit(ctx, [{
-      op: {
-        Put: {
-          TableName: ctx.db.table,
-          Item: next,
-          ConditionExpression: "#version = :v",
-          ExpressionAttributeNames: { "#version": "version" },
-          ExpressionAttributeValues: { ":v": current.version },
-        },
-      },
+      op: putIfVersion(ctx.db.table, next, current.version),
       onConditionFailed: (old) => {
         if (!old) return spec.notFound();
         if (!spec.from.includes(old.status as string)) return spec.invalid(old);

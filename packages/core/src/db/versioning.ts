@@ -1,3 +1,4 @@
+import type { TransactItem } from "./commit";
 import { DomainError } from "../errors";
 
 /**
@@ -12,4 +13,27 @@ export function assertIfMatch(ifMatch: string | undefined, version: number): voi
   const wanted = ifMatch.split(",").map((t) => t.trim());
   if (wanted.includes("*") || wanted.includes(etagOf(version))) return;
   throw new DomainError("precondition_failed", "If-Match does not match the current ETag");
+}
+
+/**
+ * The write of a record read at `version`, replaced whole by `item` only if nobody has written it
+ * since (and, with `statuses`, only while it is in one of them): optimistic concurrency in one
+ * conditional Put. The caller's onConditionFailed tells a vanished record, a wrong status and a
+ * lost race apart from the record as it is (ALL_OLD).
+ */
+export function putIfVersion(
+  table: string,
+  item: object,
+  version: number,
+  statuses?: readonly string[],
+): { Put: NonNullable<TransactItem["Put"]> } {
+  const names: Record<string, string> = { "#version": "version" };
+  const values: Record<string, unknown> = { ":v": version };
+  let condition = "#version = :v";
+  if (statuses?.length) {
+    names["#status"] = "status";
+    statuses.forEach((status, i) => (values[`:status${i}`] = status));
+    condition += ` AND #status IN (${statuses.map((_, i) => `:status${i}`).join(", ")})`;
+  }
+  return { Put: { TableName: table, Item: item as Record<string, unknown>, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
 }

@@ -4,7 +4,7 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { clientIndexKeys, entityKey } from "../db/keys";
-import { assertIfMatch } from "../db/versioning";
+import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from "./line-items";
 
@@ -121,15 +121,7 @@ export async function patchDocument<T extends DocumentItem>(
     try {
       await commit(ctx, [
         {
-          op: {
-            Put: {
-              TableName: ctx.db.table,
-              Item: next,
-              ConditionExpression: "#version = :v",
-              ExpressionAttributeNames: { "#version": "version" },
-              ExpressionAttributeValues: { ":v": current.version },
-            },
-          },
+          op: putIfVersion(ctx.db.table, next, current.version),
           onConditionFailed: (old) => {
             if (!old) return notFound(rules.noun, id);
             if (!rules.editable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });

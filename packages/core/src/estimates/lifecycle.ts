@@ -1,3 +1,4 @@
+import { putIfVersion } from "../db/versioning";
 import { findClient, requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
@@ -68,15 +69,7 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
     let raced = false;
     const writes: Write[] = [
       {
-        op: {
-          Put: {
-            TableName: ctx.db.table,
-            Item: next,
-            ConditionExpression: "#version = :v AND #status = :draft",
-            ExpressionAttributeNames: { "#version": "version", "#status": "status" },
-            ExpressionAttributeValues: { ":v": estimate.version, ":draft": "draft" },
-          },
-        },
+        op: putIfVersion(ctx.db.table, next, estimate.version, ["draft"]),
         onConditionFailed: (old) => {
           if (!old) return notFound("estimate", id);
           if (old.status !== "draft") return wrongState(id, "send")(old);

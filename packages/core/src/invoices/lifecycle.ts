@@ -1,3 +1,4 @@
+import { putIfVersion } from "../db/versioning";
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
 import { findClient, type ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
@@ -62,15 +63,7 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
         return new DomainError("service_unavailable", "invoice numbering is busy; retry");
       }),
       {
-        op: {
-          Put: {
-            TableName: ctx.db.table,
-            Item: next,
-            ConditionExpression: "#version = :v AND #status = :draft",
-            ExpressionAttributeNames: { "#version": "version", "#status": "status" },
-            ExpressionAttributeValues: { ":v": invoice.version, ":draft": "draft" },
-          },
-        },
+        op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
         onConditionFailed: (old) => {
           if (!old) return notFound("invoice", id);
           if (old.status !== "draft") return wrongState(id, "finalize")(old);
@@ -151,15 +144,7 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
     try {
       await commit(ctx, [
         {
-          op: {
-            Put: {
-              TableName: ctx.db.table,
-              Item: next,
-              ConditionExpression: "#version = :v AND #status = :finalized",
-              ExpressionAttributeNames: { "#version": "version", "#status": "status" },
-              ExpressionAttributeValues: { ":v": invoice.version, ":finalized": "finalized" },
-            },
-          },
+          op: putIfVersion(ctx.db.table, next, invoice.version, ["finalized"]),
           onConditionFailed: (old) => {
             if (!old) return notFound("invoice", id);
             if (old.status !== "finalized") return wrongState(id, "send")(old);

@@ -5,7 +5,7 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { nextId } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
-import { assertIfMatch } from "../db/versioning";
+import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { isEmptyPatch } from "../documents/editing";
 import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from "../documents/line-items";
 import { DomainError, ValidationError, invalidTransition, notFound, type FieldError } from "../errors";
@@ -178,15 +178,7 @@ async function changeSchedule(
     try {
       await commit(ctx, [
         {
-          op: {
-            Put: {
-              TableName: ctx.db.table,
-              Item: change.next,
-              ConditionExpression: "#version = :v",
-              ExpressionAttributeNames: { "#version": "version" },
-              ExpressionAttributeValues: { ":v": current.version },
-            },
-          },
+          op: putIfVersion(ctx.db.table, change.next, current.version),
           onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
         },
         ...(change.writes ?? []),
