@@ -49,3 +49,19 @@ export const dueKeys = (job: DueJob, userId: string, sk: string, at: string) => 
 export const duePartition = (job: DueJob, shard: number): string => `DUE#${job}#${shard}`;
 
 export const counterKey = (userId: string, counter: string) => ({ pk: userPk(userId), sk: `COUNTER#${counter}` });
+
+/**
+ * The key and index attributes of a user's listed record (invoice, estimate, schedule): its own
+ * key, the byStatus and byClient entries, and the byDue entry while a job waits for it.
+ */
+export interface IndexedItem {
+  pk: string;
+  sk: string;
+  userId: string;
+  gsi1pk: string;
+  gsi1sk: string;
+  gsi2pk: string;
+  gsi2sk: string;
+  duePk?: string;
+  dueSk?: string;
+}

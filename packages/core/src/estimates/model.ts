@@ -1,4 +1,4 @@
-import { dueKeys, entityKey, statusIndexKeys } from "../db/keys";
+import { dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
 import { formatDocumentNumber } from "../documents/numbering";
 import { toResource } from "../documents/resource";
 import type { DocumentItem } from "../documents/editing";
@@ -34,10 +34,7 @@ export interface Estimate {
   updatedAt: string;
 }
 
-export interface EstimateItem extends Estimate, DocumentItem {
-  pk: string;
-  sk: string;
-  userId: string;
+export interface EstimateItem extends Estimate, DocumentItem, IndexedItem {
   /** Tells estimates from invoices where both meet (the byToken index of the public pages). */
   kind: "estimate";
   version: number;
@@ -46,13 +43,7 @@ export interface EstimateItem extends Estimate, DocumentItem {
   recipient?: string | null;
   /** When it was sent: not part of the resource, shown as its date on the public page. */
   sentAt?: string | null;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
   /** On the expire-estimates job's list while sent with a validUntil. */
-  duePk?: string;
-  dueSk?: string;
 }
 
 const ESTIMATE_FIELDS = [

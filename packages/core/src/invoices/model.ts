@@ -2,7 +2,7 @@ import type { Ctx } from "../context";
 import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
-import { clientIndexKeys, entityKey, statusIndexKeys } from "../db/keys";
+import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
 import { computeTotals, nextLineId, type LineItem } from "../documents/line-items";
 import { toResource } from "../documents/resource";
 import { newPublicToken } from "../tokens";
@@ -45,21 +45,12 @@ export interface Invoice {
   updatedAt: string;
 }
 
-export interface InvoiceItem extends Invoice {
-  pk: string;
-  sk: string;
-  userId: string;
+export interface InvoiceItem extends Invoice, IndexedItem {
   version: number;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
-  duePk?: string;
-  dueSk?: string;
 }
 
 const INVOICE_FIELDS = [

@@ -2,6 +2,7 @@ import type { Deps } from "../context";
 import type { LineItem } from "../documents/line-items";
 import { publicInvoicePayUrl } from "../email/links";
 import { displayDate, displayMoney } from "../email/format";
+import type { Estimate } from "../estimates/model";
 import type { Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
 
@@ -29,23 +30,11 @@ export interface DocumentView {
   payLink: string | null;
 }
 
-/** The estimate fields the public view reads (seed section 2.3; packages/core/src/estimates). */
-export interface PublicEstimate {
-  estimateNumber: string | null;
-  status: string;
-  currency: string;
-  subtotal: string;
-  taxTotal: string;
-  total: string;
-  notes: string | null;
-  terms: string | null;
-  validUntil: string | null;
-  clientName: string;
-  clientEmail: string | null;
-  lineItems: LineItem[];
-  createdAt: string;
-  sentAt?: string | null;
-}
+/** The estimate fields the public view reads (seed section 2.3), plus when it was sent. */
+export type PublicEstimate = Pick<
+  Estimate,
+  "status" | "currency" | "subtotal" | "taxTotal" | "total" | "notes" | "terms" | "validUntil" | "clientName" | "clientEmail" | "lineItems" | "createdAt"
+> & { estimateNumber: string | null; sentAt?: string | null };
 
 const PAYABLE: readonly string[] = ["finalized", "sent", "overdue"];
 

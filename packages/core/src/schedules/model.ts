@@ -1,4 +1,4 @@
-import { clientIndexKeys, dueKeys, entityKey, statusIndexKeys } from "../db/keys";
+import { clientIndexKeys, dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
 import type { LineItem } from "../documents/line-items";
 import { toResource } from "../documents/resource";
 import { occurrenceAt, type Frequency } from "./recurrence";
@@ -32,10 +32,7 @@ export interface RecurringSchedule {
   updatedAt: string;
 }
 
-export interface ScheduleItem extends RecurringSchedule {
-  pk: string;
-  sk: string;
-  userId: string;
+export interface ScheduleItem extends RecurringSchedule, IndexedItem {
   version: number;
   /**
    * The index of the next occurrence to generate. It differs from occurrencesGenerated once a
@@ -46,12 +43,6 @@ export interface ScheduleItem extends RecurringSchedule {
   nextOccurrence: number;
   /** The id the next new template line gets (line ids are never reused within a schedule). */
   nextLineId: number;
-  gsi1pk: string;
-  gsi1sk: string;
-  gsi2pk: string;
-  gsi2sk: string;
-  duePk?: string;
-  dueSk?: string;
 }
 
 const SCHEDULE_FIELDS = [
