@@ -1,8 +1,7 @@
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { operations } from "@invoicing/functions/openapi/operations";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { Conformance, isUnknownRoute, operationsOf, type DocOperation, type Json } from "./doc";
 
@@ -81,23 +80,10 @@ const sentEstimate = async () => {
 const schedule = async () =>
   ok(alice.call("POST", "/recurring-schedules", { clientId, frequency: "monthly", startDate: "2026-12-01", lineItems: [line] }), 201);
 
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
-let eventCounter = 0;
 /** A card processor event as the processor POSTs it, signed with the webhook secret. */
 function signedEvent(type: string, object: object): Call {
-  const payload = JSON.stringify({
-    id: `evt_conformance_${++eventCounter}`,
-    object: "event",
-    api_version: "2026-10-28.endive",
-    created: seconds(env.clock.now) - 30,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  });
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: seconds(env.clock.now) });
-  return { method: "POST", path: "/webhooks/card-processor", body: payload, headers: { "Content-Type": "application/json", "Stripe-Signature": signature } };
+  const { payload, header } = signedStripeEvent(type, object, { secret: WEBHOOK_SECRET, now: env.clock.now });
+  return { method: "POST", path: "/webhooks/card-processor", body: payload, headers: { "Content-Type": "application/json", "Stripe-Signature": header } };
 }
 
 /**

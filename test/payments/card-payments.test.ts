@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
-import { startFakeStripe, type FakeSession, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startFakeStripe, type FakeSession, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 /**
@@ -39,26 +39,13 @@ async function sentInvoice(user: TestUser = alice, cid = clientId, body: Record<
   return sent.body;
 }
 
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
-let eventCounter = 0;
-
 /** A Stripe event as Stripe would POST it, signed with the webhook secret (or another). */
 function deliver(type: string, session: object, options: { id?: string; secret?: string; signedAt?: Date; body?: string } = {}) {
-  const payload = JSON.stringify({
-    id: options.id ?? `evt_test_${++eventCounter}`,
-    object: "event",
-    api_version: "2026-10-28.endive",
-    created: seconds(env.clock.now) - 30,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object: session },
-  });
-  const header = Stripe.webhooks.generateTestHeaderString({
-    payload,
+  const { payload, header } = signedStripeEvent(type, session, {
     secret: options.secret ?? WEBHOOK_SECRET,
-    timestamp: seconds(options.signedAt ?? env.clock.now),
+    now: env.clock.now,
+    id: options.id,
+    signedAt: options.signedAt,
   });
   return {
     payload,
@@ -143,7 +130,8 @@ describe("POST /webhooks/card-processor", () => {
       paymentMethod: "card",
       paymentReference: session.payment_intent,
       amountPaid: "64.92",
-      paidAt: new Date((seconds(env.clock.now) - 30) * 1000).toISOString(),
+      // the event was created 30 s before it was sent (signedStripeEvent)
+      paidAt: new Date(Math.floor(env.clock.now.getTime() / 1000) * 1000 - 30_000).toISOString(),
     });
 
     // Stripe retries the same event, and may also send async_payment_succeeded for the session.

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import Stripe from "stripe";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -194,4 +195,31 @@ export function decodeForm(text: string): Record<string, unknown> {
     });
   }
   return root;
+}
+
+let eventCounter = 0;
+
+/**
+ * A Stripe event as Stripe POSTs it to a webhook: the JSON body and its Stripe-Signature header,
+ * signed with the SDK's own test helper (so verification in the app is real).
+ */
+export function signedStripeEvent(
+  type: string,
+  object: object,
+  options: { secret: string; now: Date; id?: string; signedAt?: Date },
+): { payload: string; header: string } {
+  const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+  const payload = JSON.stringify({
+    id: options.id ?? `evt_test_${++eventCounter}`,
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: seconds(options.now) - 30,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+    data: { object },
+  });
+  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret, timestamp: seconds(options.signedAt ?? options.now) });
+  return { payload, header };
 }

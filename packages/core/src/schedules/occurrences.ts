@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import type { ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
@@ -88,10 +87,6 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
     },
   ];
 }
-
-export const isTransactionConflict = (error: unknown): boolean =>
-  error instanceof TransactionCanceledException &&
-  (error.CancellationReasons ?? []).some((reason) => reason.Code === "TransactionConflict");
 
 /*
  * Auto-send and crashes. Finalizing and sending are the invoice's own transitions (with their own

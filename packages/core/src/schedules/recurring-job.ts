@@ -5,7 +5,8 @@ import { dueItems } from "../db/due";
 import { nextId } from "../db/ids";
 import { DomainError } from "../errors";
 import type { JobResult } from "../jobs/registry";
-import { advanceWrites, buildOccurrence, deliverInvoice, GenerationRaced, isTransactionConflict, type DeliveryOutcome } from "./occurrences";
+import { isTransactionConflict } from "../db/errors";
+import { advanceWrites, buildOccurrence, deliverInvoice, GenerationRaced, type DeliveryOutcome } from "./occurrences";
 import type { ScheduleItem } from "./model";
 import { findSchedule } from "./schedules";
 
