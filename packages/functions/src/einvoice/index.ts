@@ -1,0 +1,53 @@
+import type { FieldError } from "@invoicing/core/errors";
+import { writeCii } from "./cii";
+import { toFacturX } from "./facturx";
+import { buildModel } from "./model";
+import { missingForEInvoice } from "./requirements";
+import type { EInvoiceFormat, EInvoiceSource } from "./source";
+import { writeUbl } from "./ubl";
+
+/**
+ * The e-invoice of an invoice in one of four formats (docs/e-invoices.md). Only the documents
+ * function imports this module: the API function's bundle never carries it.
+ */
+export type { EInvoiceFormat, EInvoiceSource } from "./source";
+export { E_INVOICE_FORMATS } from "./source";
+export { missingForEInvoice } from "./requirements";
+
+export const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
+  ubl: { contentType: "application/xml", extension: "xml" },
+  cii: { contentType: "application/xml", extension: "xml" },
+  xrechnung: { contentType: "application/xml", extension: "xml" },
+  facturx: { contentType: "application/pdf", extension: "pdf" },
+};
+
+export type EInvoiceOutcome =
+  | { ok: true; body: string | Uint8Array; contentType: string; extension: string }
+  | { ok: false; errors: FieldError[] };
+
+/** The XML of the three XML formats; throws if the invoice lacks what the format needs. */
+export function writeEInvoiceXml(source: EInvoiceSource, format: Exclude<EInvoiceFormat, "facturx">): string {
+  const missing = missingForEInvoice(source, format);
+  if (missing.length > 0) throw new Error(`e-invoice incomplete: ${missing.map((e) => e.path).join(", ")}`);
+  const model = buildModel(source, format);
+  return format === "cii" ? writeCii(model) : writeUbl(model);
+}
+
+/**
+ * Checks first, then writes. Factur-X needs the invoice's PDF: `renderPdf` is called only when
+ * the invoice is complete, so an incomplete one costs no rendering.
+ */
+export async function writeEInvoice(
+  source: EInvoiceSource,
+  format: EInvoiceFormat,
+  renderPdf: () => Promise<Uint8Array>,
+  now: Date,
+): Promise<EInvoiceOutcome> {
+  const errors = missingForEInvoice(source, format);
+  if (errors.length > 0) return { ok: false, errors };
+  const media = E_INVOICE_MEDIA[format];
+  if (format !== "facturx") return { ok: true, body: writeEInvoiceXml(source, format), ...media };
+  const cii = writeCii(buildModel(source, "facturx"));
+  const pdf = await toFacturX(await renderPdf(), cii, { title: `Invoice ${source.invoiceNumber}`, now });
+  return { ok: true, body: pdf, ...media };
+}
