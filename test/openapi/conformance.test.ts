@@ -54,6 +54,8 @@ interface Call {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Why the success case cannot be shown yet (data another change adds): reported, not failed. */
+  skip?: string;
 }
 
 async function ok(call: Promise<TestResponse>, status: number): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -69,6 +71,21 @@ const draftInvoice = async (extra: Record<string, unknown> = {}) => ok(alice.cal
 const finalizedInvoice = async (extra: Record<string, unknown> = {}) => {
   const draft = await draftInvoice(extra);
   return ok(alice.call("POST", `/invoices/${draft.id}/finalize`), 200);
+};
+/**
+ * An e-invoice needs the seller's profile and the buyer's address and tax id (docs/e-invoices.md):
+ * without PATCH /profile (another change adds it) the success case is skipped, loudly.
+ */
+const eInvoiceCall = async (path: (invoice: { id: number; publicToken: string }) => string): Promise<Call> => {
+  const profile = await alice.call("PATCH", "/profile", {
+    businessName: "Alice Design",
+    address: { line1: "1 Main St", city: "Berlin", postalCode: "10115", country: "DE" },
+    taxId: "DE123456789",
+  });
+  const patched = await alice.call("PATCH", `/clients/${clientId}`, { address: { city: "Paris", country: "FR" }, taxId: "FR40303265045" });
+  const invoice = await finalizedInvoice();
+  const skip = profile.status === 200 && patched.status === 200 ? undefined : "no business profile or client address yet";
+  return { method: "GET", path: path(invoice), skip };
 };
 const sentInvoice = async (extra: Record<string, unknown> = {}) => {
   const finalized = await finalizedInvoice(extra);
@@ -118,6 +135,7 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
+  getInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/invoices/${invoice.id}/e-invoice?format=ubl`),
   listInvoiceCardPayments: async () => {
     const invoice = await sentInvoice();
     const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
@@ -164,6 +182,7 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
 
   getPublicInvoicePage: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}` }),
   getPublicInvoicePdf: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pdf` }),
+  getPublicInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
   getPublicEstimatePage: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}` }),
   cardProcessorWebhook: async () => signedEvent("customer.created", { id: "cus_conformance", object: "customer" }),
@@ -203,6 +222,10 @@ describe("GET /openapi.json against the running app", () => {
     const call = await SCENARIOS[op.operationId]!();
     expect(call.method.toLowerCase(), op.operationId).toBe(op.method);
     const key = kept(op) ? `conformance-${op.operationId}` : undefined;
+    if (call.skip) {
+      console.warn(`[openapi conformance] SKIPPED ${op.method.toUpperCase()} ${op.path}: ${call.skip}`);
+      ctx.skip(call.skip);
+    }
     const res = await send(op, call, key ? { headers: { "Idempotency-Key": key } } : {});
     if (isUnknownRoute(res)) {
       // A route another change has not added yet: reported, not failed (every route that exists is checked).

@@ -106,6 +106,25 @@ export function listQuery<F extends v.ObjectEntries = {}>(
 }
 
 /**
+ * A query of named parameters, none of them paging (`?format=ubl`): unknown ones are ignored, a bad
+ * value is a 400 naming it. `c.req.valid("query")` is the parsed object.
+ */
+export function queryParams<E extends v.ObjectEntries>(
+  entries: E,
+): MiddlewareHandler<
+  AppEnv,
+  string,
+  { in: { query?: v.InferInput<v.ObjectSchema<E, undefined>> }; out: { query: v.InferOutput<v.ObjectSchema<E, undefined>> } }
+> {
+  const schema = v.object(entries);
+  const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.req.addValidatedData("query", validate(schema, c.req.query()) as object);
+    await next();
+  };
+  return withPart(handler, { kind: "query", entries });
+}
+
+/**
  * The operation honours `If-Match` (412 precondition_failed on a stale one):
  * `c.req.valid("header")["if-match"]` is the ETag the change is based on, if any.
  */

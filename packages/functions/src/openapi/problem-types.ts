@@ -29,6 +29,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  e_invoice_incomplete:
+    "An e-invoice asked for while data its format must carry is missing. `errors[]` names each missing field where the user sets it: `profile.<field>` (the seller, copied at finalize), `client.<field>` (the buyer, copied at finalize) or the invoice's own field (`buyerReference`, `lineItems`, …).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };
