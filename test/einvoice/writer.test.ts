@@ -56,7 +56,7 @@ describe("the writer's own checks (always run)", () => {
       return file;
     });
     expect(await checkXml(files)).toEqual({});
-  });
+  }, 120_000);
 
   test("UBL totals add up, prices are never negative, BT-120 only on exempted categories", () => {
     for (const { name, xml } of docs.filter((d) => d.format !== "cii")) {

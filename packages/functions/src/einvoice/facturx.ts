@@ -42,7 +42,14 @@ export async function toFacturX(pdfBytes: Uint8Array, ciiXml: string, options: F
   catalog.set(PDFName.of("Names"), context.obj({ EmbeddedFiles: { Names: [PDFString.of(FACTURX_FILE_NAME), spec] } }));
   catalog.set(PDFName.of("AF"), context.obj([spec]));
 
-  const xmp = new TextEncoder().encode(xmpMetadata(options, pdf.getProducer() ?? "Invoicing"));
+  // PDF/A wants the XMP to agree with the document information dictionary: same title and dates.
+  const info = {
+    title: pdf.getTitle() ?? options.title,
+    created: pdf.getCreationDate() ?? options.now,
+    modified: options.now,
+    producer: pdf.getProducer() ?? "Invoicing",
+  };
+  const xmp = new TextEncoder().encode(xmpMetadata(info));
   const metadata = context.register(context.stream(xmp, { Type: "Metadata", Subtype: "XML", Length: xmp.length }));
   catalog.set(PDFName.of("Metadata"), metadata);
   catalog.set(PDFName.of("PageMode"), PDFName.of("UseAttachments"));
@@ -69,8 +76,8 @@ export async function readFacturXml(pdfBytes: Uint8Array): Promise<string | null
 const esc = (s: string) =>
   xmlSafe(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-function xmpMetadata(options: FacturXOptions, producer: string): string {
-  const when = options.now.toISOString().replace(/\.\d{3}Z$/, "Z");
+function xmpMetadata(info: { title: string; created: Date; modified: Date; producer: string }): string {
+  const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
   const property = (name: string, description: string) => `
             <rdf:li rdf:parseType="Resource">
               <pdfaProperty:name>${name}</pdfaProperty:name>
@@ -87,16 +94,16 @@ function xmpMetadata(options: FacturXOptions, producer: string): string {
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">
       <dc:format>application/pdf</dc:format>
-      <dc:title><rdf:Alt><rdf:li xml:lang="x-default">${esc(options.title)}</rdf:li></rdf:Alt></dc:title>
+      <dc:title><rdf:Alt><rdf:li xml:lang="x-default">${esc(info.title)}</rdf:li></rdf:Alt></dc:title>
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
       <xmp:CreatorTool>Invoicing</xmp:CreatorTool>
-      <xmp:CreateDate>${when}</xmp:CreateDate>
-      <xmp:ModifyDate>${when}</xmp:ModifyDate>
-      <xmp:MetadataDate>${when}</xmp:MetadataDate>
+      <xmp:CreateDate>${iso(info.created)}</xmp:CreateDate>
+      <xmp:ModifyDate>${iso(info.modified)}</xmp:ModifyDate>
+      <xmp:MetadataDate>${iso(info.modified)}</xmp:MetadataDate>
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:pdf="http://ns.adobe.com/pdf/1.3/">
-      <pdf:Producer>${esc(producer)}</pdf:Producer>
+      <pdf:Producer>${esc(info.producer)}</pdf:Producer>
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:fx="${FX_NS}">
       <fx:DocumentType>INVOICE</fx:DocumentType>
