@@ -4,6 +4,7 @@ import "sst";
 declare module "sst" {
   export interface Resource {
     Api: { type: "sst.aws.ApiGatewayV2"; url: string };
+    Bus: { type: "sst.aws.Bus"; name: string; arn: string };
     Email: { type: "sst.aws.Email"; sender: string; configSet: string };
     StripeSecretKey: { type: "sst.sst.Secret"; value: string };
     StripeWebhookSecret: { type: "sst.sst.Secret"; value: string };
