@@ -2,6 +2,7 @@ import { apiKeys } from "./routes/api-keys";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
 import { estimates } from "./routes/estimates";
+import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
@@ -16,4 +17,4 @@ import { webhooks } from "./routes/webhooks";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, events, docs] as const;

@@ -17,7 +17,9 @@ import type { Event, EventType, ResourceType } from "./types";
 export const EVENT_RETENTION_SECONDS = 30 * 86_400;
 const SEQUENCE_WIDTH = 40; // DynamoDB stream sequence numbers are decimal strings of up to 40 digits
 
-export interface EventItem extends Event {
+export interface EventItem extends Omit<Event, "data"> {
+  /** The resource as JSON text: a DynamoDB map would not keep the public shape's field order. */
+  data: string;
   pk: string;
   sk: string;
   position: string;
@@ -52,7 +54,7 @@ export function eventItem(origin: StreamOrigin, index: number, event: DerivedEve
     createdAt: origin.createdAt,
     resourceType: event.resourceType,
     resourceId: event.resourceId,
-    data: event.data,
+    data: JSON.stringify(event.data),
     gsi1pk: typePartition(event.userId, event.type),
     gsi1sk: position,
     gsi2pk: resourcePartition(event.userId, event.resourceType, event.resourceId),
@@ -77,7 +79,7 @@ export const toEvent = (item: EventItem): Event => ({
   createdAt: item.createdAt,
   resourceType: item.resourceType,
   resourceId: item.resourceId,
-  data: item.data,
+  data: JSON.parse(item.data) as Record<string, unknown>,
 });
 
 export interface EventFilters {

@@ -3,6 +3,15 @@ import type { ProblemCode } from "../problems";
 import { createApiKeyBody } from "../routes/api-keys";
 import { createClientBody, updateClientBody } from "../schemas/clients";
 import { emptyBody, pagination } from "../schemas/common";
+import {
+  CreatedWebhookEndpoint,
+  DeliveryResource,
+  EventResource,
+  WebhookEndpointResource,
+  createEndpointBody,
+  eventListFilters,
+  updateEndpointBody,
+} from "../schemas/events";
 import { createEstimateBody, estimateListFilters, updateEstimateBody } from "../schemas/estimates";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";
 import {
@@ -36,6 +45,7 @@ export const TAGS = {
   "Recurring schedules": "Schedules that generate invoices (API.md section 8).",
   Public: "Pages a client opens from an email, without an API key (API.md section 9).",
   "Card processor": "Card payments through the card processor (API.md section 9).",
+  Events: "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
   Service: "Health, this document and its page (API.md section 10).",
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -95,6 +105,80 @@ const deleted: Success = { status: 204, description: "Deleted; no body." };
 const action = { schema: emptyBody, required: false } as const;
 
 export const operations = [
+  // ── Events and webhooks ──
+  {
+    operationId: "listEvents",
+    method: "get",
+    path: "/events",
+    tag: "Events",
+    summary: "List events",
+    description: "Newest first; events are kept 30 days. They appear within seconds of the change (they are derived from the table's change stream).",
+    query: listQuery(eventListFilters),
+    paginated: true,
+    success: list(EventResource, "A page of events, newest first."),
+    problems: [],
+  },
+  {
+    operationId: "createWebhookEndpoint",
+    method: "post",
+    path: "/webhook-endpoints",
+    tag: "Events",
+    summary: "Create a webhook endpoint",
+    description: "The signing `secret` is in this response only. At most 10 endpoints per account.",
+    body: { schema: createEndpointBody, required: true },
+    success: { status: 201, description: "The new endpoint, with its secret.", schema: CreatedWebhookEndpoint, location: true, etag: true },
+    problems: ["webhook_url_not_allowed", "limit_exceeded"],
+  },
+  {
+    operationId: "listWebhookEndpoints",
+    method: "get",
+    path: "/webhook-endpoints",
+    tag: "Events",
+    summary: "List webhook endpoints",
+    description: "A short list (at most 10), not paginated; no secrets.",
+    success: list(WebhookEndpointResource, "The account's endpoints, newest first."),
+    problems: [],
+  },
+  {
+    operationId: "getWebhookEndpoint",
+    method: "get",
+    path: "/webhook-endpoints/{id}",
+    tag: "Events",
+    summary: "Get a webhook endpoint",
+    success: one(WebhookEndpointResource, "The endpoint (no secret)."),
+    problems: [],
+  },
+  {
+    operationId: "updateWebhookEndpoint",
+    method: "patch",
+    path: "/webhook-endpoints/{id}",
+    tag: "Events",
+    summary: "Update a webhook endpoint",
+    body: { schema: updateEndpointBody, required: true },
+    ifMatch: true,
+    success: one(WebhookEndpointResource, "The updated endpoint."),
+    problems: ["webhook_url_not_allowed"],
+  },
+  {
+    operationId: "deleteWebhookEndpoint",
+    method: "delete",
+    path: "/webhook-endpoints/{id}",
+    tag: "Events",
+    summary: "Delete a webhook endpoint",
+    success: deleted,
+    problems: [],
+  },
+  {
+    operationId: "listWebhookDeliveries",
+    method: "get",
+    path: "/webhook-endpoints/{id}/deliveries",
+    tag: "Events",
+    summary: "The endpoint's last 100 delivery attempts",
+    description: "Newest first; a failed attempt shows when the next one is due (`nextAttemptAt`).",
+    success: list(DeliveryResource, "The last 100 attempts."),
+    problems: [],
+  },
+
   // ── API keys (section 2) ──
   {
     operationId: "createApiKey",
