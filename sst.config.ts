@@ -25,6 +25,7 @@ export default $config({
     await import("./infra/secrets");
     const { api } = await import("./infra/api");
     await import("./infra/jobs");
+    await import("./infra/stream");
     return { api: api.url };
   },
 });

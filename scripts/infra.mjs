@@ -37,7 +37,15 @@ function fakeSst(recorder) {
     };
   const known = {
     aws: {
-      Dynamo: component("sst.aws.Dynamo", (_self, name) => ({ name: `${recorder.app.name}-${recorder.stage}-${name}Table` })),
+      Dynamo: component("sst.aws.Dynamo", (self, name) => ({
+        name: `${recorder.app.name}-${recorder.stage}-${name}Table`,
+        // The stream's Lambda subscriber: recorded like a function, triggered by the table's stream.
+        subscribe(subscriberName, subscriber, args = {}) {
+          if (!self.args.stream) throw new Error(`Cannot subscribe to "${name}" because stream is not enabled.`);
+          return new Recorded(recorder, "sst.aws.DynamoLambdaSubscriber", subscriberName, { table: name, subscriber, ...args });
+        },
+      })),
+      Bus: component("sst.aws.Bus", (_self, name) => ({ name: `${recorder.app.name}-${recorder.stage}-${name}Bus`, arn: fakeOutput(name.toLowerCase()) })),
       Email: component("sst.aws.Email", (_self, _name, args) => ({ sender: args.sender })),
       ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name) => ({
         url: fakeOutput(name.toLowerCase()),
@@ -149,6 +157,10 @@ export function functionsOf(infra) {
       if (!input) continue; // a CronV2 running an ECS task: no Lambda to bundle
       normalise(component.logicalName, input, {
         meta: { trigger: { kind: "cron", schedule: component.args.schedule, event: component.args.event ?? {} } },
+      });
+    } else if (component.kind === "sst.aws.DynamoLambdaSubscriber") {
+      normalise(component.logicalName, component.args.subscriber, {
+        meta: { trigger: { kind: "stream", table: component.args.table, transform: component.args.transform } },
       });
     } else if (component.kind === "sst.aws.Function") {
       normalise(component.logicalName, component.args, { meta: { trigger: { kind: "invoke" } } });

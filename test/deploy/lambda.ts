@@ -65,6 +65,8 @@ function linkedResource(kind: string, values: LinkedValues): Record<string, unkn
       return { value: "", type: kind }; // the placeholder: card processor not configured
     case "sst.aws.ApiGatewayV2":
       return { url: values.apiUrl, type: kind };
+    case "sst.aws.Bus":
+      return { name: "invoicing-dev-BusBus", arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus", type: kind };
     default:
       throw new Error(`no test value for a linked ${kind}: add one to test/deploy/lambda.ts`);
   }

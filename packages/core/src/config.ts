@@ -23,6 +23,8 @@ export interface CoreConfig {
   stripeWebhookSecret?: string;
   /** The EventBridge bus every event is put on (deployed: the linked Bus). */
   eventBusName?: string;
+  /** Another EventBridge endpoint (a local stand-in in tests); unset on AWS. */
+  eventBridgeEndpoint?: string;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
 }
@@ -52,6 +54,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     stripeSecretKey: nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY),
     stripeWebhookSecret: nonEmpty(linked("StripeWebhookSecret")?.value ?? env.STRIPE_WEBHOOK_SECRET),
     eventBusName: linked("Bus")?.name,
+    eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
   };
 }

@@ -18,7 +18,7 @@ export function createDeliveryDeps(env: NodeJS.ProcessEnv = process.env): Deps {
   return {
     ...createDeps(env),
     outbox: emailTransport(config, env),
-    eventBus: config.eventBusName ? createEventBridgeBus(config.eventBusName, config.region) : undefined,
+    eventBus: config.eventBusName ? createEventBridgeBus(config.eventBusName, config.region, config.eventBridgeEndpoint) : undefined,
   };
 }
 

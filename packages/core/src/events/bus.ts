@@ -22,10 +22,10 @@ export function putEventsEntries(busName: string, events: readonly Event[]) {
   }));
 }
 
-export function createEventBridgeBus(busName: string, region: string): EventBus {
+export function createEventBridgeBus(busName: string, region: string, endpoint?: string): EventBus {
   let client: Promise<{ client: EventBridgeClient; sdk: typeof import("@aws-sdk/client-eventbridge") }> | undefined;
   const open = () =>
-    (client ??= import("@aws-sdk/client-eventbridge").then((sdk) => ({ sdk, client: new sdk.EventBridgeClient({ region }) })));
+    (client ??= import("@aws-sdk/client-eventbridge").then((sdk) => ({ sdk, client: new sdk.EventBridgeClient({ region, endpoint }) })));
   return {
     async publish(events) {
       if (events.length === 0) return;
