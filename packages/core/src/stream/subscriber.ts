@@ -23,8 +23,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  * lost, and nothing already stored is doubled. The bus is at least once: a retried record may
  * publish its events again (consumers dedupe by event id).
  *
- * After the batch: the first webhook attempts and the email deliveries run, a bounded number at a
- * time, each with its own timeout. They never fail the batch: whatever they leave is on the byDue
+ * After the batch: the first webhook attempts (in order per endpoint) and the email deliveries
+ * run, a bounded number at a time, each with its own timeout. They never fail the batch: whatever they leave is on the byDue
  * list for the `webhooks` and `reminders` jobs.
  */
 export interface StreamRecord {
@@ -96,9 +96,22 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
     }
   }
 
+  // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
+  // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
+  // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
+  const lanes = new Map<number, typeof attempts>();
+  for (const attempt of attempts) {
+    const lane = lanes.get(attempt.endpoint.id) ?? [];
+    lane.push(attempt);
+    lanes.set(attempt.endpoint.id, lane);
+  }
   await Promise.all([
-    withConcurrency(attempts, ATTEMPT_CONCURRENCY, async ({ item, event, endpoint }) => {
-      outcome.attempts[await runAttempt(deps, item, { event, endpoint })]++;
+    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
+      for (const { item, event, endpoint } of lane) {
+        const result = await runAttempt(deps, item, { event, endpoint });
+        outcome.attempts[result]++;
+        if (result === "failed") break;
+      }
     }),
     withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
