@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -203,6 +203,15 @@ describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     // Nothing in this table is due (it holds only the API test's clients and keys).
     expect(value.changed).toBe(0);
   });
+});
+
+it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
+  for (const fn of apiFunctions) {
+    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
+    expect(code).not.toMatch(/PDFDocument|pdf-lib/);
+  }
+  for (const fn of streamFunctions) expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
 });
 
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
