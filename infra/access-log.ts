@@ -27,10 +27,11 @@ interface StageArgsWithAccessLog {
  * SST passes the settings as a plain object; if that ever changes the deploy stops here rather than
  * silently keeping the default format (which logs tokens).
  */
-export function withAccessLogFormat(args: StageArgsWithAccessLog): void {
+export function withAccessLogFormat(args: StageArgsWithAccessLog): undefined {
   const settings = args.accessLogSettings;
   if (!settings || typeof settings !== "object" || !("destinationArn" in settings) || !("format" in settings)) {
     throw new Error("infra/access-log.ts: SST's stage has no plain accessLogSettings object to set the format on");
   }
   (settings as { format: unknown }).format = JSON.stringify(accessLogFormat);
+  return undefined;
 }
