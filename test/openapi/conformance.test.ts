@@ -117,6 +117,7 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
   listInvoiceCardPayments: async () => {
     const invoice = await sentInvoice();

@@ -169,6 +169,18 @@ export const Reminder = v.strictObject({
   sentAt: v.nullable(timestampOut),
 });
 
+/** GET /email-deliveries: one email and what became of it (core/src/email/deliveries.ts). */
+export const EmailDelivery = v.strictObject({
+  id: v.string(),
+  to: v.string(),
+  subject: v.string(),
+  status: v.picklist(["pending", "sending", "sent", "failed", "bounced", "complained", "rejected"]),
+  createdAt: timestampOut,
+  sentAt: v.nullable(timestampOut),
+  detail: v.nullable(v.string()),
+  reportedAt: v.nullable(timestampOut),
+});
+
 export const CardPayment = v.strictObject({
   sessionId: text,
   paymentReference: text,
@@ -213,6 +225,7 @@ export const resources = {
   ApiKey,
   CreatedApiKey,
   Reminder,
+  EmailDelivery,
   CardPayment,
   WebhookReceipt,
   FieldError,
