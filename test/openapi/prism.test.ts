@@ -3,13 +3,16 @@ import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, request, type TestEnv, type TestUser } from "../support/env";
 import { startPrism, violationsOf, type Prism } from "../support/prism";
+import { throughPrism } from "./conformance";
 
 /**
  * The served OpenAPI document read by a tool nobody here wrote: Stoplight Prism, proxying real
  * requests to the running app and validating both directions against the document.
  * First a proof that Prism validates at all (a document option once made it skip bodies silently),
- * then the app's flows through it with zero violations.
+ * then the whole conformance suite (every operation, its success and its documented errors) through
+ * it, with zero violations (conformance.ts checks them after each test).
  */
+throughPrism();
 
 let env: TestEnv;
 let alice: TestUser;
