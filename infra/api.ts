@@ -1,3 +1,4 @@
+import { withAccessLogFormat } from "./access-log";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
@@ -8,7 +9,7 @@ import { table } from "./storage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production).
+ * (a year in production), in a format without the raw path (infra/access-log.ts).
  */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: {
@@ -19,6 +20,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
     maxAge: "1 day",
   },
   accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
+  transform: { stage: withAccessLogFormat },
 });
 
 /**

@@ -1,6 +1,7 @@
 import { apiKeys } from "./routes/api-keys";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
+import { emailDeliveries } from "./routes/email-deliveries";
 import { estimates } from "./routes/estimates";
 import { events } from "./routes/events";
 import { health } from "./routes/health";
@@ -17,4 +18,4 @@ import { webhooks } from "./routes/webhooks";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, events, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, emailDeliveries, events, docs] as const;

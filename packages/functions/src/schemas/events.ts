@@ -1,10 +1,8 @@
 import * as v from "valibot";
 import { EVENT_TYPES, RESOURCE_TYPES } from "@invoicing/core/events/types";
-import { MAX_ENDPOINTS } from "@invoicing/core/webhooks/endpoints";
 import { pathId } from "./common";
-import { timestampOut } from "./resources";
 
-/** Requests and responses of the events and webhook endpoints routes (docs/events.md). */
+/** Requests of the events and webhook endpoints routes (docs/events.md); responses in resources.ts. */
 
 export const eventListFilters = {
   type: v.optional(v.picklist(EVENT_TYPES, "must be an event type (docs/events.md)")),
@@ -33,41 +31,3 @@ export const updateEndpointBody = v.strictObject({
   enabled: v.optional(v.boolean()),
 });
 
-const idOut = v.pipe(v.number(), v.integer(), v.minValue(1));
-
-export const EventResource = v.strictObject({
-  id: v.pipe(v.string(), v.description("Derived from the change; the webhook-id of its deliveries")),
-  type: v.picklist(EVENT_TYPES),
-  createdAt: timestampOut,
-  resourceType: v.picklist(RESOURCE_TYPES as [string, ...string[]]),
-  resourceId: idOut,
-  data: v.pipe(v.record(v.string(), v.unknown()), v.description("The resource after the change (before it, for *.deleted)")),
-});
-
-const endpointFields = {
-  id: idOut,
-  url: v.string(),
-  events: v.array(v.string()),
-  description: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: timestampOut,
-};
-
-export const WebhookEndpointResource = v.strictObject(endpointFields);
-export const CreatedWebhookEndpoint = v.strictObject({
-  ...endpointFields,
-  secret: v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/), v.description("The signing secret: shown only in this response")),
-});
-
-export const DeliveryResource = v.strictObject({
-  eventId: v.string(),
-  type: v.string(),
-  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  status: v.picklist(["succeeded", "failed", "pending"]),
-  responseStatus: v.nullable(v.pipe(v.number(), v.integer())),
-  error: v.nullable(v.string()),
-  attemptedAt: v.nullable(timestampOut),
-  nextAttemptAt: v.nullable(timestampOut),
-});
-
-export { MAX_ENDPOINTS };
