@@ -31,6 +31,9 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
   e_invoice_incomplete:
     "An e-invoice asked for while data its format must carry is missing. `errors[]` names each missing field where the user sets it: `profile.<field>` (the seller, copied at finalize), `client.<field>` (the buyer, copied at finalize) or the invoice's own field (`buyerReference`, `lineItems`, …).",
+  webhook_url_not_allowed:
+    "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
+  limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };
