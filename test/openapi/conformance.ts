@@ -129,6 +129,9 @@ const sentEstimate = async () => {
   const draft = await draftEstimate();
   return ok(alice.call("POST", `/estimates/${draft.id}/send`), 200);
 };
+// A public address (no DNS needed offline); nothing is delivered unless the stream is read.
+const WEBHOOK_URL = "https://93.184.215.14/hooks";
+const webhookEndpoint = async () => ok(alice.call("POST", "/webhook-endpoints", { url: WEBHOOK_URL, events: ["*"] }), 201);
 const schedule = async () =>
   ok(alice.call("POST", "/recurring-schedules", { clientId, frequency: "monthly", startDate: "2026-12-01", lineItems: [line] }), 201);
 
@@ -167,6 +170,13 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  listEvents: async () => (await newClient({ name: "Evented" }), await newClient({ name: "Evented 2" }), await env.drainStream(), { method: "GET", path: "/events?limit=1" }),
+  createWebhookEndpoint: async () => ({ method: "POST", path: "/webhook-endpoints", body: { url: WEBHOOK_URL, events: ["invoice.paid"], description: "ERP" } }),
+  listWebhookEndpoints: async () => (await webhookEndpoint(), { method: "GET", path: "/webhook-endpoints" }),
+  getWebhookEndpoint: async () => ({ method: "GET", path: `/webhook-endpoints/${(await webhookEndpoint()).id}` }),
+  updateWebhookEndpoint: async () => ({ method: "PATCH", path: `/webhook-endpoints/${(await webhookEndpoint()).id}`, body: { enabled: false, description: null } }),
+  deleteWebhookEndpoint: async () => ({ method: "DELETE", path: `/webhook-endpoints/${(await webhookEndpoint()).id}` }),
+  listWebhookDeliveries: async () => ({ method: "GET", path: `/webhook-endpoints/${(await webhookEndpoint()).id}/deliveries` }),
   listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
   listInvoiceCardPayments: async () => {
