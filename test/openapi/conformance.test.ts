@@ -116,12 +116,34 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
-  listInvoiceCardPayments: async () => {
+  createInvoicePayment: async () => ({
+    method: "POST",
+    path: `/invoices/${(await sentInvoice()).id}/payments`,
+    body: { amount: "10.00", paymentMethod: "bank_transfer", reference: "TX-2" },
+  }),
+  listInvoicePayments: async () => {
     const invoice = await sentInvoice();
-    const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
-    const delivered = signedEvent("checkout.session.completed", session);
+    await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "GET", path: `/invoices/${invoice.id}/payments` };
+  },
+  getInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "GET", path: `/invoices/${invoice.id}/payments/${payment.id}` };
+  },
+  deleteInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "DELETE", path: `/invoices/${invoice.id}/payments/${payment.id}` };
+  },
+  refundInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`); // makes the checkout session
+    const opened = await ok(alice.call("GET", `/invoices/${invoice.id}`), 200);
+    const delivered = signedEvent("checkout.session.completed", fake.completeSession(opened.cardProcessorCheckoutSessionId));
     await ok(request(env.app, delivered.method, delivered.path, delivered.body, delivered.headers), 200);
-    return { method: "GET", path: `/invoices/${invoice.id}/card-payments` };
+    const [payment] = await ok(alice.call("GET", `/invoices/${invoice.id}/payments`), 200);
+    return { method: "POST", path: `/invoices/${invoice.id}/payments/${payment.id}/refund`, body: { amount: "5.00" } };
   },
 
   createEstimate: async () => ({ method: "POST", path: "/estimates", body: { clientId, validUntil: "2027-01-31", lineItems: [line] } }),

@@ -49,7 +49,7 @@ export const idempotencyOf = (op: Operation): "kept" | "ignored" | "none" =>
 function parameters(op: Operation): Json[] {
   const params: Json[] = [];
   for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
-    params.push(name === "id" ? ref("parameters", "Id") : ref("parameters", "PublicToken"));
+    params.push(ref("parameters", name === "id" ? "Id" : name === "paymentId" ? "PaymentId" : "PublicToken"));
   }
   if (op.query) {
     const schema = jsonSchemaOf(v.object(op.query)) as { properties?: Record<string, JsonSchema> };
@@ -177,6 +177,7 @@ function components(): Json {
     },
     parameters: {
       Id: { name: "id", in: "path", required: true, description: "A positive integer id (else 400).", schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+      PaymentId: { name: "paymentId", in: "path", required: true, description: "A payment's id (a positive integer, else 400).", schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
       PublicToken: { name: "publicToken", in: "path", required: true, description: "The document's `publicToken`.", schema: { type: "string" } },
       IfMatch: { name: "If-Match", in: "header", required: false, description: "The `ETag` the change is based on; a mismatch is a 412.", schema: { type: "string" } },
       IdempotencyKey: {

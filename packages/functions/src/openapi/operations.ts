@@ -7,16 +7,17 @@ import { createEstimateBody, estimateListFilters, updateEstimateBody } from "../
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";
 import {
   ApiKey,
-  CardPayment,
   Client,
   CreatedApiKey,
   Estimate,
   Health,
   Invoice,
+  Payment,
   RecurringSchedule,
   Reminder,
   WebhookReceipt,
 } from "../schemas/resources";
+import { createPaymentBody, refundBody } from "../schemas/payments";
 import { createScheduleBody, scheduleListFilters, updateScheduleBody } from "../schemas/schedules";
 
 /**
@@ -35,6 +36,7 @@ export const TAGS = {
   Estimates: "Quotes with line items, their lifecycle and conversion to an invoice (API.md section 7).",
   "Recurring schedules": "Schedules that generate invoices (API.md section 8).",
   Public: "Pages a client opens from an email, without an API key (API.md section 9).",
+  Payments: "An invoice's payments: manual and card, partial payments, deletion and card refunds (API.md section 14).",
   "Card processor": "Card payments through the card processor (API.md section 9).",
   Service: "Health, this document and its page (API.md section 10).",
 } as const;
@@ -257,7 +259,7 @@ export const operations = [
     tag: "Invoices",
     summary: "Send a finalized invoice",
     description:
-      "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, creates its checkout session (`cardProcessorPaymentLink`).",
+      "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, sets `cardProcessorPaymentLink` to the invoice's pay link (`/public/invoices/{publicToken}/pay`); send itself never calls the card processor.",
     body: { schema: sendBody, required: false },
     success: one(Invoice, "The sent invoice."),
     problems: ["invalid_transition", "client_email_missing"],
@@ -269,7 +271,7 @@ export const operations = [
     tag: "Invoices",
     summary: "Record a manual payment",
     description:
-      "sent or overdue → paid. Sets `amountPaid` = `total`, `paidAt` (now when omitted; a future one is a 400), `paymentMethod`, `paymentReference`; cancels pending reminders.",
+      "sent or overdue → paid: records a payment of the whole `amountDue` (see Payments), so `amountPaid` = `total`; sets `paidAt` (now when omitted; a future one is a 400), `paymentMethod`, `paymentReference`; cancels pending reminders.",
     body: { schema: markPaidBody, required: true },
     success: one(Invoice, "The paid invoice."),
     problems: ["invalid_transition"],
@@ -305,16 +307,62 @@ export const operations = [
     success: { status: 200, description: "The PDF.", mediaType: "application/pdf" },
     problems: [],
   },
+
+  // ── Payments (section 14) ──
   {
-    operationId: "listInvoiceCardPayments",
-    method: "get",
-    path: "/invoices/{id}/card-payments",
-    tag: "Card processor",
-    summary: "List an invoice's card payments",
+    operationId: "createInvoicePayment",
+    method: "post",
+    path: "/invoices/{id}/payments",
+    tag: "Payments",
+    summary: "Record a payment",
     description:
-      "What the card processor reported for the invoice, oldest first, including payments that could not be applied (`needs_refund`, with the reason). A short list, not paginated.",
-    success: list(CardPayment, "The card payments."),
+      "Sent or overdue invoices only (else `invalid_transition`, checked first). `amount` > 0 and ≤ `amountDue` (else `overpayment`); `paidAt` defaults to now (a future one is a 400). `amountPaid` grows by `amount` in the same atomic step; reaching `total` makes the invoice paid (its `paidAt`, `paymentMethod`, `paymentReference` are this payment's) and cancels pending reminders. A payment that loses a race to payments that filled the invoice is an `overpayment`.",
+    body: { schema: createPaymentBody, required: true },
+    success: { status: 201, description: "The payment.", schema: Payment, location: true },
+    problems: ["invalid_transition", "overpayment"],
+  },
+  {
+    operationId: "listInvoicePayments",
+    method: "get",
+    path: "/invoices/{id}/payments",
+    tag: "Payments",
+    summary: "List an invoice's payments",
+    description:
+      "Oldest first, manual and card processor payments alike, `needs_refund` ones included (never counted in `amountPaid`). A short list, not paginated.",
+    success: list(Payment, "The payments."),
     problems: [],
+  },
+  {
+    operationId: "getInvoicePayment",
+    method: "get",
+    path: "/invoices/{id}/payments/{paymentId}",
+    tag: "Payments",
+    summary: "Get a payment",
+    success: { status: 200, description: "The payment.", schema: Payment },
+    problems: [],
+  },
+  {
+    operationId: "deleteInvoicePayment",
+    method: "delete",
+    path: "/invoices/{id}/payments/{paymentId}",
+    tag: "Payments",
+    summary: "Delete a manual payment",
+    description:
+      "Undoes a manual payment recorded by mistake: `amountPaid` shrinks; a paid invoice returns to sent, or overdue when its `dueDate` has passed, and its reminders still ahead are scheduled again. A card processor payment is refunded instead (`payment_not_deletable`); a void invoice keeps its payments (`invalid_transition`).",
+    success: deleted,
+    problems: ["payment_not_deletable", "invalid_transition"],
+  },
+  {
+    operationId: "refundInvoicePayment",
+    method: "post",
+    path: "/invoices/{id}/payments/{paymentId}/refund",
+    tag: "Payments",
+    summary: "Refund a card payment",
+    description:
+      "Card processor payments only: refunds `amount` (default: all not yet refunded) through the card processor, then records it (`refundedAmount`; `status` `refunded` when whole). A refunded `succeeded` payment lowers `amountPaid` as a deletion does; a `needs_refund` one changes no amount. A retry after a failure never refunds twice (docs/payments.md).",
+    body: { schema: refundBody, required: false },
+    success: { status: 200, description: "The payment after the refund.", schema: Payment },
+    problems: ["refund_not_possible"],
   },
 
   // ── Estimates (section 7) ──
@@ -532,9 +580,9 @@ export const operations = [
     method: "get",
     path: "/public/invoices/{publicToken}/pay",
     tag: "Card processor",
-    summary: "The pay button's target",
+    summary: "The pay link",
     description:
-      "Redirects to the invoice's card checkout page (a fresh one when the stored session expired), or to its alternative payment link when no card processor is configured. 404 for drafts, unknown tokens, or when there is no way to pay.",
+      "What `cardProcessorPaymentLink` points at; never expires. Redirects to a checkout session for the current `amountDue` — the open one when the amount is unchanged, else a new one (its id becomes `cardProcessorCheckoutSessionId`) — or to the alternative payment link when no card processor is configured; a paid or void invoice redirects to its public page. 404 for drafts, unknown tokens, or when there is no way to pay.",
     public: true,
     success: { status: 303, description: "See `Location`.", location: true },
     problems: ["not_found"],

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { createInvoice, deleteInvoice, getInvoice, listInvoices, updateInvoice } from "@invoicing/core/invoices/invoices";
-import { finalizeInvoice, markInvoicePaid, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
+import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
+import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { readJson } from "../body";
 import type { AppEnv } from "../env";
