@@ -69,7 +69,8 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
       return { before: invoice, after: next, outcome: reason ? ("needs_refund" as const) : ("applied" as const) };
     });
     if (!result) return "ignored";
-    await afterSettled(ctx, result.before, result.after);
+    // The session that paid is complete already; another one still open for this invoice is not.
+    if (result.after.cardProcessorCheckoutSessionId !== event.sessionId) await afterSettled(ctx, result.before, result.after);
     return result.outcome;
   } catch (error) {
     if (error instanceof Duplicate) return "duplicate";
