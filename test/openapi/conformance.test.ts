@@ -206,7 +206,8 @@ const opById = (id: string) => {
   return op;
 };
 const kept = (op: DocOperation) => (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
-const concrete = (op: DocOperation, id: string) => op.path.replace("{id}", id).replace("{publicToken}", "no-such-token");
+const concrete = (op: DocOperation, id: string) =>
+  op.path.replace("{id}", id).replace("{paymentId}", id).replace("{publicToken}", "no-such-token");
 const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefined;
 const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook";
 
