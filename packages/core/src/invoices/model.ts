@@ -52,6 +52,8 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue">, IndexedItem {
   version: number;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
+  /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */
+  nextPaymentId?: number;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
 }

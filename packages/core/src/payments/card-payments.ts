@@ -1,14 +1,13 @@
 import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { nextId } from "../db/ids";
 import { findInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem } from "../invoices/model";
+import type { InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
 import { afterSettled, paymentWrite } from "./payments";
-import { amountDueCents, invoiceWrite, PAYABLE, Raced, settledInvoice, untilSettled } from "./settlement";
+import { amountDueCents, invoiceWrite, PAYABLE, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of
@@ -40,7 +39,6 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
   }
   const ctx: Ctx = { ...deps, userId: event.userId };
   const invoiceId = event.invoiceId;
-  let paymentId: number | undefined;
   try {
     const result = await untilSettled(async () => {
       const invoice = await findInvoice(ctx, invoiceId, true);
@@ -49,22 +47,15 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
         return undefined;
       }
       const reason = needsRefundReason(invoice, event);
-      paymentId ??= await nextId(ctx.db, ctx.userId, "payment");
-      const payment = cardPayment(ctx, invoice, paymentId, event, reason);
-      const writes: Write[] = [markerWrite(ctx, payment, event), paymentWrite(ctx, payment)];
-      let next = invoice;
-      if (reason) {
-        // Decided on the invoice as read: a concurrent change makes us decide again.
-        writes.push(versionCheck(ctx, invoice));
-        log(`card payment recorded for refund: ${reason}`, event);
-      } else {
-        next = settledInvoice(ctx, invoice, event.amountCents!, {
-          paidAt: event.occurredAt,
-          paymentMethod: "card",
-          reference: event.paymentReference,
-        });
-        writes.push(invoiceWrite(ctx, next, invoice.version));
-      }
+      // Counted: amountPaid grows (maybe to paid). Not counted: only the payment id is taken. Either
+      // way the invoice is written conditioned on the version read, so a concurrent change makes
+      // us decide again.
+      const next = reason
+        ? { ...invoice, version: invoice.version + 1 }
+        : settledInvoice(ctx, invoice, event.amountCents!, { paidAt: event.occurredAt, paymentMethod: "card", reference: event.paymentReference });
+      const payment = cardPayment(ctx, invoice, takePaymentId(invoice, next), event, reason);
+      if (reason) log(`card payment recorded for refund: ${reason}`, event);
+      const writes: Write[] = [markerWrite(ctx, payment, event), paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)];
       await commit(ctx, writes);
       return { before: invoice, after: next, outcome: reason ? ("needs_refund" as const) : ("applied" as const) };
     });
@@ -138,19 +129,6 @@ function markerWrite(ctx: Ctx, payment: PaymentItem, event: CheckoutPaidEvent): 
     onConditionFailed: () => new Duplicate(),
   };
 }
-
-const versionCheck = (ctx: Ctx, invoice: InvoiceItem): Write => ({
-  op: {
-    ConditionCheck: {
-      TableName: ctx.db.table,
-      Key: invoiceKey(ctx.userId, invoice.id),
-      ConditionExpression: "#version = :v",
-      ExpressionAttributeNames: { "#version": "version" },
-      ExpressionAttributeValues: { ":v": invoice.version },
-    },
-  },
-  onConditionFailed: () => new Raced(),
-});
 
 function log(message: string, event: CheckoutPaidEvent): void {
   console.warn(JSON.stringify({

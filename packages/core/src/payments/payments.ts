@@ -1,8 +1,7 @@
 import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit } from "../db/commit";
-import { nextId } from "../db/ids";
+import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
@@ -10,7 +9,7 @@ import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/mo
 import { formatMoney } from "../money/money";
 import { expireCheckoutSession } from "./checkout";
 import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
-import { amountDueCents, invoiceWrite, PAYABLE, settledInvoice, untilSettled } from "./settlement";
+import { amountDueCents, invoiceWrite, PAYABLE, Raced, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -34,7 +33,6 @@ export interface PaymentInput {
  */
 export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentInput): Promise<PaymentItem> {
   const paidAt = checkPaidAt(ctx, input.paidAt);
-  let paymentId: number | undefined;
   const result = await untilSettled(async (round) => {
     const invoice = await getInvoice(ctx, invoiceId, true);
     if (!PAYABLE.includes(invoice.status)) {
@@ -42,9 +40,9 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
       throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "record a payment on");
     }
     if (input.amountCents > amountDueCents(invoice)) throw overpayment(invoice, input.amountCents);
-    paymentId ??= await nextId(ctx.db, ctx.userId, "payment");
-    const payment = manualPayment(ctx, invoice, paymentId, input.amountCents, input.paymentMethod, paidAt, input.reference);
-    const next = settledInvoice(ctx, invoice, input.amountCents, completionOf(payment));
+    const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
+    const next = settledInvoice(ctx, invoice, input.amountCents, completion);
+    const payment = manualPayment(ctx, invoice, takePaymentId(invoice, next), input.amountCents, input.paymentMethod, paidAt, input.reference);
     await commit(ctx, [paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)], payment);
     return { payment, invoice: next, before: invoice };
   });
@@ -64,7 +62,6 @@ export interface MarkPaidInput {
  */
 export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPaidInput): Promise<InvoiceItem> {
   const paidAt = checkPaidAt(ctx, input.paidAt);
-  let paymentId: number | undefined;
   const result = await untilSettled(async () => {
     const invoice = await getInvoice(ctx, invoiceId, true);
     if (!PAYABLE.includes(invoice.status)) throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
@@ -74,8 +71,7 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
     // A zero total has nothing to pay: the invoice is paid without a payment of 0.00.
     const writes = [invoiceWrite(ctx, next, invoice.version)];
     if (due > 0n) {
-      paymentId ??= await nextId(ctx.db, ctx.userId, "payment");
-      const payment = manualPayment(ctx, invoice, paymentId, due, input.paymentMethod, paidAt, input.reference);
+      const payment = manualPayment(ctx, invoice, takePaymentId(invoice, next), due, input.paymentMethod, paidAt, input.reference);
       writes.unshift(paymentWrite(ctx, payment));
     }
     await commit(ctx, writes, next);
@@ -162,9 +158,13 @@ export async function readPayment(
   return { invoice, payment };
 }
 
-/** The payment item's write: a new id, never overwriting. */
-export const paymentWrite = (ctx: Ctx, payment: PaymentItem) => ({
+/**
+ * The payment item's write: a new id, never overwriting. The id was taken from the invoice as read,
+ * so an item already there means a concurrent payment took it first: decide again.
+ */
+export const paymentWrite = (ctx: Ctx, payment: PaymentItem): Write => ({
   op: { Put: { TableName: ctx.db.table, Item: payment, ConditionExpression: "attribute_not_exists(pk)" } },
+  onConditionFailed: () => new Raced(),
 });
 
 function manualPayment(
@@ -194,12 +194,6 @@ function manualPayment(
     createdAt: nowIso(ctx),
   };
 }
-
-const completionOf = (payment: PaymentItem) => ({
-  paidAt: payment.paidAt,
-  paymentMethod: payment.paymentMethod,
-  reference: payment.reference,
-});
 
 function checkPaidAt(ctx: Ctx, paidAt: string | undefined): string {
   const now = nowIso(ctx);

@@ -66,6 +66,18 @@ export function settledInvoice(ctx: Ctx, invoice: InvoiceItem, delta: bigint, co
   return next;
 }
 
+/**
+ * Payment ids are per invoice, like line ids: 1, 2, … in recording order, never reused (a deleted
+ * payment's id stays taken). The next one is kept on the invoice (`nextPaymentId`, internal) and
+ * advanced in the transaction that records the payment, which is conditioned on the invoice's
+ * version anyway: no counter to read or bump, no id skipped by a write that failed.
+ */
+export function takePaymentId(invoice: InvoiceItem, next: InvoiceItem): number {
+  const id = invoice.nextPaymentId ?? 1;
+  next.nextPaymentId = id + 1;
+  return id;
+}
+
 /** A use case's decision was made on an invoice that has changed since: decide again. */
 export class Raced extends Error {
   constructor() {
