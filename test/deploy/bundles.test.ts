@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -117,7 +117,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const auth = { authorization: `Bearer ${key}` };
     const json = { ...auth, "content-type": "application/json" };
 
-    const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous] = (
+    const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous, openapi] = (
       await invoke(fn, [
         httpApiEvent("GET", "/health"),
         httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Bundle Co", email: "ap@bundle.example" }) }),
@@ -126,6 +126,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
         httpApiEvent("GET", "/clients", { headers: auth, query: "limit=abc" }),
         httpApiEvent("GET", "/no-such-route", { headers: auth }),
         httpApiEvent("GET", "/clients"),
+        httpApiEvent("GET", "/openapi.json"),
       ])
     ).map(httpApiResponse);
 
@@ -153,8 +154,20 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
 
     expect(anonymous!.status).toBe(401);
 
+    // The document is built by walking the routes inside the bundle, the PDF function's included
+    // (their descriptions are bundled; pdf-lib is not: see the next test).
+    expect(openapi!.status).toBe(200);
+    expect(Object.keys(openapi!.body.paths)).toEqual(expect.arrayContaining(["/invoices/{id}/pdf", "/clients/{id}"]));
+
     // The writes went to the table SST linked (SST_RESOURCE_Table), nowhere else.
     expect(await storedClients(userId)).toEqual(["Base64 Ltd", "Bundle Co"]);
+  });
+
+  it("holds no pdf-lib: the PDF routes reach it only through the PDF function's app (pdf/renderer.ts)", () => {
+    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    expect(code).not.toMatch(/StandardFonts|PDFDocument/);
+    const pdf = pdfFunctions[0];
+    if (pdf) expect(readFileSync(built.get(pdf.id)!.bundle, "utf8")).toMatch(/StandardFonts/);
   });
 
   it("finds its links in SST's encrypted resource file, as a deployed function does", async () => {
