@@ -52,16 +52,26 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
       // us decide again.
       const next = reason
         ? { ...invoice, version: invoice.version + 1 }
-        : settledInvoice(ctx, invoice, event.amountCents!, { paidAt: event.occurredAt, paymentMethod: "card", reference: event.paymentReference });
+        : settledInvoice(ctx, invoice, event.amountCents!, {
+            paidAt: event.occurredAt,
+            paymentMethod: "card",
+            reference: event.paymentReference,
+          });
       const payment = cardPayment(ctx, invoice, takePaymentId(invoice, next), event, reason);
       if (reason) log(`card payment recorded for refund: ${reason}`, event);
-      const writes: Write[] = [markerWrite(ctx, payment, event), paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)];
+      const writes: Write[] = [
+        markerWrite(ctx, payment, event),
+        paymentWrite(ctx, payment),
+        invoiceWrite(ctx, next, invoice.version),
+      ];
       await commit(ctx, writes);
       return { before: invoice, after: next, outcome: reason ? ("needs_refund" as const) : ("applied" as const) };
     });
     if (!result) return "ignored";
     // The session that paid is complete already; another one still open for this invoice is not.
-    if (result.after.cardProcessorCheckoutSessionId !== event.sessionId) await afterSettled(ctx, result.before, result.after);
+    if (result.after.cardProcessorCheckoutSessionId !== event.sessionId) {
+      await afterSettled(ctx, result.before, result.after);
+    }
     return result.outcome;
   } catch (error) {
     if (error instanceof Duplicate) return "duplicate";

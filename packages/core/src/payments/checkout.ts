@@ -31,9 +31,13 @@ export interface CardSessionFields {
 const MIN_REMAINING_MS = 10 * 60_000;
 
 /** For sendInvoice: the pay link to store, when a card processor is configured. No call to it. */
-export function payLinkForSend(ctx: Ctx, invoice: Pick<InvoiceItem, "publicToken">): { cardProcessorPaymentLink?: string } {
+export function payLinkForSend(
+  ctx: Ctx,
+  invoice: Pick<InvoiceItem, "publicToken">,
+): { cardProcessorPaymentLink?: string } {
   if (!ctx.payments || !ctx.publicBaseUrl) return {};
-  return { cardProcessorPaymentLink: `${ctx.publicBaseUrl.replace(/\/+$/, "")}/public/invoices/${invoice.publicToken}/pay` };
+  const base = ctx.publicBaseUrl.replace(/\/+$/, "");
+  return { cardProcessorPaymentLink: `${base}/public/invoices/${invoice.publicToken}/pay` };
 }
 
 /**
@@ -89,7 +93,10 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
  * paid (or the session replaced). Best effort, after the write: a failure is logged, never the
  * request's failure — a payment that still comes through is recorded as needs_refund.
  */
-export async function expireCheckoutSession(ctx: Ctx, invoice: CardSessionFields & Pick<InvoiceItem, "id">): Promise<void> {
+export async function expireCheckoutSession(
+  ctx: Ctx,
+  invoice: CardSessionFields & Pick<InvoiceItem, "id">,
+): Promise<void> {
   const id = invoice.cardProcessorCheckoutSessionId;
   if (!ctx.payments || !id) return;
   const expiresAt = invoice.cardProcessorSessionExpiresAt;
@@ -97,7 +104,8 @@ export async function expireCheckoutSession(ctx: Ctx, invoice: CardSessionFields
   try {
     await ctx.payments.expireSession(id);
   } catch (error) {
-    warn("checkout session not expired", ctx.userId, invoice.id, error instanceof Error ? error : new Error(String(error)));
+    const failure = error instanceof Error ? error : new Error(String(error));
+    warn("checkout session not expired", ctx.userId, invoice.id, failure);
   }
 }
 
@@ -136,8 +144,13 @@ async function createSession(ctx: Ctx, invoice: InvoiceItem): Promise<CheckoutSe
  * most without a call; for the rest the processor says whether it is still open (it may have expired
  * early or been paid). If it cannot be asked, the stored link is the best guess.
  */
-async function currentSession(ctx: Ctx, invoice: InvoiceItem & CardSessionFields): Promise<string | "complete" | undefined> {
-  const { cardProcessorCheckoutSessionId: id, cardProcessorSessionUrl: url, cardProcessorSessionExpiresAt: expiresAt } = invoice;
+async function currentSession(
+  ctx: Ctx,
+  invoice: InvoiceItem & CardSessionFields,
+): Promise<string | "complete" | undefined> {
+  const id = invoice.cardProcessorCheckoutSessionId;
+  const url = invoice.cardProcessorSessionUrl;
+  const expiresAt = invoice.cardProcessorSessionExpiresAt;
   if (!id || !url || !expiresAt) return undefined;
   if (invoice.cardProcessorSessionAmount !== formatMoney(amountDueCents(invoice))) return undefined;
   if (Date.parse(expiresAt) - ctx.clock().getTime() < MIN_REMAINING_MS) return undefined;
@@ -163,8 +176,9 @@ async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSes
             TableName: ctx.db.table,
             Key: { pk: invoice.pk, sk: invoice.sk },
             UpdateExpression:
-              "SET cardProcessorSessionUrl = :url, cardProcessorCheckoutSessionId = :id, cardProcessorSessionExpiresAt = :exp, " +
-              "cardProcessorSessionAmount = :amount, updatedAt = :now, #version = #version + :one",
+              "SET cardProcessorSessionUrl = :url, cardProcessorCheckoutSessionId = :id, " +
+              "cardProcessorSessionExpiresAt = :exp, cardProcessorSessionAmount = :amount, " +
+              "updatedAt = :now, #version = #version + :one",
             ConditionExpression: "#version = :v AND #status IN (:sent, :overdue)",
             ExpressionAttributeNames: { "#version": "version", "#status": "status" },
             ExpressionAttributeValues: {
@@ -205,5 +219,6 @@ async function readInvoice(deps: Deps, key: { pk: string; sk: string }): Promise
 
 /** Card processor trouble is logged without its details' secrets (CardProcessorError messages carry none). */
 function warn(message: string, userId: string, invoiceId: number, error: Error): void {
-  console.warn(JSON.stringify({ level: "warn", message, userId, invoiceId, error: { name: error.name, message: error.message } }));
+  const cause = { name: error.name, message: error.message };
+  console.warn(JSON.stringify({ level: "warn", message, userId, invoiceId, error: cause }));
 }

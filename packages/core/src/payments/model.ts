@@ -31,7 +31,12 @@ export interface Payment {
 }
 
 /** Why card money was not counted (logged and kept on the item; not in the API's Payment). */
-export type NeedsRefundReason = "invoice_void" | "invoice_already_paid" | "invoice_not_payable" | "amount_exceeds_due" | "currency_mismatch";
+export type NeedsRefundReason =
+  | "invoice_void"
+  | "invoice_already_paid"
+  | "invoice_not_payable"
+  | "amount_exceeds_due"
+  | "currency_mismatch";
 
 export interface PaymentItem extends Payment {
   pk: string;

@@ -9,7 +9,15 @@ import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/mo
 import { formatMoney } from "../money/money";
 import { expireCheckoutSession } from "./checkout";
 import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
-import { amountDueCents, invoiceWrite, PAYABLE, Raced, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import {
+  amountDueCents,
+  invoiceWrite,
+  PAYABLE,
+  Raced,
+  settledInvoice,
+  takePaymentId,
+  untilSettled,
+} from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -42,7 +50,8 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
     if (input.amountCents > amountDueCents(invoice)) throw overpayment(invoice, input.amountCents);
     const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
     const next = settledInvoice(ctx, invoice, input.amountCents, completion);
-    const payment = manualPayment(ctx, invoice, takePaymentId(invoice, next), input.amountCents, input.paymentMethod, paidAt, input.reference);
+    const id = takePaymentId(invoice, next);
+    const payment = manualPayment(ctx, invoice, id, input.amountCents, input.paymentMethod, paidAt, input.reference);
     await commit(ctx, [paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)], payment);
     return { payment, invoice: next, before: invoice };
   });
@@ -71,7 +80,8 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
     // A zero total has nothing to pay: the invoice is paid without a payment of 0.00.
     const writes = [invoiceWrite(ctx, next, invoice.version)];
     if (due > 0n) {
-      const payment = manualPayment(ctx, invoice, takePaymentId(invoice, next), due, input.paymentMethod, paidAt, input.reference);
+      const id = takePaymentId(invoice, next);
+      const payment = manualPayment(ctx, invoice, id, due, input.paymentMethod, paidAt, input.reference);
       writes.unshift(paymentWrite(ctx, payment));
     }
     await commit(ctx, writes, next);
@@ -90,7 +100,8 @@ export async function deletePayment(ctx: Ctx, invoiceId: number, paymentId: numb
   await untilSettled(async () => {
     const { invoice, payment } = await readPayment(ctx, invoiceId, paymentId);
     if (payment.source !== "manual") {
-      throw new DomainError("payment_not_deletable", `payment ${paymentId} came from the card processor: refund it instead`);
+      const detail = `payment ${paymentId} came from the card processor: refund it instead`;
+      throw new DomainError("payment_not_deletable", detail);
     }
     if (invoice.status === "void") throw invalidTransition(`invoice ${invoiceId}`, "void", "delete a payment of");
     const next = settledInvoice(ctx, invoice, -countedCents(payment));
@@ -204,7 +215,8 @@ function checkPaidAt(ctx: Ctx, paidAt: string | undefined): string {
 const overpayment = (invoice: InvoiceItem, amountCents: bigint) =>
   new DomainError(
     "overpayment",
-    `a payment of ${formatMoney(amountCents)} is more than invoice ${invoice.id}'s amount due (${formatMoney(amountDueCents(invoice))})`,
+    `a payment of ${formatMoney(amountCents)} is more than invoice ${invoice.id}'s amount due ` +
+      `(${formatMoney(amountDueCents(invoice))})`,
   );
 
 /**

@@ -26,13 +26,20 @@ import { invoiceWrite, Raced, settledInvoice, untilSettled } from "./settlement"
  * Limit: Stripe keeps idempotency keys for at least 24 hours; a retry after that may refund again
  * (Stripe still refuses to refund more than the charge).
  */
-export async function refundPayment(ctx: Ctx, invoiceId: number, paymentId: number, amountCents?: bigint): Promise<PaymentItem> {
+export async function refundPayment(
+  ctx: Ctx,
+  invoiceId: number,
+  paymentId: number,
+  amountCents?: bigint,
+): Promise<PaymentItem> {
   const { payment } = await readPayment(ctx, invoiceId, paymentId);
   if (payment.source !== "card_processor") {
     throw notPossible(`payment ${paymentId} was recorded by hand: delete it instead`);
   }
   if (!ctx.payments) throw notPossible("no card processor is configured");
-  if (!payment.paymentIntentId) throw notPossible(`the card processor named no payment to refund for payment ${paymentId}`);
+  if (!payment.paymentIntentId) {
+    throw notPossible(`the card processor named no payment to refund for payment ${paymentId}`);
+  }
   const left = centsOf(payment.amount) - centsOf(payment.refundedAmount);
   const amount = amountCents ?? left;
   if (left <= 0n) throw notPossible(`payment ${paymentId} is already wholly refunded`);
@@ -44,7 +51,7 @@ export async function refundPayment(ctx: Ctx, invoiceId: number, paymentId: numb
       paymentIntentId: payment.paymentIntentId,
       amountCents: amount,
       currency: payment.currency,
-      idempotencyKey: `payment-refund:${ctx.userId}:${invoiceId}:${paymentId}:${payment.refundedAmount}+${formatMoney(amount)}`,
+      idempotencyKey: refundKey(ctx.userId, invoiceId, paymentId, payment.refundedAmount, amount),
       userId: ctx.userId,
       invoiceId,
       paymentId,
@@ -61,7 +68,17 @@ export async function refundPayment(ctx: Ctx, invoiceId: number, paymentId: numb
 }
 
 /** Records a refund the processor made, once (by its id), with the invoice's amountPaid change. */
-function recordRefund(ctx: Ctx, invoiceId: number, paymentId: number, refundId: string, amount: bigint): Promise<PaymentItem> {
+/** Stripe's idempotency key of a refund: the payment, what was refunded before, and what is asked. */
+const refundKey = (userId: string, invoiceId: number, paymentId: number, refundedBefore: string, amount: bigint) =>
+  `payment-refund:${userId}:${invoiceId}:${paymentId}:${refundedBefore}+${formatMoney(amount)}`;
+
+function recordRefund(
+  ctx: Ctx,
+  invoiceId: number,
+  paymentId: number,
+  refundId: string,
+  amount: bigint,
+): Promise<PaymentItem> {
   return untilSettled(async () => {
     const { invoice, payment } = await readPayment(ctx, invoiceId, paymentId);
     if (payment.refundIds?.includes(refundId)) return payment; // a retry of one already recorded
@@ -75,7 +92,9 @@ function recordRefund(ctx: Ctx, invoiceId: number, paymentId: number, refundId: 
       version: payment.version + 1,
     };
     const delta = countedCents(next) - countedCents(payment);
-    const writes: Write[] = [{ op: putIfVersion(ctx.db.table, next, payment.version), onConditionFailed: () => new Raced() }];
+    const writes: Write[] = [
+      { op: putIfVersion(ctx.db.table, next, payment.version), onConditionFailed: () => new Raced() },
+    ];
     if (delta !== 0n) writes.push(invoiceWrite(ctx, settledInvoice(ctx, invoice, delta), invoice.version));
     await commit(ctx, writes, next);
     return next;

@@ -60,7 +60,9 @@ export function settledInvoice(ctx: Ctx, invoice: InvoiceItem, delta: bigint, co
       paymentMethod: null,
       paymentReference: null,
     };
-    if (!overdue && invoice.dueDate) Object.assign(reopened, dueKeys("overdue", ctx.userId, invoice.sk, invoice.dueDate));
+    if (!overdue && invoice.dueDate) {
+      Object.assign(reopened, dueKeys("overdue", ctx.userId, invoice.sk, invoice.dueDate));
+    }
     return reopened;
   }
   return next;

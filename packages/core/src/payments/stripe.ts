@@ -112,7 +112,8 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
     async createRefund(input: RefundInput): Promise<Refund> {
       const minor = toMinorUnits(input.amountCents, input.currency);
       if (minor === null || minor <= 0n) {
-        throw new CardProcessorError("rejected", `an amount of ${input.amountCents} cents cannot be refunded in ${input.currency}`);
+        const what = `an amount of ${input.amountCents} cents cannot be refunded in ${input.currency}`;
+        throw new CardProcessorError("rejected", what);
       }
       const stripe = await stripeClient();
       const refund = await call(() =>
@@ -193,8 +194,8 @@ function toEvent(event: Stripe.Event, receivedAt: Date, webhookSecret: string): 
   const session = event.data.object as Stripe.Checkout.Session;
   const currency = session.currency ? session.currency.toUpperCase() : null;
   const paymentIntent = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
-  const amountCents =
-    currency && Number.isSafeInteger(session.amount_total) ? fromMinorUnits(BigInt(session.amount_total!), currency) : null;
+  const total = session.amount_total;
+  const amountCents = currency && Number.isSafeInteger(total) ? fromMinorUnits(BigInt(total!), currency) : null;
   // Only a session this service made, for exactly this amount and currency, names an invoice.
   const ours = verifiedMetadata(webhookSecret, session.metadata, session.amount_total, session.currency);
   return {
