@@ -21,6 +21,8 @@ export interface TestEnv {
   tableName: string;
   deps: Deps;
   app: ReturnType<typeof createApp>;
+  /** Where users' `call`s go: the app itself, unless a test puts something in front of it (a proxy). */
+  via: AppLike;
   clock: { now: Date; set(iso: string): void; advance(ms: number): void };
   /** Where this env's emails land: a real file outbox (.eml files) in a fresh temp directory. */
   outboxDir: string;
@@ -70,6 +72,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     tableName,
     deps,
     app,
+    via: app,
     clock,
     outboxDir,
     async user(userId = `u-${randomUUID().slice(0, 8)}`) {
@@ -78,16 +81,21 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
         userId,
         key,
         call: (method, path, body, headers = {}) =>
-          request(app, method, path, body, { Authorization: `Bearer ${key}`, ...headers }),
+          request(env.via, method, path, body, { Authorization: `Bearer ${key}`, ...headers }),
       };
     },
   };
   return env;
 }
 
+/** What requests can be sent to: the Hono app (app.request), or an HTTP forwarder with that shape. */
+export interface AppLike {
+  request: (input: string, init?: RequestInit) => Response | Promise<Response>;
+}
+
 /** One HTTP request through the app, JSON in and out. A string body is sent as is. */
 export async function request(
-  app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> },
+  app: AppLike,
   method: string,
   path: string,
   body?: unknown,
