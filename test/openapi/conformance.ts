@@ -179,12 +179,34 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   listWebhookDeliveries: async () => ({ method: "GET", path: `/webhook-endpoints/${(await webhookEndpoint()).id}/deliveries` }),
   listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
-  listInvoiceCardPayments: async () => {
+  createInvoicePayment: async () => ({
+    method: "POST",
+    path: `/invoices/${(await sentInvoice()).id}/payments`,
+    body: { amount: "10.00", paymentMethod: "bank_transfer", reference: "TX-2" },
+  }),
+  listInvoicePayments: async () => {
     const invoice = await sentInvoice();
-    const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
-    const delivered = signedEvent("checkout.session.completed", session);
+    await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "GET", path: `/invoices/${invoice.id}/payments` };
+  },
+  getInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "GET", path: `/invoices/${invoice.id}/payments/${payment.id}` };
+  },
+  deleteInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    return { method: "DELETE", path: `/invoices/${invoice.id}/payments/${payment.id}` };
+  },
+  refundInvoicePayment: async () => {
+    const invoice = await sentInvoice();
+    await request(env.via, "GET", `/public/invoices/${invoice.publicToken}/pay`); // makes the checkout session
+    const opened = await ok(alice.call("GET", `/invoices/${invoice.id}`), 200);
+    const delivered = signedEvent("checkout.session.completed", fake.completeSession(opened.cardProcessorCheckoutSessionId));
     await ok(request(env.via, delivered.method, delivered.path, delivered.body, delivered.headers), 200);
-    return { method: "GET", path: `/invoices/${invoice.id}/card-payments` };
+    const [payment] = await ok(alice.call("GET", `/invoices/${invoice.id}/payments`), 200);
+    return { method: "POST", path: `/invoices/${invoice.id}/payments/${payment.id}/refund`, body: { amount: "5.00" } };
   },
 
   createEstimate: async () => ({ method: "POST", path: "/estimates", body: { clientId, validUntil: "2027-01-31", lineItems: [line] } }),
@@ -247,7 +269,8 @@ const opById = (id: string) => {
   return op;
 };
 const kept = (op: DocOperation) => (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
-const concrete = (op: DocOperation, id: string) => op.path.replace("{id}", id).replace("{publicToken}", "no-such-token");
+const concrete = (op: DocOperation, id: string) =>
+  op.path.replace("{id}", id).replace("{paymentId}", id).replace("{publicToken}", "no-such-token");
 const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefined;
 const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook";
 

@@ -11,6 +11,7 @@ export const TAGS = {
   Email: "What became of the emails sent for the user: failures, bounces, complaints (docs/email-and-public-pages.md).",
   Events: "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
   Public: "Pages a client opens from an email, without an API key (API.md section 9).",
+  Payments: "An invoice's payments: manual and card, partial payments, deletion and card refunds (API.md section 14).",
   "Card processor": "Card payments through the card processor (API.md section 9).",
   Service: "Health, this document and its page (API.md section 10).",
 } as const;

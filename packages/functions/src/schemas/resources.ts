@@ -84,6 +84,7 @@ export const Invoice = v.strictObject({
   currency: currencyOut,
   ...totals,
   amountPaid: money,
+  amountDue: v.pipe(money, v.description("total − amountPaid")),
   notes: nullableText,
   terms: nullableText,
   dueDate: v.nullable(timestampOut),
@@ -182,16 +183,19 @@ export const EmailDelivery = v.strictObject({
   reportedAt: v.nullable(timestampOut),
 });
 
-export const CardPayment = v.strictObject({
-  sessionId: text,
-  paymentReference: text,
-  amount: v.nullable(money),
-  currency: v.nullable(currencyOut),
-  status: v.picklist(["applied", "needs_refund"]),
-  reason: v.nullable(v.picklist(["invoice_void", "invoice_already_paid", "invoice_not_payable", "invoice_not_found", "amount_mismatch"])),
+export const Payment = v.strictObject({
+  id: idOut,
+  amount: money,
+  paymentMethod: v.picklist([...PAYMENT_METHODS, "card"]),
   paidAt: timestampOut,
-  recordedAt: timestampOut,
-  eventId: text,
+  reference: nullableText,
+  source: v.picklist(["manual", "card_processor"]),
+  status: v.pipe(
+    v.picklist(["succeeded", "refunded", "needs_refund"]),
+    v.description("needs_refund: card money for a void or already paid invoice, or more than was due; never counted in amountPaid"),
+  ),
+  refundedAmount: money,
+  createdAt: timestampOut,
 });
 
 export const WebhookReceipt = v.strictObject({
@@ -263,7 +267,7 @@ export const resources = {
   CreatedApiKey,
   Reminder,
   EmailDelivery,
-  CardPayment,
+  Payment,
   WebhookReceipt,
   Event: EventResource,
   WebhookEndpoint: WebhookEndpointResource,
