@@ -5,7 +5,7 @@ import { estimates } from "./routes/estimates";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
-import { publicPages } from "./routes/public";
+import { publicPages } from "./routes/public/routes";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
 import { webhooks } from "./routes/webhooks";
