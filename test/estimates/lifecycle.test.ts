@@ -29,7 +29,7 @@ async function newClient(user: TestUser, fields: Record<string, unknown> = {}): 
 async function newEstimate(user: TestUser, body: Record<string, unknown>) {
   const res = await user.call("POST", "/estimates", body);
   expect(res.status, res.text).toBe(201);
-  return res.body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return res.body as Record<string, any>;
 }
 
 async function estimateIn(status: "draft" | "sent" | "accepted" | "declined" | "converted" | "expired", clientId = acme) {

@@ -56,7 +56,7 @@ interface Call {
   headers?: Record<string, string>;
 }
 
-async function ok(call: Promise<TestResponse>, status: number): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function ok(call: Promise<TestResponse>, status: number): Promise<any> {
   const res = await call;
   if (res.status !== status) throw new Error(`setup step failed: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;

@@ -40,7 +40,7 @@ async function invoicesOf(user: TestUser, scheduleId: number) {
   expect(res.status).toBe(200);
   return (res.body as { recurringScheduleId: number | null; id: number }[])
     .filter((inv) => inv.recurringScheduleId === scheduleId)
-    .sort((a, b) => a.id - b.id) as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    .sort((a, b) => a.id - b.id) as any[];
 }
 
 describe("POST /recurring-schedules", () => {

@@ -37,7 +37,7 @@ export interface TestUser {
 export interface TestResponse {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape
+  body: any; // JSON of any shape
   text: string;
 }
 
@@ -100,7 +100,7 @@ export async function request(
   }
   const res = await app.request(`http://localhost${path}`, init);
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

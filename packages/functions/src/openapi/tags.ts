@@ -5,7 +5,8 @@
 export const TAGS = {
   "API keys": "Account settings: the bearer keys of the acting user (API.md section 2).",
   Clients: "Who invoices, estimates and schedules bill (API.md section 5).",
-  Invoices: "Drafts, the lifecycle draft → finalized → sent → paid / overdue / void, reminders and PDFs (API.md section 6).",
+  Invoices:
+    "Drafts, the lifecycle draft → finalized → sent → paid / overdue / void, reminders and PDFs (API.md section 6).",
   Estimates: "Quotes with line items, their lifecycle and conversion to an invoice (API.md section 7).",
   "Recurring schedules": "Schedules that generate invoices (API.md section 8).",
   Public: "Pages a client opens from an email, without an API key (API.md section 9).",

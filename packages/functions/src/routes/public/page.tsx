@@ -103,7 +103,11 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
             </section>
           ) : null}
         </main>
-        <footer>{view.kind === "invoice" ? "Questions about this invoice? Reply to the email it came with." : "Questions about this estimate? Reply to the email it came with."}</footer>
+        <footer>
+          {view.kind === "invoice"
+            ? "Questions about this invoice? Reply to the email it came with."
+            : "Questions about this estimate? Reply to the email it came with."}
+        </footer>
       </body>
     </html>
   );
@@ -113,4 +117,3 @@ export async function htmlPage(c: Context<AppEnv>, view: DocumentView, pdfHref: 
   const page = await (<DocumentPage view={view} pdfHref={pdfHref} />);
   return c.html(`<!DOCTYPE html>${page}`);
 }
-
