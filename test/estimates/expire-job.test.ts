@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Deps } from "@invoicing/core/context";
 import type { Db } from "@invoicing/core/db/client";
 import { jobs } from "@invoicing/core/jobs/all";
-import { runJobs } from "../../packages/local/src/ticker";
+import { runJobs } from "@invoicing/local/ticker";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 // Many requests per test through one shared DynamoDB Local on a busy two-core machine.

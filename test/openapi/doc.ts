@@ -94,7 +94,3 @@ export class Conformance {
     return response;
   }
 }
-
-/** A route that is not there yet answers 404 `not_found` "no route for …" (app.ts). */
-export const isUnknownRoute = (res: TestResponse) =>
-  res.status === 404 && typeof res.body?.detail === "string" && res.body.detail.startsWith("no route for");

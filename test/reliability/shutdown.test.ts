@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, isReachable } from "../../packages/local/src/dynamo";
+import { freePort, isReachable } from "@invoicing/local/dynamo";
 import { RUNS } from "./harness";
 
 /**

@@ -10,7 +10,7 @@ import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
-import { ensureTable } from "../../packages/local/src/bootstrap";
+import { ensureTable } from "@invoicing/local/bootstrap";
 
 /**
  * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
