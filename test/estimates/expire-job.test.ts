@@ -9,7 +9,7 @@ import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../su
 vi.setConfig({ testTimeout: 120_000 });
 
 /**
- * The `expire-estimates` job (API.md sections 7 and 10): a sent estimate whose validUntil is earlier
+ * The `expire-estimates` job: a sent estimate whose validUntil is earlier
  * than now becomes expired; it reads only what is due and is safe to run twice. Each test has its
  * own table, so the job's counts are exact.
  */

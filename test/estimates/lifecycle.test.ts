@@ -4,7 +4,7 @@ import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../su
 // Many requests per test through one shared DynamoDB Local on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-/** Estimates over HTTP (API.md section 7): the resource, its lifecycle, edits and every 422. */
+/** Estimates over HTTP: the resource, its lifecycle, edits and every 422. */
 
 let env: TestEnv;
 let alice: TestUser;

@@ -15,7 +15,7 @@ export interface Endpoint {
   path: string;
   /** The path's parameter (`id`, `token`), if any. */
   param?: string;
-  /** Whether it needs an API key (API.md section 2). */
+  /** Whether it needs an API key. */
   authenticated: boolean;
 }
 

@@ -10,7 +10,7 @@ import { findSchedule } from "@invoicing/core/schedules/schedules";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 
 /**
- * The `recurring` job (API.md section 8) against DynamoDB Local. Every test has its own table, so
+ * The `recurring` job against DynamoDB Local. Every test has its own table, so
  * a run sees exactly the schedules the test made, and invoice counts are exact.
  */
 const line = { description: "Retainer", unitPrice: "100.00" };

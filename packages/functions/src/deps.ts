@@ -31,7 +31,7 @@ export function createDeps(env: NodeJS.ProcessEnv = process.env): Deps {
 }
 
 /**
- * The email outbox's backend (API.md section 9): Amazon SES when a sender is configured (the linked
+ * The email outbox's backend: Amazon SES when a sender is configured (the linked
  * `Email` deployed), else `.eml` files under <DATA_DIR>/outbox/ (DATA_DIR default
  * .data, as in packages/local/src/paths.ts).
  */

@@ -10,7 +10,7 @@ import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from
 
 /**
  * Reading, editing and deleting invoices and estimates: one implementation of the rules both
- * documents follow (API.md sections 6 and 7 — "same rules as invoices"). Each kind passes its own
+ * documents follow ("same rules as invoices"). Each kind passes its own
  * statuses, fields and errors; nothing here knows which document it edits.
  */
 export type DocumentKind = "INVOICE" | "ESTIMATE";
