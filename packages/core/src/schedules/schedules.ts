@@ -4,6 +4,7 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { nextId } from "../db/ids";
+import { optimistic, Raced } from "../db/optimistic";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { isEmptyPatch } from "../documents/editing";
@@ -154,11 +155,6 @@ export function listSchedules(
   return listEntities<ScheduleItem>(ctx.db, ctx.userId, "SCHEDULE", filters, page);
 }
 
-const MAX_ATTEMPTS = 8;
-
-/** The record was changed between our read and our write (by the job, an edit, a transition). */
-class Raced extends Error {}
-
 /**
  * One change of a schedule: read it, compute the new item (or refuse), write it whole conditioned
  * on the version read. A lost race is read again and re-decided — so of two concurrent pauses one
@@ -170,26 +166,20 @@ async function changeSchedule(
   decide: (current: ScheduleItem) => Promise<{ next: ScheduleItem; writes?: Write[] } | undefined>,
   ifMatch?: string,
 ): Promise<ScheduleItem> {
-  for (let attempt = 1; ; attempt++) {
+  return optimistic("schedule", async () => {
     const current = await getSchedule(ctx, id, true);
     assertIfMatch(ifMatch, current.version);
     const change = await decide(current);
     if (!change) return current;
-    try {
-      await commit(ctx, [
-        {
-          op: putIfVersion(ctx.db.table, change.next, current.version),
-          onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
-        },
-        ...(change.writes ?? []),
-      ], change.next);
-      return change.next;
-    } catch (error) {
-      if (!(error instanceof Raced)) throw error;
-      if (ifMatch !== undefined) throw new DomainError("precondition_failed", "the schedule was changed concurrently");
-      if (attempt >= MAX_ATTEMPTS) throw new DomainError("service_unavailable", "the schedule is being changed; retry");
-    }
-  }
+    await commit(ctx, [
+      {
+        op: putIfVersion(ctx.db.table, change.next, current.version),
+        onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
+      },
+      ...(change.writes ?? []),
+    ], change.next);
+    return change.next;
+  }, { ifMatch });
 }
 
 const bump = (ctx: Ctx, item: ScheduleItem): ScheduleItem => ({ ...item, updatedAt: nowIso(ctx), version: item.version + 1 });
@@ -250,31 +240,25 @@ export async function updateSchedule(ctx: Ctx, id: number, patch: SchedulePatch,
 
 /** DELETE: any status; its invoices stay. The client reference goes in the same transaction. */
 export async function deleteSchedule(ctx: Ctx, id: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  await optimistic("schedule", async () => {
     const current = await getSchedule(ctx, id, true);
-    try {
-      await commit(ctx, [
-        {
-          op: {
-            Delete: {
-              TableName: ctx.db.table,
-              Key: scheduleKey(ctx.userId, id),
-              // On the version: a concurrent change of clientId would otherwise unbalance the count.
-              ConditionExpression: "#version = :v",
-              ExpressionAttributeNames: { "#version": "version" },
-              ExpressionAttributeValues: { ":v": current.version },
-            },
+    await commit(ctx, [
+      {
+        op: {
+          Delete: {
+            TableName: ctx.db.table,
+            Key: scheduleKey(ctx.userId, id),
+            // On the version: a concurrent change of clientId would otherwise unbalance the count.
+            ConditionExpression: "#version = :v",
+            ExpressionAttributeNames: { "#version": "version" },
+            ExpressionAttributeValues: { ":v": current.version },
           },
-          onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
         },
-        clientRefWrite(ctx, current.clientId, -1),
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof Raced)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new DomainError("service_unavailable", "the schedule is being changed; retry");
-    }
-  }
+        onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
+      },
+      clientRefWrite(ctx, current.clientId, -1),
+    ]);
+  });
 }
 
 const wrongState = (id: number, current: ScheduleItem, action: string) =>
