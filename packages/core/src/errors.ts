@@ -18,7 +18,12 @@ export type DomainErrorCode =
   | "idempotency_key_in_use"
   | "idempotency_key_reused"
   | "service_unavailable"
-  | "invalid_signature";
+  | "invalid_signature"
+  | "webhook_url_not_allowed"
+  | "limit_exceeded"
+  | "overpayment"
+  | "payment_not_deletable"
+  | "refund_not_possible";
 
 export class DomainError extends Error {
   constructor(

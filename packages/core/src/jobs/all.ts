@@ -2,6 +2,7 @@ import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
 import { runRemindersJob } from "../reminders/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
+import { runWebhooksJob } from "../webhooks/deliveries";
 import type { Job, JobName } from "./registry";
 
 /** Every scheduled job by name: a name in JOB_NAMES without its job does not compile. */
@@ -10,6 +11,7 @@ export const jobs: Record<JobName, Job> = {
   recurring: runRecurringJob,
   reminders: runRemindersJob,
   "expire-estimates": runExpireEstimatesJob,
+  webhooks: runWebhooksJob,
 };
 
 export { JOB_NAMES, type Job, type JobName, type JobResult } from "./registry";

@@ -1,5 +1,5 @@
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
-import { createDeps } from "../deps";
+import { createDeliveryDeps } from "../delivery-deps";
 
 /**
  * A scheduled job's Lambda handler (infra/jobs.ts: one CronV2 per job). CronV2 invokes it with its
@@ -8,7 +8,7 @@ import { createDeps } from "../deps";
  * container, at init, like the API's.
  */
 export function scheduledJob(name: JobName): (event?: unknown) => Promise<JobResult> {
-  const deps = createDeps();
+  const deps = createDeliveryDeps();
   return async () => {
     const result = await jobs[name](deps, new Date());
     // The run's summary (counts, never record contents) in the function's log.
