@@ -1,7 +1,7 @@
 import type { ProblemCode } from "../problems";
 
 /**
- * What each problem code means (API.md section 3), for the OpenAPI document and the /docs page,
+ * What each problem code means, for the OpenAPI document and the /docs page,
  * where `type` URIs point (`/docs#problem-{code}`). A Record over ProblemCode, so a new code does
  * not compile until it is documented here.
  */

@@ -8,7 +8,7 @@ import type { AppEnv } from "../env";
 import { describe } from "../openapi/describe";
 import { idParam } from "../params";
 import { pdfResponse } from "../pdf/response";
-import { securityHeaders } from "./public";
+import { securityHeaders } from "./public/headers";
 
 const PDF = { status: 200, description: "The PDF.", mediaType: "application/pdf" } as const;
 
