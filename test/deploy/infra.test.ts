@@ -299,6 +299,10 @@ describe("IAM: the statements each function's role gets from its links", () => {
               conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["billing@example.com"] }],
             }]
           : []),
+        // The stream subscriber puts events on this stage's bus, and only there.
+        ...(linkNames(fn).includes("Bus")
+          ? [{ actions: ["events:*"], resources: [`arn:aws:events:us-east-1:123456789012:event-bus/invoicing-${stage}-BusBus`] }]
+          : []),
       ]);
       // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
       for (const statement of statements) {
@@ -310,7 +314,9 @@ describe("IAM: the statements each function's role gets from its links", () => {
 
   it("a domain sender may send from any of its addresses, and nothing else", async () => {
     const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
-    const ses = linkPermissions(apiFunction(domain)).find((s) => s.actions.includes("ses:SendEmail"));
+    // The stream subscriber delivers every email (the API only queues them).
+    const subscriber = functionsOf(domain).find((fn) => fn.trigger.kind === "stream")!;
+    const ses = linkPermissions(subscriber).find((s) => s.actions.includes("ses:SendEmail"));
     expect(ses?.conditions).toEqual([{ test: "StringLike", variable: "ses:FromAddress", values: ["*@example.com"] }]);
   });
 

@@ -20,7 +20,10 @@ export type DomainErrorCode =
   | "service_unavailable"
   | "invalid_signature"
   | "webhook_url_not_allowed"
-  | "limit_exceeded";
+  | "limit_exceeded"
+  | "overpayment"
+  | "payment_not_deletable"
+  | "refund_not_possible";
 
 export class DomainError extends Error {
   constructor(

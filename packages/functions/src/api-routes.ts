@@ -1,4 +1,5 @@
 import { apiKeys } from "./routes/api-keys";
+import { cardProcessor } from "./routes/card-processor";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
 import { emailDeliveries } from "./routes/email-deliveries";
@@ -7,7 +8,7 @@ import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
-import { publicPages } from "./routes/public";
+import { publicPages } from "./routes/public/routes";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
 import { webhooks } from "./routes/webhooks";
@@ -18,4 +19,19 @@ import { webhooks } from "./routes/webhooks";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, emailDeliveries, events, docs] as const;
+export const apiRouteModules = [
+  health,
+  publicPages,
+  apiKeys,
+  clients,
+  invoices,
+  reminders,
+  estimates,
+  schedules,
+  payments,
+  cardProcessor,
+  webhooks,
+  emailDeliveries,
+  events,
+  docs,
+] as const;

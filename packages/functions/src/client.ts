@@ -32,7 +32,7 @@ export type RecurringSchedule = v.InferOutput<typeof resources.RecurringSchedule
 export type ApiKey = v.InferOutput<typeof resources.ApiKey>;
 export type CreatedApiKey = v.InferOutput<typeof resources.CreatedApiKey>;
 export type Reminder = v.InferOutput<typeof resources.Reminder>;
-export type CardPayment = v.InferOutput<typeof resources.CardPayment>;
+export type Payment = v.InferOutput<typeof resources.Payment>;
 export type Problem = v.InferOutput<typeof resources.Problem>;
 
 export interface ClientOptions {

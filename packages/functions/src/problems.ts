@@ -42,6 +42,9 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   e_invoice_incomplete: { status: 422, title: "E-invoice incomplete" },
   webhook_url_not_allowed: { status: 422, title: "Webhook URL not allowed" },
   limit_exceeded: { status: 422, title: "Limit exceeded" },
+  overpayment: { status: 422, title: "Overpayment" },
+  payment_not_deletable: { status: 422, title: "Payment not deletable" },
+  refund_not_possible: { status: 422, title: "Refund not possible" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };

@@ -1,7 +1,7 @@
 import type { ProblemCode } from "../problems";
 
 /**
- * What each problem code means (API.md section 3), for the OpenAPI document and the /docs page,
+ * What each problem code means, for the OpenAPI document and the /docs page,
  * where `type` URIs point (`/docs#problem-{code}`). A Record over ProblemCode, so a new code does
  * not compile until it is documented here.
  */
@@ -34,6 +34,10 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   webhook_url_not_allowed:
     "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
   limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
+  overpayment: "A payment larger than the invoice's `amountDue` (also: one that lost the race to payments that filled it).",
+  payment_not_deletable: "DELETE of a card processor payment: refund it instead.",
+  refund_not_possible:
+    "Refund of a manual payment, of more than what is left to refund, with no card processor configured, or one the card processor refused.",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { createInvoice, deleteInvoice, getInvoice, listInvoices, updateInvoice } from "@invoicing/core/invoices/invoices";
-import { finalizeInvoice, markInvoicePaid, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
+import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
+import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import type { AppEnv } from "../env";
 import { created, deleted, describe, list, one } from "../openapi/describe";
@@ -100,7 +101,7 @@ export const invoices = new Hono<AppEnv>()
       tag,
       summary: "Send a finalized invoice",
       description:
-        "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, creates its checkout session (`cardProcessorPaymentLink`).",
+        "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, sets `cardProcessorPaymentLink` to the invoice's pay link (`/public/invoices/{publicToken}/pay`); send itself never calls the card processor.",
       success: one(Invoice, "The sent invoice."),
       problems: ["invalid_transition", "client_email_missing"],
     }),
@@ -114,7 +115,7 @@ export const invoices = new Hono<AppEnv>()
       tag,
       summary: "Record a manual payment",
       description:
-        "sent or overdue → paid. Sets `amountPaid` = `total`, `paidAt` (now when omitted; a future one is a 400), `paymentMethod`, `paymentReference`; cancels pending reminders.",
+        "sent or overdue → paid: records a payment of the whole `amountDue` (see Payments), so `amountPaid` = `total`; sets `paidAt` (now when omitted; a future one is a 400), `paymentMethod`, `paymentReference`; cancels pending reminders.",
       success: one(Invoice, "The paid invoice."),
       problems: ["invalid_transition"],
     }),

@@ -12,7 +12,7 @@ import { describe } from "../openapi/describe";
 import { idParam } from "../params";
 import { pdfResponse } from "../pdf/response";
 import { queryParams } from "../validators";
-import { securityHeaders } from "./public";
+import { securityHeaders } from "./public/headers";
 
 const PDF = { status: 200, description: "The PDF.", mediaType: "application/pdf" } as const;
 const E_INVOICE = {

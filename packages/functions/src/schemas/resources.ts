@@ -10,7 +10,7 @@ import { PROBLEM_CODES } from "../openapi/problem-types";
  * The RESPONSE shapes of API.md, as valibot schemas. They are what GET /openapi.json documents for
  * every success body, and what the conformance test (test/openapi) checks real responses against,
  * so a field the code adds, drops or reshapes fails there instead of drifting from the document.
- * Every field is required: API.md section 1 says each listed field is always present, `null` when
+ * Every field is required: the API promises each listed field is always present, `null` when
  * it has no value — the nullable ones are the `v.nullable(...)` below.
  */
 
@@ -84,6 +84,7 @@ export const Invoice = v.strictObject({
   currency: currencyOut,
   ...totals,
   amountPaid: money,
+  amountDue: v.pipe(money, v.description("total − amountPaid")),
   notes: nullableText,
   terms: nullableText,
   dueDate: v.nullable(timestampOut),
@@ -182,16 +183,19 @@ export const EmailDelivery = v.strictObject({
   reportedAt: v.nullable(timestampOut),
 });
 
-export const CardPayment = v.strictObject({
-  sessionId: text,
-  paymentReference: text,
-  amount: v.nullable(money),
-  currency: v.nullable(currencyOut),
-  status: v.picklist(["applied", "needs_refund"]),
-  reason: v.nullable(v.picklist(["invoice_void", "invoice_already_paid", "invoice_not_payable", "invoice_not_found", "amount_mismatch"])),
+export const Payment = v.strictObject({
+  id: idOut,
+  amount: money,
+  paymentMethod: v.picklist([...PAYMENT_METHODS, "card"]),
   paidAt: timestampOut,
-  recordedAt: timestampOut,
-  eventId: text,
+  reference: nullableText,
+  source: v.picklist(["manual", "card_processor"]),
+  status: v.pipe(
+    v.picklist(["succeeded", "refunded", "needs_refund"]),
+    v.description("needs_refund: card money for a void or already paid invoice, or more than was due; never counted in amountPaid"),
+  ),
+  refundedAmount: money,
+  createdAt: timestampOut,
 });
 
 export const WebhookReceipt = v.strictObject({
@@ -204,7 +208,7 @@ export const FieldError = v.strictObject({
   message: v.string(),
 });
 
-/** RFC 9457 problem details (API.md section 3). `errors` comes with `validation_error` only. */
+/** RFC 9457 problem details. `errors` comes with `validation_error` only. */
 export const Problem = v.strictObject({
   type: v.pipe(v.string(), v.url(), v.description("Absolute URI of the problem type: /docs#problem-{code}")),
   title: v.string(),
@@ -263,7 +267,7 @@ export const resources = {
   CreatedApiKey,
   Reminder,
   EmailDelivery,
-  CardPayment,
+  Payment,
   WebhookReceipt,
   Event: EventResource,
   WebhookEndpoint: WebhookEndpointResource,
