@@ -18,12 +18,15 @@ export type DomainErrorCode =
   | "idempotency_key_in_use"
   | "idempotency_key_reused"
   | "service_unavailable"
-  | "invalid_signature";
+  | "invalid_signature"
+  | "email_quota_exceeded";
 
 export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode,
     readonly detail: string,
+    /** When to try again (seconds), for refusals that lift with time (a quota); sent as Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = "DomainError";

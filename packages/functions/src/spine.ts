@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "./env";
 import { idempotency } from "./idempotency";
-import { auth, requestId } from "./middleware";
+import { auth, requestId, responseHeaders } from "./middleware";
 import { HttpProblem, errorToResponse, problemResponse } from "./problems";
 
 /**
@@ -15,6 +15,7 @@ import { HttpProblem, errorToResponse, problemResponse } from "./problems";
 export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId);
+  app.use("*", responseHeaders);
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();

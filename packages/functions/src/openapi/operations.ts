@@ -260,7 +260,7 @@ export const operations = [
       "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, creates its checkout session (`cardProcessorPaymentLink`).",
     body: { schema: sendBody, required: false },
     success: one(Invoice, "The sent invoice."),
-    problems: ["invalid_transition", "client_email_missing"],
+    problems: ["invalid_transition", "client_email_missing", "email_quota_exceeded"],
   },
   {
     operationId: "markInvoicePaid",
@@ -380,7 +380,7 @@ export const operations = [
     description: "draft → sent. Emails the link to its public page; recipient rules as for invoices.",
     body: { schema: sendBody, required: false },
     success: one(Estimate, "The sent estimate."),
-    problems: ["invalid_transition", "client_email_missing"],
+    problems: ["invalid_transition", "client_email_missing", "email_quota_exceeded"],
   },
   {
     operationId: "acceptEstimate",

@@ -29,6 +29,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  email_quota_exceeded:
+    "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };
