@@ -103,4 +103,31 @@ describe("email quota", () => {
     expect(later).toMatchObject({ sent: 1, waitingForQuota: 0 });
     expect((await reminders())[0]).toMatchObject({ status: "sent", sentAt: "2026-11-23T10:00:00.000Z" });
   });
+
+  it("an auto-send recurring invoice over the quota stays finalized and due; a later run sends it", async () => {
+    env.clock.set("2027-01-01T00:00:00.000Z");
+    const erin = await env.user();
+    const { id: clientId } = await newClient(erin);
+    for (const invoice of [await finalized(erin, clientId), await finalized(erin, clientId), await finalized(erin, clientId)]) {
+      ok(await erin.call("POST", `/invoices/${invoice.id}/send`));
+    }
+    const schedule = ok(await erin.call("POST", "/recurring-schedules", {
+      clientId, frequency: "monthly", startDate: "2027-01-01T12:00:00Z", autoSend: true, lineItems: [line()],
+    }), 201).body;
+    const generatedBy = async () =>
+      (ok(await erin.call("GET", "/invoices?limit=200")).body as { recurringScheduleId: number | null; status: string; sentAt: string | null }[])
+        .filter((i) => i.recurringScheduleId === schedule.id);
+
+    const first = await jobs.recurring!(env.deps, new Date("2027-01-01T12:00:00.000Z"));
+    // (The run may meet the new invoice twice: once generating it, once on the due list it put it on.)
+    expect(first).toMatchObject({ generated: 1, sent: 0 });
+    expect(first.waitingForQuota).toBeGreaterThanOrEqual(1);
+    expect((await generatedBy()).map((i) => i.status)).toEqual(["finalized"]);
+    const stillWaiting = await jobs.recurring!(env.deps, new Date("2027-01-01T23:00:00.000Z"));
+    expect(stillWaiting).toMatchObject({ generated: 0, sent: 0, waitingForQuota: 1 });
+
+    const later = await jobs.recurring!(env.deps, new Date("2027-01-02T01:00:00.000Z"));
+    expect(later).toMatchObject({ generated: 0, sent: 1, recovered: 1 });
+    expect(await generatedBy()).toMatchObject([{ status: "sent", sentAt: "2027-01-02T01:00:00.000Z" }]);
+  });
 });
