@@ -35,6 +35,13 @@ interface ModelInvoice {
   lines: LineSpec[];
   invoiceNumber: string | null;
   paymentMethod: string | null;
+  /**
+   * What was paid (cents): the total once marked paid, and KEPT when the invoice is then voided —
+   * a void records no refund. (The model once derived it from the status, so a paid invoice voided
+   * showed "0.00" here but the paid amount in the API: a rare random sequence, paid then void, made
+   * the model test fail as if flaky.)
+   */
+  amountPaid: bigint;
   /** Every change adds one: the ETag. A change applied twice shows here. */
   version: number;
   deleted: boolean;
@@ -79,7 +86,7 @@ function expected(invoice: ModelInvoice) {
     subtotal: money(t.subtotal),
     taxTotal: money(t.taxTotal),
     total: money(t.total),
-    amountPaid: invoice.status === "paid" ? money(t.total) : "0.00",
+    amountPaid: money(invoice.amountPaid),
     paymentMethod: invoice.paymentMethod,
     lineAmounts: invoice.lines.map((line) => money(lineCents(line).amount)),
     etag: `"${invoice.version}"`,
@@ -104,6 +111,19 @@ function actual(res: { body: Record<string, unknown>; etag: string | null }) {
 
 const shown = (res: TestResponse) => actual({ body: res.body, etag: res.headers.get("etag") });
 
+/**
+ * A shown invoice must be the model's. The message names where (the command and which run: without
+ * or with faults) and every field that differs, so a failure kept from a CI log says what broke.
+ */
+function expectModel(got: ReturnType<typeof actual>, want: ReturnType<typeof expected>, where: string): void {
+  const differing = (Object.keys(want) as (keyof typeof want)[])
+    .filter((field) => JSON.stringify(got[field]) !== JSON.stringify(want[field]))
+    .map((field) => `${field}: API ${JSON.stringify(got[field])}, model ${JSON.stringify(want[field])}`);
+  expect(got, `${where} — differs in ${differing.join("; ")}`).toEqual(want);
+}
+
+const runName = (r: Real) => (r.faulty ? "run with DynamoDB faults" : "run without faults");
+
 // ---------------------------------------------------------------- the system under test
 
 interface Real {
@@ -119,9 +139,9 @@ interface Real {
 }
 
 /** Expected answer of one step: a status and, for errors, the problem code. */
-function expectAnswer(res: TestResponse, status: number, code?: string): void {
+function expectAnswer(res: TestResponse, status: number, code: string | undefined, where: string): void {
   const got = `${res.status} ${res.status >= 400 ? res.body?.code : ""}`.trim();
-  expect(got, res.text.slice(0, 300)).toBe(`${status} ${code ?? ""}`.trim());
+  expect(got, `${where}: the answer's status — ${res.text.slice(0, 300)}`).toBe(`${status} ${code ?? ""}`.trim());
   if (status >= 400) problemShape(res);
 }
 
@@ -137,7 +157,7 @@ class Missing implements Cmd {
   async run(m: Model, r: Real) {
     const id = Math.max(0, ...m.invoices.map((i) => i.id)) + 1000;
     const body = this.method === "PATCH" ? { notes: "x" } : this.suffix === "/mark-paid" ? { paymentMethod: "cash" } : undefined;
-    expectAnswer(await r.call(this.method, `/invoices/${id}${this.suffix}`, body), 404, "not_found");
+    expectAnswer(await r.call(this.method, `/invoices/${id}${this.suffix}`, body), 404, "not_found", `${this} in the ${runName(r)}`);
   }
   toString = () => `missing(${this.method} ${this.suffix})`;
 }
@@ -154,7 +174,9 @@ class Create implements Cmd {
     const res = await r.call("POST", "/invoices", { clientId: r.clientId, lineItems: this.lines }, keyHeader(this.keyed));
     const adopt = (id: number) => {
       expect(m.invoices.map((i) => i.id)).not.toContain(id);
-      const invoice: ModelInvoice = { id, status: "draft", lines: this.lines, invoiceNumber: null, paymentMethod: null, version: 1, deleted: false };
+      const invoice: ModelInvoice = {
+        id, status: "draft", lines: this.lines, invoiceNumber: null, paymentMethod: null, amountPaid: 0n, version: 1, deleted: false,
+      };
       m.invoices.push(invoice);
       return invoice;
     };
@@ -166,12 +188,12 @@ class Create implements Cmd {
       expect(fresh.length).toBeLessThanOrEqual(1);
       if (fresh[0]) {
         const invoice = adopt(fresh[0].id);
-        expect(shown(await r.call("GET", `/invoices/${invoice.id}`))).toEqual(expected(invoice));
+        expectModel(shown(await r.call("GET", `/invoices/${invoice.id}`)), expected(invoice), `${this} (503) in the ${runName(r)}`);
       }
       return;
     }
-    expectAnswer(res, 201);
-    expect(shown(res)).toEqual(expected(adopt(res.body.id)));
+    expectAnswer(res, 201, undefined, `${this} in the ${runName(r)}`);
+    expectModel(shown(res), expected(adopt(res.body.id)), `${this} in the ${runName(r)}`);
   }
   toString = () => `create(${JSON.stringify(this.lines)}${this.keyed ? ", keyed" : ""})`;
 }
@@ -194,11 +216,12 @@ abstract class OnInvoice implements Cmd {
     const invoice = pick(m, this.slot);
     const res = await this.act(r, idOf(m, this.slot), invoice);
     if (res.status === 503 && r.faulty) return this.reconcile(m, r, invoice);
-    if (!invoice || invoice.deleted) return expectAnswer(res, 404, "not_found");
+    const where = `${this} in the ${runName(r)}`;
+    if (!invoice || invoice.deleted) return expectAnswer(res, 404, "not_found", where);
     const verdict = this.rule(invoice, m);
-    expectAnswer(res, verdict.status, verdict.code);
+    expectAnswer(res, verdict.status, verdict.code, where);
     verdict.apply?.();
-    if (res.status === 200) expect(shown(res)).toEqual(expected(invoice));
+    if (res.status === 200) expectModel(shown(res), expected(invoice), where);
   }
 
   /**
@@ -207,7 +230,7 @@ abstract class OnInvoice implements Cmd {
    */
   private async reconcile(m: Model, r: Real, invoice: ModelInvoice | undefined) {
     const now = await r.call("GET", `/invoices/${idOf(m, this.slot)}`);
-    if (!invoice || invoice.deleted) return expectAnswer(now, 404, "not_found");
+    if (!invoice || invoice.deleted) return expectAnswer(now, 404, "not_found", `${this} (503, reconciled) in the ${runName(r)}`);
     const verdict = this.rule(invoice, m);
     const before = { ...invoice, lastNumber: m.lastNumber };
     const pre = expected(invoice);
@@ -222,7 +245,7 @@ abstract class OnInvoice implements Cmd {
       Object.assign(invoice, before);
       m.lastNumber = before.lastNumber;
     }
-    expect(shown(now)).toEqual(pre);
+    expectModel(shown(now), pre, `${this} (503, reconciled) in the ${runName(r)}`);
   }
   toString = () => `${this.constructor.name.toLowerCase()}(#${this.slot}${this.keyed ? ", keyed" : ""})`;
 }
@@ -291,7 +314,8 @@ class MarkPaid extends OnInvoice {
     super(slot, keyed);
   }
   act = (r: Real, id: number) => r.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: this.method }, keyHeader(this.keyed));
-  rule = (invoice: ModelInvoice) => step(invoice, (s) => s === "sent" || s === "overdue", { status: "paid", paymentMethod: this.method });
+  rule = (invoice: ModelInvoice) =>
+    step(invoice, (s) => s === "sent" || s === "overdue", { status: "paid", paymentMethod: this.method, amountPaid: totals(invoice.lines).total });
   override toString = () => `markPaid(#${this.slot}, ${this.method}${this.keyed ? ", keyed" : ""})`;
 }
 
@@ -311,7 +335,7 @@ class List implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const res = await r.call("GET", `/invoices?status=${this.status}&limit=200`);
-    expectAnswer(res, 200);
+    expectAnswer(res, 200, undefined, `${this} in the ${runName(r)}`);
     // Newest first; created one after another on a clock that never goes back, so by id descending.
     const want = m.invoices.filter((i) => !i.deleted && i.status === this.status).map((i) => i.id).sort((a, b) => b - a);
     expect(res.body.map((i: { id: number }) => i.id)).toEqual(want);
@@ -405,7 +429,9 @@ async function assertTableIsModel(m: Model, r: Real): Promise<void> {
   expect(all.status).toBe(200);
   const live = m.invoices.filter((i) => !i.deleted);
   expect(all.body.map((i: { id: number }) => i.id).sort((a: number, b: number) => a - b)).toEqual(live.map((i) => i.id));
-  for (const invoice of live) expect(shown(await r.user.call("GET", `/invoices/${invoice.id}`))).toEqual(expected(invoice));
+  for (const invoice of live) {
+    expectModel(shown(await r.user.call("GET", `/invoices/${invoice.id}`)), expected(invoice), `the table after the ${runName(r)}`);
+  }
   const numbers = all.body.map((i: { invoiceNumber: string | null }) => i.invoiceNumber).filter(Boolean).sort();
   expect(numbers).toEqual(Array.from({ length: m.lastNumber }, (_, i) => `INV-${String(i + 1).padStart(6, "0")}`));
   const counter = await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: counterKey(r.user.userId, "invoiceNumber"), ConsistentRead: true }));
@@ -413,6 +439,16 @@ async function assertTableIsModel(m: Model, r: Real): Promise<void> {
 }
 
 describe("invoices against the reference model", () => {
+  // The sequence that once made this test fail "under load": rare at random, so pinned here.
+  it("a paid invoice voided keeps what was paid", async () => {
+    const real = await newReal(false);
+    const model: Model = { invoices: [], lastNumber: 0 };
+    const line: LineSpec = { description: "Widget", quantity: "2", unitPrice: "10.50", taxRate: "0.190000" };
+    const cmds = [new Create([line], false), new Finalize(0), new Send(0), new MarkPaid(0, true, "cash"), new Void(0), new Get(0)];
+    await fc.asyncModelRun(() => ({ model, real }), cmds);
+    await assertTableIsModel(model, real);
+  });
+
   it("agree on every answer, state and amount", async () => {
     await fc.assert(
       fc.asyncProperty(commandsArb(30), async (cmds) => {
