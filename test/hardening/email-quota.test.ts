@@ -1,8 +1,8 @@
-import { readdirSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createDeps } from "@invoicing/functions/deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
+import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 /**
@@ -16,7 +16,6 @@ beforeAll(async () => {
   env = await createTestEnv({ extraDeps: { emailDailyQuota: 3 } });
 });
 
-const emailsIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".eml")).length;
 
 async function finalized(user: TestUser, clientId: number, body: Record<string, unknown> = {}) {
   const invoice = await newInvoice(user, { clientId, ...body });
@@ -42,7 +41,8 @@ describe("email quota", () => {
     ok(await alice.call("POST", `/invoices/${invoices[1]!.id}/send`));
     env.clock.set("2026-11-22T20:00:00.000Z");
     ok(await alice.call("POST", `/estimates/${estimate.id}/send`));
-    const before = emailsIn(env.outboxDir);
+    const before = await partition(env.deps.db, alice.userId);
+    expect(before.filter((item) => String(item.sk).startsWith("OUTBOX#"))).toHaveLength(3);
 
     const refused = await alice.call("POST", `/invoices/${invoices[2]!.id}/send`, { to: "x@example.test" });
     const problem = expectProblem(refused, 429, "email_quota_exceeded");
@@ -52,7 +52,8 @@ describe("email quota", () => {
     const after = ok(await alice.call("GET", `/invoices/${invoices[2]!.id}`)).body;
     expect(after).toMatchObject({ status: "finalized", sentAt: null });
     expect((await alice.call("GET", `/invoices/${invoices[2]!.id}/reminders`)).body).toEqual([]);
-    expect(emailsIn(env.outboxDir)).toBe(before);
+    // Nothing at all changed: no email queued, no quota counted, no reminder, the invoice as it was.
+    expect(await partition(env.deps.db, alice.userId)).toEqual(before);
     const estimate2 = ok(await alice.call("POST", "/estimates", { clientId, lineItems: [line()] }), 201).body;
     expectProblem(await alice.call("POST", `/estimates/${estimate2.id}/send`), 429, "email_quota_exceeded");
 

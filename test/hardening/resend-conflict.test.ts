@@ -1,7 +1,6 @@
-import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { op, type FaultKind } from "../support/fault-proxy";
-import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
+import { createFaultyEnv, partition, type FaultyEnv } from "../reliability/harness";
 
 /**
  * Found by the model test under CPU load: a transaction DynamoDB applied but whose response was lost
@@ -54,7 +53,7 @@ describe("a lost transaction response, then a conflict on the resend", () => {
     expect(rule.hits).toBe(2);
     expect(sent.status, sent.text).toBe(200);
     expect((await user.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent" });
-    // Delivered before the answer (send awaits its best-effort delivery): one email, not two.
-    expect(readdirSync(world.env.outboxDir).filter((f) => f.endsWith(".eml"))).toHaveLength(1);
+    const outbox = (await partition(world.env.deps.db, user.userId)).filter((item) => String(item.sk).startsWith("OUTBOX#"));
+    expect(outbox).toHaveLength(1);
   });
 });

@@ -32,6 +32,7 @@ describe("create", () => {
       taxTotal: "0.00",
       total: "0.00",
       amountPaid: "0.00",
+      amountDue: "0.00",
       notes: null,
       terms: null,
       dueDate: null,

@@ -14,7 +14,7 @@ export const line = (over: Record<string, unknown> = {}) => ({
 
 /** Every field of the Invoice resource: seed section 2.1 plus API.md section 6's four. */
 export const INVOICE_FIELDS = [
-  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "notes",
+  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue", "notes",
   "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail", "lineItems",
   "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink", "createdAt", "updatedAt",
   "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId",

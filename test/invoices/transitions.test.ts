@@ -180,7 +180,7 @@ describe("mark-paid", () => {
     [{ paymentMethod: "cash", paidAt: "2026-02-30" }, "paidAt"],
     [{ paymentMethod: "cash", paidAt: "FUTURE+1s" }, "paidAt"],
     [{ paymentMethod: "cash", paidAt: "FUTURE+1d" }, "paidAt"],
-    [{ paymentMethod: "cash", reference: "r".repeat(501) }, "reference"],
+    [{ paymentMethod: "cash", reference: "r".repeat(201) }, "reference"],
     [{ paymentMethod: "cash", amount: "1.00" }, "amount"],
   ])("400 for %j naming %s, nothing changed", async (template, path) => {
     const sent = await invoiceIn(env, alice, acme.id, "sent");

@@ -1,6 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
+import { createApp } from "@invoicing/functions/app";
 import { signedStripeEvent, startFakeStripe, type FakeSession, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
@@ -61,63 +62,119 @@ const sessionOf = (invoice: { cardProcessorCheckoutSessionId: string }): FakeSes
   return session;
 };
 
+const openPayLink = (invoice: { publicToken: string }) => request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+
+/** A sent invoice whose pay link was opened: it has a checkout session. */
+async function openedInvoice(user: TestUser = alice, cid = clientId, body: Record<string, unknown> = { lineItems: [line] }) {
+  const invoice = await sentInvoice(user, cid, body);
+  expect((await openPayLink(invoice)).status).toBe(303);
+  return (await user.call("GET", `/invoices/${invoice.id}`)).body;
+}
+
 const createRequests = () => fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/checkout/sessions");
 
-describe("send with Stripe configured", () => {
-  it("stores the session's link and id, and Stripe got the amount in cents, currency, metadata and an idempotency key", async () => {
-    const before = createRequests().length;
+describe("send with Stripe configured, and the pay link", () => {
+  it("send makes no call to the card processor and stores the pay link; opening it makes one session", async () => {
+    const before = fake.requests.length;
     const invoice = await sentInvoice();
-    const sent = createRequests().slice(before);
-    expect(sent).toHaveLength(1);
-    const req = sent[0]!;
+    expect(fake.requests.length).toBe(before); // send never calls the card processor
+    expect(invoice).toMatchObject({
+      cardProcessorPaymentLink: `http://localhost:3000/public/invoices/${invoice.publicToken}/pay`,
+      cardProcessorCheckoutSessionId: null,
+    });
+
+    const opened = await openPayLink(invoice);
+    expect(opened.status).toBe(303);
+    const made = createRequests().slice(-1);
+    expect(fake.requests.length).toBe(before + 1);
+    const req = made[0]!;
     expect(req.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
-    expect(req.headers["idempotency-key"]).toBe(`invoice-checkout:send:${alice.userId}:${invoice.id}:v3`);
+    expect(req.headers["idempotency-key"]).toMatch(new RegExp(`^invoice-checkout:pay:${alice.userId}:${invoice.id}:v\\d+$`));
     expect(req.body).toMatchObject({
       mode: "payment",
       line_items: [{ quantity: "1", price_data: { currency: "usd", unit_amount: "6492", product_data: { name: `Invoice ${invoice.invoiceNumber}` } } }],
-      metadata: { userId: alice.userId, invoiceId: String(invoice.id), invoiceNumber: invoice.invoiceNumber },
-      payment_intent_data: { metadata: { userId: alice.userId, invoiceId: String(invoice.id) } },
+      metadata: {
+        invoicing_user_id: alice.userId,
+        invoicing_invoice_id: String(invoice.id),
+        invoicing_invoice_number: invoice.invoiceNumber,
+        invoicing_signature: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      },
+      payment_intent_data: { metadata: { invoicing_user_id: alice.userId, invoicing_invoice_id: String(invoice.id) } },
       customer_email: "billing@acme.test",
       success_url: `http://localhost:3000/public/invoices/${invoice.publicToken}?payment=success`,
       cancel_url: `http://localhost:3000/public/invoices/${invoice.publicToken}`,
     });
+    // Namespaced only: no generic names another integration may also use.
+    expect(Object.keys(req.body.metadata as object).every((k) => k.startsWith("invoicing_"))).toBe(true);
 
-    const session = sessionOf(invoice);
-    expect(invoice.cardProcessorCheckoutSessionId).toMatch(/^cs_test_/);
-    expect(invoice.cardProcessorPaymentLink).toBe(session.url);
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
-    expect(stored).toMatchObject({ cardProcessorPaymentLink: session.url, cardProcessorCheckoutSessionId: session.id, status: "sent" });
+    const session = sessionOf(stored);
+    expect(opened.headers.get("location")).toBe(session.url);
+    expect(stored).toMatchObject({ cardProcessorCheckoutSessionId: session.id, cardProcessorPaymentLink: invoice.cardProcessorPaymentLink, status: "sent" });
     expect(stored).not.toHaveProperty("cardProcessorSessionExpiresAt"); // internal
+    expect(stored).not.toHaveProperty("cardProcessorSessionUrl"); // internal
+
+    // A second open reuses the open session: no new one.
+    const creates = createRequests().length;
+    const again = await openPayLink(invoice);
+    expect(again.headers.get("location")).toBe(session.url);
+    expect(createRequests().length).toBe(creates);
   });
 
-  it("sends whole units for a zero-decimal currency, and makes no session for an amount it cannot charge exactly", async () => {
+  it("a changed amountDue (a partial manual payment) makes a new session for the rest, and expires the old one", async () => {
+    const invoice = await sentInvoice();
+    const first = await openPayLink(invoice);
+    const old = sessionOf((await alice.call("GET", `/invoices/${invoice.id}`)).body);
+    expect(first.headers.get("location")).toBe(old.url);
+
+    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "20.00", paymentMethod: "cash" })).status).toBe(201);
+    const creates = createRequests().length;
+    const second = await openPayLink(invoice);
+    expect(createRequests().length).toBe(creates + 1);
+    expect(createRequests().at(-1)!.body).toMatchObject({ line_items: [{ price_data: { unit_amount: "4492", currency: "usd" } }] });
+    const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
+    expect(stored.cardProcessorCheckoutSessionId).not.toBe(old.id);
+    expect(second.headers.get("location")).toBe(sessionOf(stored).url);
+    expect(old.status).toBe("expired"); // the old amount can no longer be paid
+
+    // The card pays the rest: a card_processor payment of the amount the processor reports.
+    const res = await deliver("checkout.session.completed", fake.completeSession(stored.cardProcessorCheckoutSessionId)).send();
+    expect(res.body.outcome).toBe("applied");
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", amountPaid: "64.92", amountDue: "0.00", paymentMethod: "card" });
+    const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
+    expect(payments.map((p: { amount: string; source: string }) => [p.amount, p.source])).toEqual([
+      ["20.00", "manual"],
+      ["44.92", "card_processor"],
+    ]);
+  });
+
+  it("charges whole units in a zero-decimal currency, and makes no session for an amount it cannot charge exactly", async () => {
     const yen = await sentInvoice(alice, clientId, { currency: "JPY", lineItems: [{ description: "Consulting", unitPrice: "1500" }] });
-    const req = createRequests().find((r) => (r.body.metadata as Record<string, string>).invoiceId === String(yen.id))!;
+    await openPayLink(yen);
+    const req = createRequests().at(-1)!;
+    expect((req.body.metadata as Record<string, string>).invoicing_invoice_id).toBe(String(yen.id));
     expect((req.body.line_items as { price_data: unknown }[])[0]!.price_data).toMatchObject({ currency: "jpy", unit_amount: "1500" });
-    expect(yen.cardProcessorPaymentLink).toBe(sessionOf(yen).url);
 
     const before = createRequests().length;
     const fractional = await sentInvoice(alice, clientId, { currency: "JPY", lineItems: [{ description: "Odd", unitPrice: "1500.50" }] });
-    expect(fractional).toMatchObject({ status: "sent", cardProcessorPaymentLink: null, cardProcessorCheckoutSessionId: null });
+    expectProblem(await openPayLink(fractional), 404, "not_found");
     expect(createRequests().length).toBe(before);
   });
 
-  it("still sends the invoice when Stripe fails; the pay button makes the session later", async () => {
-    fake.failNext(500, 3); // the first try and the SDK's two retries
+  it("Stripe failing on open is a 503; the next open makes the session", async () => {
     const invoice = await sentInvoice();
-    expect(invoice).toMatchObject({ status: "sent", cardProcessorPaymentLink: null, cardProcessorCheckoutSessionId: null });
-
-    const pay = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+    fake.failNext(500, 3); // the first try and the SDK's two retries
+    expectProblem(await openPayLink(invoice), 503, "service_unavailable");
+    const pay = await openPayLink(invoice);
     expect(pay.status).toBe(303);
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
-    expect(stored.cardProcessorCheckoutSessionId).toMatch(/^cs_test_/);
-    expect(pay.headers.get("location")).toBe(stored.cardProcessorPaymentLink);
+    expect(pay.headers.get("location")).toBe(sessionOf(stored).url);
   });
 });
 
 describe("POST /webhooks/card-processor", () => {
   it("a signed checkout.session.completed marks the invoice paid by card, once; replays change nothing", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
     const event = deliver("checkout.session.completed", session);
     const first = await event.send();
@@ -144,15 +201,27 @@ describe("POST /webhooks/card-processor", () => {
     expect(after.headers.get("etag")).toBe(paid.headers.get("etag"));
     expect(after.body).toEqual(paid.body);
 
-    const payments = await alice.call("GET", `/invoices/${invoice.id}/card-payments`);
+    const payments = await alice.call("GET", `/invoices/${invoice.id}/payments`);
     expect(payments.status).toBe(200);
     expect(payments.body).toEqual([
-      expect.objectContaining({ sessionId: session.id, paymentReference: session.payment_intent, amount: "64.92", currency: "USD", status: "applied", reason: null }),
+      {
+        id: expect.any(Number),
+        amount: "64.92",
+        paymentMethod: "card",
+        paidAt: paid.body.paidAt,
+        reference: session.payment_intent,
+        source: "card_processor",
+        status: "succeeded",
+        refundedAmount: "0.00",
+        createdAt: env.clock.now.toISOString(),
+      },
     ]);
+    // The old route is gone: its records are this list's card_processor payments.
+    expectProblem(await alice.call("GET", `/invoices/${invoice.id}/card-payments`), 404, "not_found");
   });
 
   it("concurrent deliveries of one event change the invoice once", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const etag = (await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag");
     const event = deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId));
     const results = await Promise.all(Array.from({ length: 6 }, () => event.send()));
@@ -165,7 +234,7 @@ describe("POST /webhooks/card-processor", () => {
   });
 
   it("refuses a missing, wrong, stale or tampered signature with 400 invalid_signature and changes nothing", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const before = await alice.call("GET", `/invoices/${invoice.id}`);
     const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
     const genuine = deliver("checkout.session.completed", session);
@@ -183,14 +252,14 @@ describe("POST /webhooks/card-processor", () => {
     const after = await alice.call("GET", `/invoices/${invoice.id}`);
     expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
     expect(after.body.status).toBe("sent");
-    expect((await alice.call("GET", `/invoices/${invoice.id}/card-payments`)).body).toEqual([]);
+    expect((await alice.call("GET", `/invoices/${invoice.id}/payments`)).body).toEqual([]);
 
     // The genuine delivery still works afterwards.
     expect((await genuine.send()).body.outcome).toBe("applied");
   });
 
   it("records a payment for a void invoice for refund instead of losing it", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     expect((await alice.call("POST", `/invoices/${invoice.id}/void`)).status).toBe(200);
     const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
     const event = deliver("checkout.session.completed", session);
@@ -200,23 +269,28 @@ describe("POST /webhooks/card-processor", () => {
     expect((await event.send()).body.outcome).toBe("duplicate");
 
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "void", paymentMethod: null, amountPaid: "0.00" });
-    const payments = (await alice.call("GET", `/invoices/${invoice.id}/card-payments`)).body;
+    const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
     expect(payments).toEqual([
-      expect.objectContaining({ sessionId: session.id, amount: "64.92", currency: "USD", status: "needs_refund", reason: "invoice_void" }),
+      expect.objectContaining({ amount: "64.92", source: "card_processor", paymentMethod: "card", status: "needs_refund", reference: session.payment_intent }),
     ]);
   });
 
   it("records a card payment for an invoice already paid by other means for refund", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer", reference: "SEPA-1" });
     const res = await deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId)).send();
     expect(res.body.outcome).toBe("needs_refund");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", paymentMethod: "bank_transfer", paymentReference: "SEPA-1" });
-    expect((await alice.call("GET", `/invoices/${invoice.id}/card-payments`)).body[0]).toMatchObject({ status: "needs_refund", reason: "invoice_already_paid" });
+    const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
+    expect(payments.map((p: { source: string; status: string }) => [p.source, p.status])).toEqual([
+      ["manual", "succeeded"],
+      ["card_processor", "needs_refund"],
+    ]);
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.amountPaid).toBe("64.92"); // not counted twice
   });
 
   it("waits for async_payment_succeeded when a session completes unpaid (a delayed payment method)", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const session = { ...sessionOf(invoice), status: "complete", payment_status: "unpaid", payment_intent: "pi_test_delayed" };
     expect((await deliver("checkout.session.completed", session).send()).body.outcome).toBe("ignored");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.status).toBe("sent");
@@ -227,13 +301,46 @@ describe("POST /webhooks/card-processor", () => {
   });
 
   it("acknowledges other event types and sessions without our metadata without changing anything", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const etag = (await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag");
     const expired = await deliver("checkout.session.expired", { ...sessionOf(invoice), status: "expired" }).send();
     expect(expired.body).toEqual({ received: true, outcome: "ignored" });
     const foreign = await deliver("checkout.session.completed", { ...fake.completeSession(invoice.cardProcessorCheckoutSessionId), metadata: {} }).send();
     expect(foreign.body.outcome).toBe("ignored");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag")).toBe(etag);
+  });
+
+  it("ignores a paid session of another integration on the same account that uses generic userId/invoiceId metadata", async () => {
+    const invoice = await openedInvoice();
+    const etag = (await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag");
+    // Another app's session, for a few cents, naming our user and invoice the way the old metadata did.
+    const theirs = {
+      ...sessionOf(invoice),
+      id: "cs_test_other_integration",
+      amount_total: 1,
+      payment_intent: "pi_test_other",
+      status: "complete",
+      payment_status: "paid",
+      metadata: { userId: alice.userId, invoiceId: String(invoice.id), invoicing_user_id: alice.userId, invoicing_invoice_id: String(invoice.id) },
+    };
+    expect((await deliver("checkout.session.completed", theirs).send()).body.outcome).toBe("ignored");
+    // Our own signed metadata copied onto a session for another amount does not verify either.
+    const copied = { ...theirs, id: "cs_test_copied", metadata: sessionOf(invoice).metadata };
+    expect((await deliver("checkout.session.completed", copied).send()).body.outcome).toBe("ignored");
+    const after = await alice.call("GET", `/invoices/${invoice.id}`);
+    expect(after.headers.get("etag")).toBe(etag);
+    expect(after.body).toMatchObject({ status: "sent", amountPaid: "0.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}/payments`)).body).toEqual([]);
+  });
+
+  it("records a payment through a session made for an earlier, larger amount due for refund", async () => {
+    const invoice = await openedInvoice();
+    const old = sessionOf(invoice);
+    // A manual payment of 10.00, and the old session (64.92) was not expired in time: more than is due.
+    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "10.00", paymentMethod: "cash" })).status).toBe(201);
+    const res = await deliver("checkout.session.completed", fake.completeSession(old.id)).send();
+    expect(res.body.outcome).toBe("needs_refund");
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent", amountPaid: "10.00" });
   });
 
   it("needs no API key, and other methods are 405", async () => {
@@ -244,10 +351,10 @@ describe("POST /webhooks/card-processor", () => {
 
 describe("GET /public/invoices/{token}/pay", () => {
   it("redirects to the open session, and replaces an expired one with a new session", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const first = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
     expect(first.status).toBe(303);
-    expect(first.headers.get("location")).toBe(invoice.cardProcessorPaymentLink);
+    expect(first.headers.get("location")).toBe(sessionOf(invoice).url);
 
     env.clock.advance(25 * 3600_000); // Stripe's sessions live 24 hours
     const before = createRequests().length;
@@ -255,40 +362,39 @@ describe("GET /public/invoices/{token}/pay", () => {
     expect(replaced.status).toBe(303);
     const made = createRequests().slice(before);
     expect(made).toHaveLength(1);
-    expect(made[0]!.headers["idempotency-key"]).not.toBe(`invoice-checkout:send:${alice.userId}:${invoice.id}:v3`);
+    expect(made[0]!.headers["idempotency-key"]).not.toBe(createRequests()[before - 1]!.headers["idempotency-key"]);
     expect(made[0]!.body).toMatchObject({ line_items: [{ price_data: { unit_amount: "6492", currency: "usd" } }] });
 
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
     expect(stored.cardProcessorCheckoutSessionId).not.toBe(invoice.cardProcessorCheckoutSessionId);
-    expect(replaced.headers.get("location")).toBe(stored.cardProcessorPaymentLink);
-    expect(stored.cardProcessorPaymentLink).toBe(sessionOf(stored).url);
+    expect(replaced.headers.get("location")).toBe(sessionOf(stored).url);
 
     // The new one is reused while it is open.
     const again = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
-    expect(again.headers.get("location")).toBe(stored.cardProcessorPaymentLink);
+    expect(again.headers.get("location")).toBe(sessionOf(stored).url);
     expect(createRequests().length).toBe(before + 1);
   });
 
   it("the public page's pay button goes through /pay, so an expired session is never shown", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     const page = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain(`href="${env.deps.publicBaseUrl}/public/invoices/${invoice.publicToken}/pay"`);
-    expect(page.text).not.toContain(`href="${invoice.cardProcessorPaymentLink}"`);
+    expect(page.text).not.toContain(`href="${sessionOf(invoice).url}"`);
   });
 
   it("concurrent clicks on an expired session all land on one new session", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     env.clock.advance(25 * 3600_000);
     const results = await Promise.all(Array.from({ length: 4 }, () => request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`)));
     expect(results.map((r) => r.status)).toEqual([303, 303, 303, 303]);
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
-    expect(new Set(results.map((r) => r.headers.get("location")))).toEqual(new Set([stored.cardProcessorPaymentLink]));
+    expect(new Set(results.map((r) => r.headers.get("location")))).toEqual(new Set([sessionOf(stored).url]));
     expect(stored.cardProcessorCheckoutSessionId).not.toBe(invoice.cardProcessorCheckoutSessionId);
   });
 
   it("sends a paid invoice's payer back to the public page, and 404s drafts and unknown tokens", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     await deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId)).send();
     const paid = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
     expect(paid.status).toBe(303);
@@ -301,11 +407,167 @@ describe("GET /public/invoices/{token}/pay", () => {
   });
 
   it("does not redirect to a session that was paid before the webhook arrived", async () => {
-    const invoice = await sentInvoice();
+    const invoice = await openedInvoice();
     fake.completeSession(invoice.cardProcessorCheckoutSessionId);
     const res = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(`/public/invoices/${invoice.publicToken}`);
+  });
+});
+
+describe("open checkout sessions end with their invoice", () => {
+  const expireRequests = (id: string) => fake.requests.filter((r) => r.method === "POST" && r.path === `/v1/checkout/sessions/${id}/expire`);
+
+  it("voiding an invoice expires its open session, after the write", async () => {
+    const invoice = await openedInvoice();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/void`)).status).toBe(200);
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(1);
+    expect(sessionOf(invoice).status).toBe("expired");
+    // The pay link now leads back to the public page.
+    expect((await openPayLink(invoice)).headers.get("location")).toBe(`/public/invoices/${invoice.publicToken}`);
+  });
+
+  it("a payment that completes the invoice expires its open session; a partial one does not", async () => {
+    const invoice = await openedInvoice();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "4.92", paymentMethod: "cash" })).status).toBe(201);
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(0);
+    expect(sessionOf(invoice).status).toBe("open");
+    expect((await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status).toBe(200);
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(1);
+    expect(sessionOf(invoice).status).toBe("expired");
+  });
+
+  it("the card processor failing to expire never fails the void", async () => {
+    const invoice = await openedInvoice();
+    fake.failNext(500, 2); // the expire and its one retry
+    const res = await alice.call("POST", `/invoices/${invoice.id}/void`);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("void");
+    expect(sessionOf(invoice).status).toBe("open"); // still payable: such a payment becomes needs_refund
+    const paid = await deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId)).send();
+    expect(paid.body.outcome).toBe("needs_refund");
+  });
+});
+
+describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
+  const refundRequests = (pi: string) => fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/refunds" && r.body.payment_intent === pi);
+
+  /** An invoice paid by card through its pay link, and that card payment. */
+  async function paidByCard() {
+    const invoice = await openedInvoice();
+    const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
+    expect((await deliver("checkout.session.completed", session).send()).body.outcome).toBe("applied");
+    const [payment] = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
+    return { invoice, payment, pi: session.payment_intent! };
+  }
+
+  it("refunds a card payment whole through Stripe: status refunded, amountPaid back, the paid invoice reopens", async () => {
+    const { invoice, payment, pi } = await paidByCard();
+    const res = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...payment, status: "refunded", refundedAmount: "64.92" });
+    const sent = refundRequests(pi);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toMatchObject({
+      payment_intent: pi,
+      amount: "6492",
+      metadata: { invoicing_user_id: alice.userId, invoicing_invoice_id: String(invoice.id), invoicing_payment_id: String(payment.id) },
+    });
+    expect(sent[0]!.headers["idempotency-key"]).toBe(`payment-refund:${alice.userId}:${invoice.id}:${payment.id}:0.00+64.92`);
+    expect(fake.paymentIntents.get(pi)!.amount_refunded).toBe(6492);
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "sent",
+      amountPaid: "0.00",
+      amountDue: "64.92",
+      paidAt: null,
+      paymentMethod: null,
+      paymentReference: null,
+    });
+    expect((await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body).toEqual(res.body);
+    // Nothing is left to refund.
+    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`), 422, "refund_not_possible");
+    expect(refundRequests(pi)).toHaveLength(1);
+  });
+
+  it("refunds in parts; more than is left is refund_not_possible and asks Stripe nothing", async () => {
+    const { invoice, payment, pi } = await paidByCard();
+    const part = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "10.00" });
+    expect(part.status).toBe(200);
+    expect(part.body).toMatchObject({ status: "succeeded", refundedAmount: "10.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent", amountPaid: "54.92", amountDue: "10.00" });
+
+    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "54.93" }), 422, "refund_not_possible");
+    expect(refundRequests(pi)).toHaveLength(1);
+    for (const amount of ["0", "-1.00", "1.001", "abc"]) {
+      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount }), 400, "validation_error");
+    }
+    const rest = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, {});
+    expect(rest.body).toMatchObject({ status: "refunded", refundedAmount: "64.92" });
+    expect(refundRequests(pi).map((r) => r.body.amount)).toEqual(["1000", "5492"]);
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ amountPaid: "0.00", amountDue: "64.92" });
+  });
+
+  it("a needs_refund payment is refunded without changing any amount", async () => {
+    const invoice = await openedInvoice();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "cash" })).status).toBe(200);
+    // The client paid by card anyway (the session's expiry came too late).
+    const session = { ...sessionOf(invoice), status: "open" as const };
+    fake.sessions.set(session.id, session);
+    expect((await deliver("checkout.session.completed", fake.completeSession(session.id)).send()).body.outcome).toBe("needs_refund");
+    const card = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body.find((p: { source: string }) => p.source === "card_processor");
+    const res = await alice.call("POST", `/invoices/${invoice.id}/payments/${card.id}/refund`);
+    expect(res.body).toMatchObject({ status: "refunded", refundedAmount: "64.92" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentMethod: "cash" });
+  });
+
+  it("a manual payment is refund_not_possible; a card payment cannot be deleted", async () => {
+    const { invoice, payment } = await paidByCard();
+    expectProblem(await alice.call("DELETE", `/invoices/${invoice.id}/payments/${payment.id}`), 422, "payment_not_deletable");
+    const other = await sentInvoice();
+    const manual = (await alice.call("POST", `/invoices/${other.id}/payments`, { amount: "1.00", paymentMethod: "cash" })).body;
+    const before = fake.requests.length;
+    expectProblem(await alice.call("POST", `/invoices/${other.id}/payments/${manual.id}/refund`), 422, "refund_not_possible");
+    expect(fake.requests.length).toBe(before);
+    expectProblem(await alice.call("POST", `/invoices/${other.id}/payments/999999/refund`), 404, "not_found");
+  });
+
+  it("without a card processor configured, a card payment's refund is refund_not_possible", async () => {
+    const { invoice, payment } = await paidByCard();
+    const noProcessor = createApp({ ...env.deps, payments: undefined });
+    const res = await request(noProcessor, "POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, undefined, { Authorization: `Bearer ${alice.key}` });
+    expectProblem(res, 422, "refund_not_possible");
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.status).toBe("paid");
+  });
+
+  it("Stripe refunds once when its response is lost: the SDK's retry carries the same key", async () => {
+    const { invoice, payment, pi } = await paidByCard();
+    fake.dropResponseAfterApplying((method, path) => method === "POST" && path === "/v1/refunds");
+    const res = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "4.92" });
+    expect(res.status).toBe(200);
+    expect(res.body.refundedAmount).toBe("4.92");
+    const sent = refundRequests(pi);
+    expect(sent).toHaveLength(2); // the lost one and the retry
+    expect(sent[1]!.headers["idempotency-key"]).toBe(sent[0]!.headers["idempotency-key"]);
+    expect([...fake.refunds.values()].filter((r) => r.payment_intent === pi)).toHaveLength(1);
+    expect(fake.paymentIntents.get(pi)!.amount_refunded).toBe(492);
+  });
+
+  it("concurrent refunds: each refund Stripe made is recorded once, never more than was paid", async () => {
+    const { invoice, payment, pi } = await paidByCard();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" })),
+    );
+    // Only two refunds of 30.00 fit into 64.92; requests that read the same refundedAmount share a
+    // Stripe idempotency key, hence a refund.
+    for (const r of results) if (r.status !== 200) expectProblem(r, 422, "refund_not_possible");
+    const made = [...fake.refunds.values()].filter((r) => r.payment_intent === pi);
+    const keys = new Set(refundRequests(pi).filter((r) => r.headers["idempotency-key"]).map((r) => r.headers["idempotency-key"]));
+    expect(made.length).toBeLessThanOrEqual(2);
+    expect(made.length).toBeLessThanOrEqual(keys.size);
+    const after = (await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body;
+    expect(after.refundedAmount).toBe(made.length === 2 ? "60.00" : "30.00");
+    expect(fake.paymentIntents.get(pi)!.amount_refunded).toBe(made.length * 3000);
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.amountPaid).toBe(made.length === 2 ? "4.92" : "34.92");
   });
 });
 

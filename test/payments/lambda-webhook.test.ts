@@ -53,15 +53,22 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 }
 
 describe("card payments through the Lambda handler", () => {
-  it.each([false, true])("send makes a session; a signed webhook (base64 body: %s) pays the invoice once", async (base64) => {
+  it.each([false, true])("the pay link makes a session; a signed webhook (base64 body: %s) pays the invoice once", async (base64) => {
     const client = await call("POST", "/clients", { name: "Lambda Co", email: "ap@lambda.test" });
     const invoice = await call("POST", "/invoices", { clientId: client.body.id, lineItems: [{ description: "Work", unitPrice: "100.00" }] });
     await call("POST", `/invoices/${invoice.body.id}/finalize`);
+    const calls = fake.requests.length;
     const sent = await call("POST", `/invoices/${invoice.body.id}/send`);
     expect(sent.status).toBe(200);
-    const session = fake.sessions.get(sent.body.cardProcessorCheckoutSessionId);
+    expect(fake.requests.length).toBe(calls); // send never calls Stripe
+    const link = `https://invoices.example.com/public/invoices/${sent.body.publicToken}/pay`;
+    expect(sent.body.cardProcessorPaymentLink).toBe(link);
+    const opened = await call("GET", new URL(link).pathname, undefined, { authorization: "" });
+    expect(opened.status).toBe(303);
+    const stored = await call("GET", `/invoices/${invoice.body.id}`);
+    const session = fake.sessions.get(stored.body.cardProcessorCheckoutSessionId);
     expect(session).toBeDefined();
-    expect(sent.body.cardProcessorPaymentLink).toBe(session!.url);
+    expect(opened.headers.location).toBe(session!.url);
     expect(session!.success_url).toBe(`https://invoices.example.com/public/invoices/${sent.body.publicToken}?payment=success`);
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
 

@@ -13,7 +13,7 @@ import type { TestUser } from "../support/env";
 export interface Endpoint {
   method: string;
   path: string;
-  /** The path's parameter (`id`, `token`), if any. */
+  /** The path's first parameter (`id`, `token`), if any. A second one (`paymentId`) is filled with 1. */
   param?: string;
   /** Whether it needs an API key (API.md section 2). */
   authenticated: boolean;
@@ -29,7 +29,7 @@ export function endpoints(): Endpoint[] {
     if (route.method === "ALL" || seen.has(`${route.method} ${route.path}`)) continue;
     seen.add(`${route.method} ${route.path}`);
     const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-    expect(params.length, `${route.path}: one parameter at most is supported here`).toBeLessThanOrEqual(1);
+    expect(params.length, `${route.path}: two parameters at most are supported here`).toBeLessThanOrEqual(2);
     out.push({ method: route.method, path: route.path, param: params[0], authenticated: !isPublicPath(route.path.replace(/:\w+/g, "x")) });
   }
   return out;
@@ -38,7 +38,10 @@ export function endpoints(): Endpoint[] {
 export const endpointName = (e: Endpoint) => `${e.method} ${e.path}`;
 
 /** Fills the path parameter. */
-export const pathOf = (e: Endpoint, value: string): string => (e.param ? e.path.replace(`:${e.param}`, value) : e.path);
+export const pathOf = (e: Endpoint, value: string): string =>
+  // A second parameter names a record under the first (a payment of an invoice): every user's
+  // fixture invoice has its first payment, id 1, so the first parameter alone decides whose it is.
+  (e.param ? e.path.replace(`:${e.param}`, value) : e.path).replace(/:\w+/g, "1");
 
 /** The records a user owns for the tests (ids per kind, public tokens). */
 export interface Fixtures {
@@ -64,6 +67,7 @@ export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
   "PATCH /invoices/:id": () => ({ notes: "changed" }),
   "POST /invoices/:id/send": () => ({ to: "someone@else.test" }),
   "POST /invoices/:id/mark-paid": () => ({ paymentMethod: "cash" }),
+  "POST /invoices/:id/payments": () => ({ amount: "1.00", paymentMethod: "cash" }),
   "POST /estimates": (f) => ({ clientId: f.clientId, lineItems: [line] }),
   "PATCH /estimates/:id": () => ({ notes: "changed" }),
   "POST /estimates/:id/send": () => ({ to: "someone@else.test" }),
@@ -107,6 +111,8 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
     const invoice = await ok("POST", "/invoices", { clientId: client.id, lineItems: [line], notes: `${label} invoice` });
     await ok("POST", `/invoices/${invoice.id}/finalize`);
     await ok("POST", `/invoices/${invoice.id}/send`);
+    // The user's only payment (id 1), on the last fixture invoice: see pathOf.
+    if (i === copies - 1) await ok("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" });
     const estimate = await ok("POST", "/estimates", { clientId: client.id, lineItems: [line], notes: `${label} estimate` });
     await ok("POST", `/estimates/${estimate.id}/send`);
     const schedule = await ok("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2027-01-01", lineItems: [line], notes: `${label} schedule` });

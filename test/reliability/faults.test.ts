@@ -139,14 +139,15 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     expect(reminders.body.length).toBeGreaterThan(0);
   });
 
-  it("mark-paid (one conditional UpdateItem transition): 200, not 422 invalid_transition", async () => {
+  it("mark-paid (one transaction: its payment and the invoice): 200, not 422 invalid_transition, one payment", async () => {
     const { direct, faulty } = await freshUser();
     const id = await invoice(direct, await client(direct), "sent");
-    const res = await withFault(kind, op("UpdateItem", "INVOICE#"), () =>
+    const res = await withFault(kind, op("TransactWriteItems", "PAYMENT#"), () =>
       faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentMethod: "cash" });
     expect((await direct.call("GET", `/invoices/${id}`)).body).toEqual(res.body);
+    expect((await direct.call("GET", `/invoices/${id}/payments`)).body).toHaveLength(1);
   });
 
   it("void: 200, and a second void is still refused", async () => {
@@ -259,11 +260,11 @@ describe("faults that do not pass: 503 service_unavailable with Retry-After, not
     expectProblem(auth, 503, "service_unavailable");
   });
 
-  it("a single conditional write that keeps failing: 503, and the record is as before", async () => {
+  it("a write that keeps failing (mark-paid's transaction): 503, and the record is as before", async () => {
     const { direct, faulty } = await freshUser();
     const id = await invoice(direct, await client(direct), "sent");
     const before = await partition(world.env.deps.db, direct.userId);
-    const res = await withFault("throttle", op("UpdateItem", "INVOICE#"), () =>
+    const res = await withFault("throttle", op("TransactWriteItems", "INVOICE#"), () =>
       faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), Infinity);
     expectProblem(res, 503, "service_unavailable");
     expect(await partition(world.env.deps.db, direct.userId)).toEqual(before);
@@ -312,6 +313,7 @@ describe("a retried idempotent request after an unknown outcome never duplicates
     const retry = await faulty.call("POST", `/invoices/${id}/mark-paid`, body, headers);
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentReference: "T-1" });
+    expect((await direct.call("GET", `/invoices/${id}/payments`)).body).toHaveLength(1);
   });
 });
 

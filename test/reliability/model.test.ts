@@ -9,8 +9,10 @@ import { RUNS, chaos, createFaultyEnv, problemShape, prng, type FaultyEnv } from
 
 /**
  * Model-based test: random sequences of invoice operations run against the app and against a tiny
- * reference model of API.md section 6 (the state machine, gapless numbering, exact money). After
- * every step status codes, error codes, states and amounts agree.
+ * reference model of API.md sections 6 and 14 (the state machine, gapless numbering, exact money,
+ * payments: partial, complete, deleted). After every step status codes, error codes, states and
+ * amounts agree; at the end every invoice's payments are the model's, none lost or doubled, and
+ * amountPaid is their sum.
  *
  * It runs twice: against DynamoDB Local as is, and through the fault proxy with random faults on
  * a share of DynamoDB requests while the client behaves as API.md invites (a fresh Idempotency-Key
@@ -29,19 +31,24 @@ interface LineSpec {
   taxRate: string;
 }
 
+interface ModelPayment {
+  cents: bigint;
+  method: string;
+}
+
 interface ModelInvoice {
   id: number;
+  /**
+   * The counted payments, oldest first (replaced, never mutated: a reconcile restores the old array).
+   * amountPaid is their sum, KEPT when the invoice is voided: a void records no refund. (The model
+   * once derived amountPaid from the status, so a paid invoice voided showed "0.00" in the model but
+   * the paid amount in the API: a rare random sequence, paid then void, failed "as if flaky".)
+   */
+  payments: ModelPayment[];
   status: Status;
   lines: LineSpec[];
   invoiceNumber: string | null;
   paymentMethod: string | null;
-  /**
-   * What was paid (cents): the total once marked paid, and KEPT when the invoice is then voided —
-   * a void records no refund. (The model once derived it from the status, so a paid invoice voided
-   * showed "0.00" here but the paid amount in the API: a rare random sequence, paid then void, made
-   * the model test fail as if flaky.)
-   */
-  amountPaid: bigint;
   /** Every change adds one: the ETag. A change applied twice shows here. */
   version: number;
   deleted: boolean;
@@ -77,6 +84,9 @@ const money = (cents: bigint): string => {
 };
 
 /** What the API must show for a model invoice (body and ETag). */
+const paidCents = (invoice: ModelInvoice): bigint => invoice.payments.reduce((sum, p) => sum + p.cents, 0n);
+const dueCents = (invoice: ModelInvoice): bigint => totals(invoice.lines).total - paidCents(invoice);
+
 function expected(invoice: ModelInvoice) {
   const t = totals(invoice.lines);
   return {
@@ -86,7 +96,8 @@ function expected(invoice: ModelInvoice) {
     subtotal: money(t.subtotal),
     taxTotal: money(t.taxTotal),
     total: money(t.total),
-    amountPaid: money(invoice.amountPaid),
+    amountPaid: money(paidCents(invoice)),
+    amountDue: money(t.total - paidCents(invoice)),
     paymentMethod: invoice.paymentMethod,
     lineAmounts: invoice.lines.map((line) => money(lineCents(line).amount)),
     etag: `"${invoice.version}"`,
@@ -103,6 +114,7 @@ function actual(res: { body: Record<string, unknown>; etag: string | null }) {
     taxTotal: body.taxTotal,
     total: body.total,
     amountPaid: body.amountPaid,
+    amountDue: body.amountDue,
     paymentMethod: body.paymentMethod,
     lineAmounts: (body.lineItems as { amount: string }[]).map((l) => l.amount),
     etag: res.etag,
@@ -156,7 +168,14 @@ class Missing implements Cmd {
   check = () => true;
   async run(m: Model, r: Real) {
     const id = Math.max(0, ...m.invoices.map((i) => i.id)) + 1000;
-    const body = this.method === "PATCH" ? { notes: "x" } : this.suffix === "/mark-paid" ? { paymentMethod: "cash" } : undefined;
+    const body =
+      this.method === "PATCH"
+        ? { notes: "x" }
+        : this.suffix === "/mark-paid"
+          ? { paymentMethod: "cash" }
+          : this.suffix === "/payments"
+            ? { amount: "1.00", paymentMethod: "cash" }
+            : undefined;
     expectAnswer(await r.call(this.method, `/invoices/${id}${this.suffix}`, body), 404, "not_found", `${this} in the ${runName(r)}`);
   }
   toString = () => `missing(${this.method} ${this.suffix})`;
@@ -174,9 +193,7 @@ class Create implements Cmd {
     const res = await r.call("POST", "/invoices", { clientId: r.clientId, lineItems: this.lines }, keyHeader(this.keyed));
     const adopt = (id: number) => {
       expect(m.invoices.map((i) => i.id)).not.toContain(id);
-      const invoice: ModelInvoice = {
-        id, status: "draft", lines: this.lines, invoiceNumber: null, paymentMethod: null, amountPaid: 0n, version: 1, deleted: false,
-      };
+      const invoice: ModelInvoice = { id, payments: [], status: "draft", lines: this.lines, invoiceNumber: null, paymentMethod: null, version: 1, deleted: false };
       m.invoices.push(invoice);
       return invoice;
     };
@@ -196,6 +213,23 @@ class Create implements Cmd {
     expectModel(shown(res), expected(adopt(res.body.id)), `${this} in the ${runName(r)}`);
   }
   toString = () => `create(${JSON.stringify(this.lines)}${this.keyed ? ", keyed" : ""})`;
+}
+
+/**
+ * Create, finalize and send in a row: an invoice that takes payments. (Three separate commands on
+ * one slot out of eight are rare, and payments need a sent invoice.)
+ */
+class CreateSent implements Cmd {
+  constructor(readonly lines: LineSpec[], readonly keyed: boolean) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    await new Create(this.lines, this.keyed).run(m, r);
+    const slot = m.invoices.length - 1;
+    if (slot < 0) return;
+    await new Finalize(slot, this.keyed).run(m, r);
+    await new Send(slot, this.keyed).run(m, r);
+  }
+  toString = () => `createSent(${JSON.stringify(this.lines)}${this.keyed ? ", keyed" : ""})`;
 }
 
 interface Verdict {
@@ -314,9 +348,70 @@ class MarkPaid extends OnInvoice {
     super(slot, keyed);
   }
   act = (r: Real, id: number) => r.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: this.method }, keyHeader(this.keyed));
+  // A payment of the whole amount due (none when nothing is due).
   rule = (invoice: ModelInvoice) =>
-    step(invoice, (s) => s === "sent" || s === "overdue", { status: "paid", paymentMethod: this.method, amountPaid: totals(invoice.lines).total });
+    step(invoice, (s) => s === "sent" || s === "overdue", {
+      status: "paid",
+      paymentMethod: this.method,
+      payments: dueCents(invoice) > 0n ? [...invoice.payments, { cents: dueCents(invoice), method: this.method }] : invoice.payments,
+    });
   override toString = () => `markPaid(#${this.slot}, ${this.method}${this.keyed ? ", keyed" : ""})`;
+}
+
+type PayAmount = "due" | "half" | "cent" | "over";
+
+/** POST /invoices/{id}/payments of an amount chosen from what the model says is due. */
+class Pay extends OnInvoice {
+  constructor(slot: number, keyed: boolean, readonly amount: PayAmount, readonly method: string) {
+    super(slot, keyed);
+  }
+  cents(invoice: ModelInvoice | undefined): bigint {
+    const due = invoice ? dueCents(invoice) : 100n;
+    const cents = { due, half: due / 2n, cent: 1n, over: due + 1n }[this.amount];
+    return cents > 0n ? cents : 1n;
+  }
+  act = (r: Real, id: number, invoice: ModelInvoice | undefined) =>
+    r.call("POST", `/invoices/${id}/payments`, { amount: money(this.cents(invoice)), paymentMethod: this.method }, keyHeader(this.keyed));
+  rule = (invoice: ModelInvoice): Verdict => {
+    if (invoice.status !== "sent" && invoice.status !== "overdue") return { status: 422, code: "invalid_transition" };
+    const cents = this.cents(invoice);
+    if (cents > dueCents(invoice)) return { status: 422, code: "overpayment" };
+    const payments = [...invoice.payments, { cents, method: this.method }];
+    const complete = cents === dueCents(invoice);
+    return {
+      status: 201,
+      apply: () =>
+        void Object.assign(invoice, {
+          payments,
+          version: invoice.version + 1,
+          ...(complete ? { status: "paid", paymentMethod: this.method } : {}),
+        }),
+    };
+  };
+  override toString = () => `pay(#${this.slot}, ${this.amount}, ${this.method}${this.keyed ? ", keyed" : ""})`;
+}
+
+/** DELETE of the `which`-th payment of the invoice (the model's order is the list's: oldest first). */
+class DeletePayment extends OnInvoice {
+  constructor(slot: number, readonly which: number) {
+    super(slot);
+  }
+  async act(r: Real, id: number, invoice: ModelInvoice | undefined) {
+    const list = invoice && !invoice.deleted ? await r.call("GET", `/invoices/${id}/payments`) : undefined;
+    const payments = (list?.status === 200 ? list.body : []) as { id: number }[];
+    const target = payments.length ? payments[this.which % payments.length]!.id : 999_999;
+    return r.call("DELETE", `/invoices/${id}/payments/${target}`);
+  }
+  rule = (invoice: ModelInvoice): Verdict => {
+    if (invoice.payments.length === 0) return { status: 404, code: "not_found" };
+    if (invoice.status === "void") return { status: 422, code: "invalid_transition" };
+    const index = this.which % invoice.payments.length;
+    const payments = invoice.payments.filter((_, i) => i !== index);
+    // A paid invoice reopens: sent (the model's due dates are a month after finalize, never passed).
+    const reopen = invoice.status === "paid" ? { status: "sent" as const, paymentMethod: null } : {};
+    return { status: 204, apply: () => void Object.assign(invoice, { payments, version: invoice.version + 1, ...reopen }) };
+  };
+  override toString = () => `deletePayment(#${this.slot}, ${this.which})`;
 }
 
 class Void extends OnInvoice {
@@ -352,6 +447,10 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   taxRate: fc.integer({ min: 0, max: 1_000_000 }).map((n) => `${Math.floor(n / 1_000_000)}.${String(n % 1_000_000).padStart(6, "0")}`),
 });
 const linesArb = fc.array(lineArb, { maxLength: 3 });
+const payableLinesArb = fc.array(
+  lineArb.chain((line) => decimalString({ maxWhole: 10_000n, maxDecimals: 2, positive: true }).map((unitPrice) => ({ ...line, unitPrice }))),
+  { minLength: 1, maxLength: 2 },
+);
 const slotArb = fc.nat({ max: 7 });
 
 const commandsArb = (maxCommands: number) =>
@@ -360,13 +459,19 @@ const commandsArb = (maxCommands: number) =>
       // Twice: creates come often enough for the other commands to have invoices to act on.
       fc.tuple(linesArb, fc.boolean()).map(([lines, keyed]) => new Create(lines, keyed)),
       fc.tuple(linesArb, fc.boolean()).map(([lines, keyed]) => new Create(lines, keyed)),
-      fc.constantFrom(["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/finalize"], ["POST", "/send"], ["POST", "/mark-paid"], ["POST", "/void"])
+      fc.tuple(payableLinesArb, fc.boolean()).map(([lines, keyed]) => new CreateSent(lines, keyed)),
+      fc.constantFrom(["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/finalize"], ["POST", "/send"], ["POST", "/mark-paid"], ["POST", "/void"], ["POST", "/payments"])
         .map(([method, suffix]) => new Missing(method!, suffix!)),
       slotArb.map((s) => new Get(s)),
       fc.tuple(slotArb, linesArb, fc.constantFrom<IfMatch>("none", "current", "current", "stale")).map(([s, lines, ifMatch]) => new Patch(s, lines, ifMatch)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Finalize(s, keyed)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Send(s, keyed)),
       fc.tuple(slotArb, fc.boolean(), fc.constantFrom("cash", "check", "bank_transfer", "other")).map(([s, keyed, method]) => new MarkPaid(s, keyed, method)),
+      fc.tuple(slotArb, fc.boolean(), fc.constantFrom<PayAmount>("due", "half", "half", "cent", "over"), fc.constantFrom("cash", "check"))
+        .map(([s, keyed, amount, method]) => new Pay(s, keyed, amount, method)),
+      fc.tuple(slotArb, fc.boolean(), fc.constantFrom<PayAmount>("half", "cent"), fc.constantFrom("bank_transfer", "other"))
+        .map(([s, keyed, amount, method]) => new Pay(s, keyed, amount, method)),
+      fc.tuple(slotArb, fc.nat({ max: 3 })).map(([s, which]) => new DeletePayment(s, which)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Void(s, keyed)),
       slotArb.map((s) => new Delete(s)),
       fc.constantFrom<Status>("draft", "finalized", "sent", "paid", "void").map((s) => new List(s)),
@@ -431,6 +536,12 @@ async function assertTableIsModel(m: Model, r: Real): Promise<void> {
   expect(all.body.map((i: { id: number }) => i.id).sort((a: number, b: number) => a - b)).toEqual(live.map((i) => i.id));
   for (const invoice of live) {
     expectModel(shown(await r.user.call("GET", `/invoices/${invoice.id}`)), expected(invoice), `the table after the ${runName(r)}`);
+    // No payment lost or doubled, and amountPaid is exactly the sum of those counted.
+    const payments = await r.user.call("GET", `/invoices/${invoice.id}/payments`);
+    const listed = (payments.body as { amount: string; paymentMethod: string; status: string }[]).map((p) => [p.amount, p.paymentMethod, p.status]);
+    expect(listed).toEqual(invoice.payments.map((p) => [money(p.cents), p.method, "succeeded"]));
+    const sum = (payments.body as { amount: string }[]).reduce((total, p) => total + scaledDigits(p.amount, 2), 0n);
+    expect(money(sum)).toBe((await r.user.call("GET", `/invoices/${invoice.id}`)).body.amountPaid);
   }
   const numbers = all.body.map((i: { invoiceNumber: string | null }) => i.invoiceNumber).filter(Boolean).sort();
   expect(numbers).toEqual(Array.from({ length: m.lastNumber }, (_, i) => `INV-${String(i + 1).padStart(6, "0")}`));

@@ -79,17 +79,18 @@ describe("no key, token or secret in logs or error bodies", () => {
     const faulty = world.as(alice);
     const secrets: string[] = [alice.key, STRIPE_SECRET, WEBHOOK_SECRET];
     try {
-      // Requests with a good key: Stripe is called with its secret on send.
+      // Requests with a good key; the pay link (opened below) calls Stripe with its secret.
       const invoice = await sentInvoice(alice);
       expect(invoice.cardProcessorPaymentLink).toMatch(/^https?:/);
       secrets.push(invoice.publicToken);
 
-      // Stripe failing: the send goes on without a link or fails, and logs a warning.
-      fake.failNext(500, 10);
+      // Stripe failing: opening the pay link is a 503 and logs a warning.
       const second = await alice.call("POST", "/invoices", { clientId: invoice.clientId, lineItems: [line] });
       await alice.call("POST", `/invoices/${second.body.id}/finalize`);
       bodies.push(await alice.call("POST", `/invoices/${second.body.id}/send`));
       secrets.push(second.body.publicToken);
+      fake.failNext(500, 10);
+      bodies.push(await request(world.env.app, "GET", `/public/invoices/${second.body.publicToken}/pay`));
       fake.failNext(500, 0);
 
       // Bad keys of every kind.
@@ -111,9 +112,10 @@ describe("no key, token or secret in logs or error bodies", () => {
       bodies.push(await request(world.env.app, "GET", `/public/invoices/${guessed}`));
 
       // Webhooks: a forged signature and a genuine one.
+      const opened = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
       const payload = JSON.stringify({
         id: "evt_sec_1", object: "event", type: "checkout.session.completed", created: Math.floor(world.env.clock.now.getTime() / 1000), livemode: false,
-        data: { object: fake.completeSession(invoice.cardProcessorCheckoutSessionId) },
+        data: { object: fake.completeSession(opened.cardProcessorCheckoutSessionId) },
       });
       const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(world.env.clock.now.getTime() / 1000) });
       bodies.push(await request(world.env.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": "t=1,v1=00" }));

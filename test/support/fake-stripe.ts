@@ -10,7 +10,9 @@ import type { AddressInfo } from "node:net";
  * Stripe's, Stripe's error envelope, Idempotency-Key replays — and records every request, so tests
  * assert what the SDK actually sent.
  *
- * POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id.
+ * POST /v1/checkout/sessions, GET /v1/checkout/sessions/:id, POST /v1/checkout/sessions/:id/expire,
+ * POST /v1/refunds, GET /v1/refunds/:id. Idempotency-Key as Stripe keeps it: the same key replays the
+ * first answer; the same key with other parameters is a 400 idempotency_error.
  */
 export interface RecordedRequest {
   method: string;
@@ -41,15 +43,48 @@ export interface FakeSession {
   livemode: false;
 }
 
+/** What completing a session charged: the money a refund gives back (Stripe's PaymentIntent + Charge). */
+export interface FakePaymentIntent {
+  id: string;
+  charge: string;
+  amount: number;
+  amount_refunded: number;
+  currency: string;
+}
+
+export interface FakeRefund {
+  id: string;
+  object: "refund";
+  amount: number;
+  balance_transaction: string;
+  charge: string;
+  created: number;
+  currency: string;
+  metadata: Record<string, string>;
+  payment_intent: string;
+  reason: string | null;
+  receipt_number: null;
+  source_transfer_reversal: null;
+  status: "succeeded";
+  transfer_reversal: null;
+}
+
 export interface FakeStripe {
   /** e.g. http://127.0.0.1:40123 — what STRIPE_API_BASE would be. */
   url: string;
   requests: RecordedRequest[];
   sessions: Map<string, FakeSession>;
+  paymentIntents: Map<string, FakePaymentIntent>;
+  refunds: Map<string, FakeRefund>;
   /** The server's notion of now (sessions' created/expires_at, and expiry on retrieve). */
   now: () => Date;
   /** Answer the next `count` requests with a Stripe API error of this HTTP status. */
   failNext(status: number, count?: number): void;
+  /**
+   * Apply the next `count` matching requests, then cut the connection before answering: the "did it
+   * happen?" case a client resolves by retrying with the same Idempotency-Key.
+   */
+  dropResponseAfterApplying(match: (method: string, path: string) => boolean, count?: number): void;
   /** What Stripe does when the customer pays: the session becomes complete and paid. */
   completeSession(id: string): FakeSession;
   close(): Promise<void>;
@@ -60,21 +95,37 @@ const SESSION_LIFETIME_SECONDS = 24 * 3600;
 export async function startFakeStripe(options: { now?: () => Date } = {}): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   const sessions = new Map<string, FakeSession>();
-  const idempotent = new Map<string, { status: number; body: unknown }>();
+  const paymentIntents = new Map<string, FakePaymentIntent>();
+  const refunds = new Map<string, FakeRefund>();
+  const idempotent = new Map<string, { request: string; status: number; body: unknown }>();
   let failures: { status: number; count: number } | undefined;
+  let drops: { match: (method: string, path: string) => boolean; count: number } | undefined;
 
   const fake: FakeStripe = {
     url: "",
     requests,
     sessions,
+    paymentIntents,
+    refunds,
     now: options.now ?? (() => new Date()),
     failNext(status, count = 1) {
       failures = { status, count };
     },
+    dropResponseAfterApplying(match, count = 1) {
+      drops = { match, count };
+    },
     completeSession(id) {
       const session = sessions.get(id);
       if (!session) throw new Error(`no session ${id}`);
-      Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: `pi_test_${randomId()}` });
+      const intent: FakePaymentIntent = {
+        id: `pi_test_${randomId()}`,
+        charge: `ch_test_${randomId()}`,
+        amount: session.amount_total,
+        amount_refunded: 0,
+        currency: session.currency,
+      };
+      paymentIntents.set(intent.id, intent);
+      Object.assign(session, { status: "complete", payment_status: "paid", payment_intent: intent.id });
       return session;
     },
     close: () =>
@@ -104,16 +155,28 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
         return reply(failures.status, stripeError("api_error", "Something went wrong on Stripe's end."));
       }
       const key = req.headers["idempotency-key"];
+      const fingerprint = `${req.method} ${path} ${JSON.stringify(body)}`;
       if (req.method === "POST" && typeof key === "string" && idempotent.has(key)) {
         const kept = idempotent.get(key)!;
+        if (kept.request !== fingerprint) {
+          return reply(400, stripeError("idempotency_error", "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" + key + "' if you meant to execute a different request."));
+        }
         res.setHeader("Idempotent-Replayed", "true");
         return reply(kept.status, kept.body);
       }
 
       let status = 404;
       let payload: unknown = stripeError("invalid_request_error", `Unrecognized request URL (${req.method}: ${path})`);
+      const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path);
       if (req.method === "POST" && path === "/v1/checkout/sessions") {
         [status, payload] = createSession(body);
+      } else if (req.method === "POST" && expire) {
+        [status, payload] = expireSession(decodeURIComponent(expire[1]!));
+      } else if (req.method === "POST" && path === "/v1/refunds") {
+        [status, payload] = createRefund(body);
+      } else if (req.method === "GET" && path.startsWith("/v1/refunds/")) {
+        const refund = refunds.get(decodeURIComponent(path.slice("/v1/refunds/".length)));
+        [status, payload] = refund ? [200, refund] : [404, stripeError("invalid_request_error", "No such refund", "resource_missing")];
       } else if (req.method === "GET" && path.startsWith("/v1/checkout/sessions/")) {
         const session = sessions.get(decodeURIComponent(path.slice("/v1/checkout/sessions/".length)));
         if (session) {
@@ -123,7 +186,14 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
           payload = stripeError("invalid_request_error", "No such checkout.session", "resource_missing");
         }
       }
-      if (req.method === "POST" && typeof key === "string") idempotent.set(key, { status, body: payload });
+      // Stripe keeps the answer of a key unless the request failed on its side (5xx) or was invalid
+      // before it ran; errors of the request itself (400) are kept too, as Stripe does.
+      if (req.method === "POST" && typeof key === "string") idempotent.set(key, { request: fingerprint, status, body: payload });
+      if (drops && drops.count > 0 && drops.match(req.method ?? "GET", path)) {
+        drops.count--;
+        req.socket.destroy(); // applied, but the client never hears so
+        return;
+      }
       reply(status, payload);
     });
   });
@@ -160,6 +230,55 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
     };
     sessions.set(id, session);
     return [200, session];
+  }
+
+  function expireSession(id: string): [number, unknown] {
+    const session = sessions.get(id);
+    if (!session) return [404, stripeError("invalid_request_error", `No such checkout.session: '${id}'`, "resource_missing")];
+    if (session.status === "open" && session.expires_at <= seconds(fake.now())) session.status = "expired";
+    if (session.status !== "open") {
+      return [400, stripeError("invalid_request_error", 'Only Checkout Sessions with a status in ["open"] can be expired.')];
+    }
+    session.status = "expired";
+    return [200, session];
+  }
+
+  /** Stripe's refund rules: a known, charged PaymentIntent; at most what is left unrefunded. */
+  function createRefund(body: Record<string, unknown>): [number, unknown] {
+    const intent = typeof body.payment_intent === "string" ? paymentIntents.get(body.payment_intent) : undefined;
+    if (!intent) {
+      return [400, { error: { type: "invalid_request_error", message: `No such payment_intent: '${String(body.payment_intent)}'`, code: "resource_missing", param: "payment_intent" } }];
+    }
+    const left = intent.amount - intent.amount_refunded;
+    const amount = body.amount === undefined ? left : Number(body.amount);
+    if (!Number.isSafeInteger(amount) || amount <= 0 || String(amount) !== String(body.amount ?? left)) {
+      return [400, { error: { type: "invalid_request_error", message: "Invalid positive integer", param: "amount" } }];
+    }
+    if (left === 0) {
+      return [400, { error: { type: "invalid_request_error", message: `Charge ${intent.charge} has already been refunded.`, code: "charge_already_refunded" } }];
+    }
+    if (amount > left) {
+      return [400, { error: { type: "invalid_request_error", message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, param: "amount" } }];
+    }
+    intent.amount_refunded += amount;
+    const refund: FakeRefund = {
+      id: `re_test_${randomId()}`,
+      object: "refund",
+      amount,
+      balance_transaction: `txn_test_${randomId()}`,
+      charge: intent.charge,
+      created: seconds(fake.now()),
+      currency: intent.currency,
+      metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+      payment_intent: intent.id,
+      reason: (body.reason as string | undefined) ?? null,
+      receipt_number: null,
+      source_transfer_reversal: null,
+      status: "succeeded",
+      transfer_reversal: null,
+    };
+    refunds.set(refund.id, refund);
+    return [200, refund];
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

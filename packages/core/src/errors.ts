@@ -19,6 +19,11 @@ export type DomainErrorCode =
   | "idempotency_key_reused"
   | "service_unavailable"
   | "invalid_signature"
+  | "webhook_url_not_allowed"
+  | "limit_exceeded"
+  | "overpayment"
+  | "payment_not_deletable"
+  | "refund_not_possible"
   | "email_quota_exceeded";
 
 export class DomainError extends Error {

@@ -35,7 +35,7 @@ import { errorToResponse, log, validationProblem } from "./problems";
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /** POST routes whose responses are never kept: POST /api-keys shows a secret once. */
-const NOT_KEPT = new Set(["/api-keys"]);
+export const NOT_KEPT = new Set(["/api-keys"]);
 
 /** What a replay gives back besides status and body (API.md: Location, ETag; and the body's type). */
 const KEPT_HEADERS = ["content-type", "location", "etag"];
@@ -207,6 +207,9 @@ async function recover(c: Context<AppEnv>, app: SelfFetch, ctx: Ctx, record: Key
 }
 
 function resourcePath(ref: string | undefined): string | undefined {
+  // A payment lives under its invoice: PAYMENT#<invoice id>#<payment id>.
+  const payment = ref ? /^PAYMENT#0*(\d+)#0*(\d+)$/.exec(ref) : null;
+  if (payment) return `/invoices/${payment[1]}/payments/${payment[2]}`;
   const match = ref ? /^([A-Z]+)#0*(\d+)$/.exec(ref) : null;
   const collection = match ? COLLECTIONS[match[1] as keyof typeof COLLECTIONS] : undefined;
   return collection ? `${collection}/${match![2]}` : undefined;

@@ -8,15 +8,15 @@ import { counterKey, dueKeys, entityKey } from "../db/keys";
 import { formatDocumentNumber, MAX_NUMBERING_ATTEMPTS, numberingBackoff, takeNumberWrite } from "../documents/numbering";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
-import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
+import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
-import { checkoutFieldsForSend } from "../payments/checkout";
+import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
 import { queueEmail } from "../email/outbox";
 import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { invoiceEmail } from "../email/templates";
 import { scheduleReminderWrites } from "../reminders/reminders";
 import { getInvoice } from "./invoices";
-import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus, type PaymentMethod } from "./model";
+import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**
  * The invoice state machine (seed section 3.2, API.md section 6):
@@ -139,8 +139,8 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
       updatedAt: now,
       version: invoice.version + 1,
     };
-    // Card payment link (docs/payments.md): made before the write, stored with it; {} without Stripe.
-    Object.assign(next, await checkoutFieldsForSend(ctx, next));
+    // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
+    Object.assign(next, payLinkForSend(ctx, next));
     // The invoice email and the reminder schedule (API.md section 9) commit with the send, or not at all.
     const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
     let raced = false;
@@ -159,7 +159,7 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
         email.write,
         quota,
       ], next);
-      await email.deliver(); // best effort, now; the outbox sweep retries what this leaves
+      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {
       if (!(raced || error instanceof EmailQuotaRaced) || attempt >= 5) throw error;
@@ -167,41 +167,16 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
   }
 }
 
-export interface MarkPaidInput {
-  paymentMethod: PaymentMethod;
-  paidAt?: string;
-  reference?: string | null;
-}
-
-/** sent or overdue → paid, recording a payment made outside the card processor. */
-export function markInvoicePaid(ctx: Ctx, id: number, input: MarkPaidInput): Promise<InvoiceItem> {
-  const now = nowIso(ctx);
-  if (input.paidAt && input.paidAt > now) {
-    throw new ValidationError([{ path: "paidAt", message: "must not be in the future" }]);
-  }
-  return transition<InvoiceItem & Record<string, unknown>>(ctx, {
-    key: invoiceKey(ctx.userId, id),
-    from: ["sent", "overdue"],
-    set: {
-      status: "paid",
-      ...invoiceStatusKeys(ctx.userId, "paid", id),
-      paidAt: input.paidAt ?? now,
-      paymentMethod: input.paymentMethod,
-      paymentReference: input.reference ?? null,
-      updatedAt: now,
-    },
-    copy: { amountPaid: "total" },
-    remove: ["duePk", "dueSk"],
-    notFound: () => notFound("invoice", id),
-    invalid: wrongState(id, "mark paid"),
-  });
-}
+// mark-paid is a payment of the whole amount due: payments/payments.ts.
 
 const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid", "overdue"];
 
-/** any status but void → void. Keeps the invoice number; a voided draft never gets one. */
-export function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  return transition<InvoiceItem & Record<string, unknown>>(ctx, {
+/**
+ * any status but void → void. Keeps the invoice number; a voided draft never gets one. Its open
+ * checkout session is expired afterwards (best effort), so the client cannot pay it any more.
+ */
+export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
     key: invoiceKey(ctx.userId, id),
     from: VOIDABLE,
     set: { status: "void", ...invoiceStatusKeys(ctx.userId, "void", id), updatedAt: nowIso(ctx) },
@@ -209,4 +184,6 @@ export function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });
+  await expireCheckoutSession(ctx, voided);
+  return voided;
 }

@@ -5,13 +5,14 @@ import type { Write } from "../db/commit";
 import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
 import { computeTotals, nextLineId, type LineItem } from "../documents/line-items";
 import { toResource } from "../documents/resource";
+import { centsOf, formatMoney } from "../money/money";
 import { newPublicToken } from "../tokens";
 
 /** The invoice resource (seed section 2.1 + API.md section 6) and its stored item. */
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "paid", "overdue", "void"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const PAYMENT_METHODS = ["cash", "check", "bank_transfer", "other"] as const;
-/** `card` is set only by the card processor's webhook, never by mark-paid. */
+/** `card` is set only by the card processor's payments, never by mark-paid or a manual payment. */
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number] | "card";
 
 export interface Invoice {
@@ -24,6 +25,8 @@ export interface Invoice {
   taxTotal: string;
   total: string;
   amountPaid: string;
+  /** total − amountPaid: what is still to be paid (derived, never stored). */
+  amountDue: string;
   notes: string | null;
   terms: string | null;
   dueDate: string | null;
@@ -45,16 +48,18 @@ export interface Invoice {
   updatedAt: string;
 }
 
-export interface InvoiceItem extends Invoice, IndexedItem {
+export interface InvoiceItem extends Omit<Invoice, "amountDue">, IndexedItem {
   version: number;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
+  /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */
+  nextPaymentId?: number;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
 }
 
 const INVOICE_FIELDS = [
-  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid",
+  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue",
   "notes", "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail",
   "lineItems", "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink",
   "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId", "createdAt", "updatedAt",
@@ -62,7 +67,8 @@ const INVOICE_FIELDS = [
 
 /** The public shape: every field present, `null` where there is no value. */
 export function toInvoice(item: InvoiceItem): Invoice {
-  return toResource<Invoice>(item, INVOICE_FIELDS);
+  const amountDue = formatMoney(centsOf(item.total) - centsOf(item.amountPaid));
+  return toResource<Invoice>({ ...item, amountDue }, INVOICE_FIELDS);
 }
 
 export const invoiceKey = (userId: string, id: number) => entityKey(userId, "INVOICE", id);

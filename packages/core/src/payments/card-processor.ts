@@ -8,10 +8,18 @@ export interface CardProcessor {
   /** Creates a hosted checkout page for one payment. Retrying with the same idempotency key never makes two. */
   createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession>;
   retrieveSession(id: string): Promise<CheckoutSession>;
+  /** Makes an open session unpayable (Stripe's checkout.sessions.expire). Throws for a session not open. */
+  expireSession(id: string): Promise<void>;
+  /**
+   * Refunds part or all of a payment. Retrying with the same idempotency key returns the first
+   * refund instead of making a second (Stripe keeps keys at least 24 hours).
+   */
+  createRefund(input: RefundInput): Promise<Refund>;
   /**
    * Checks the webhook's signature over the exact request body and returns the event it carries.
    * Throws DomainError("invalid_signature") when the signature is missing, wrong or too old
-   * (relative to `receivedAt`), or when no webhook secret is configured.
+   * (relative to `receivedAt`), and DomainError("service_unavailable") while no webhook secret is
+   * configured (the processor retries; docs/deploying.md).
    */
   verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent>;
 }
@@ -28,6 +36,25 @@ export interface CheckoutSessionInput {
   successUrl: string;
   cancelUrl: string;
   idempotencyKey: string;
+}
+
+export interface RefundInput {
+  /** The processor's id of the payment (a PaymentIntent). */
+  paymentIntentId: string;
+  amountCents: bigint;
+  currency: string;
+  idempotencyKey: string;
+  /** Ties the refund to our records in the processor's dashboard. */
+  userId: string;
+  invoiceId: number;
+  paymentId: number;
+}
+
+export interface Refund {
+  id: string;
+  /** succeeded or pending: the money goes back; failed/canceled: it does not. */
+  status: string;
+  amountCents: bigint | null;
 }
 
 export type CheckoutSessionStatus = "open" | "complete" | "expired";
@@ -53,11 +80,16 @@ export interface CheckoutPaidEvent {
   sessionId: string;
   /** The processor's id for the money movement (the payment intent), else the session id. */
   paymentReference: string;
+  /** The PaymentIntent, what a refund names; absent when the processor gave none. */
+  paymentIntentId?: string;
   /** The session's amount in cents, or null when it cannot be expressed in cents exactly. */
   amountCents: bigint | null;
   /** ISO 4217, uppercase; null if the processor did not say. */
   currency: string | null;
-  /** From the session's metadata, which we set at creation; absent for sessions made elsewhere. */
+  /**
+   * From the session's metadata, which we set and signed at creation; absent unless the signature
+   * verifies (a session made elsewhere on the same account, or metadata copied onto another amount).
+   */
   userId?: string;
   invoiceId?: number;
 }

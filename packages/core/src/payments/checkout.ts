@@ -4,55 +4,47 @@ import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { DomainError, notFound } from "../errors";
 import type { InvoiceItem } from "../invoices/model";
-import { centsOf } from "../money/money";
+import { formatMoney } from "../money/money";
 import { findPublicInvoice } from "../public/documents";
 import { CardProcessorError, type CheckoutSession } from "./card-processor";
+import { amountDueCents, PAYABLE } from "./settlement";
 
 /**
- * Card checkout sessions for invoices: one is made when an invoice is sent, and the public page's
- * pay button (GET /public/invoices/{token}/pay) replaces it once it has expired — Stripe's sessions
- * live at most 24 hours, an invoice is paid in weeks.
+ * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as
+ * `cardProcessorPaymentLink`, our own link `<public base>/public/invoices/{token}/pay`, which never
+ * expires; opening it makes (or reuses) a checkout session for the amount due at that moment.
+ * Checkout sessions live at most 24 hours and the amount due changes with every payment, so the
+ * session is made on the click, not on send.
  */
 
-/** The invoice attributes a session fills; the expiry is internal (not in the API's Invoice). */
+/** The invoice attributes of its current session. Only the id is in the API; the rest is internal. */
 export interface CardSessionFields {
-  cardProcessorPaymentLink: string | null;
   cardProcessorCheckoutSessionId: string | null;
+  /** The session's own URL on the processor (the 303 target). */
+  cardProcessorSessionUrl?: string | null;
   cardProcessorSessionExpiresAt?: string | null;
+  /** The amount due the session charges: a different amount due needs a new session. */
+  cardProcessorSessionAmount?: string | null;
 }
-
-/** Statuses in which an invoice can be paid, by card as by hand. */
-const PAYABLE = ["sent", "overdue"];
 
 /** A session closer to its expiry than this is replaced: the payer needs time to type a card number. */
 const MIN_REMAINING_MS = 10 * 60_000;
 
-/**
- * For sendInvoice: the session fields to store with the send, or `{}` (the fields stay null) when no
- * card processor is configured or no session can be made now. A failing card processor never stops
- * an invoice from going out: the pay button makes a session on demand later.
- *
- * `invoice` is the invoice as it is about to be stored (status sent, recipient set). The idempotency
- * key is its id and version: a retried send (a timeout, the API's Idempotency-Key replay after a
- * crash) gets the same session back instead of a second one.
- */
-export async function checkoutFieldsForSend(ctx: Ctx, invoice: InvoiceItem): Promise<Partial<CardSessionFields>> {
-  if (!ctx.payments) return {};
-  try {
-    const session = await createSession(ctx, invoice, "send");
-    return session ? sessionFields(session) : {};
-  } catch (error) {
-    if (!(error instanceof CardProcessorError)) throw error;
-    warn("no card checkout session on send", ctx.userId, invoice.id, error);
-    return {};
-  }
+/** For sendInvoice: the pay link to store, when a card processor is configured. No call to it. */
+export function payLinkForSend(
+  ctx: Ctx,
+  invoice: Pick<InvoiceItem, "publicToken">,
+): { cardProcessorPaymentLink?: string } {
+  if (!ctx.payments || !ctx.publicBaseUrl) return {};
+  const base = ctx.publicBaseUrl.replace(/\/+$/, "");
+  return { cardProcessorPaymentLink: `${base}/public/invoices/${invoice.publicToken}/pay` };
 }
 
 /**
- * Where the public pay button leads (a 303 target): the invoice's open checkout session, a new one
- * when it has expired, the user's alternative payment link when there is no card processor, or
- * back to the public page when the invoice cannot be paid (finalized, paid, void). 404 for an
- * unknown token or a draft, exactly as the public page.
+ * Where the pay link leads (a 303 target): the open checkout session for the current amount due, a
+ * new one when there is none, it expired or the amount due changed; the user's alternative payment
+ * link when there is no card processor; the public page when the invoice cannot be paid (finalized,
+ * paid, void). 404 for an unknown token or a draft, exactly as the public page.
  */
 export async function payLocation(deps: Deps, token: string): Promise<string> {
   let invoice = await findInvoiceByToken(deps, token);
@@ -72,7 +64,7 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
 
     let session: CheckoutSession | undefined;
     try {
-      session = await createSession(ctx, invoice, "pay");
+      session = await createSession(ctx, invoice);
     } catch (error) {
       if (!(error instanceof CardProcessorError)) throw error;
       warn("no card checkout session on pay", ctx.userId, invoice.id, error);
@@ -84,8 +76,12 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
       if (invoice.altProcessorPaymentLink) return invoice.altProcessorPaymentLink;
       throw notFound("payment link");
     }
-    if (await storeSession(ctx, invoice, session)) return session.url!;
-    // Changed meanwhile (another click stored its session, or the invoice was paid): look again.
+    if (await storeSession(ctx, invoice, session)) {
+      // The session it replaces (the amount due changed) must not be paid any more.
+      if (invoice.cardProcessorCheckoutSessionId !== session.id) await expireCheckoutSession(ctx, invoice);
+      return session.url!;
+    }
+    // Changed meanwhile (another click stored its session, a payment, a void): look again.
     invoice = await readInvoice(ctx, invoice);
     if (!invoice) throw notFound("invoice");
   }
@@ -93,14 +89,35 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
 }
 
 /**
- * A checkout session for what is still owed, or undefined when there is nothing to charge or no base
- * URL to come back to. Throws CardProcessorError. The idempotency key names the path and the version
- * the session is made from; each stored session advances the version, so a key is never reused for
- * a different session.
+ * Makes the invoice's stored checkout session unpayable, after the invoice was voided or fully
+ * paid (or the session replaced). Best effort, after the write: a failure is logged, never the
+ * request's failure — a payment that still comes through is recorded as needs_refund.
  */
-async function createSession(ctx: Ctx, invoice: InvoiceItem, purpose: "send" | "pay"): Promise<CheckoutSession | undefined> {
-  const outstanding = centsOf(invoice.total) - centsOf(invoice.amountPaid);
-  if (outstanding <= 0n) return undefined;
+export async function expireCheckoutSession(
+  ctx: Ctx,
+  invoice: CardSessionFields & Pick<InvoiceItem, "id">,
+): Promise<void> {
+  const id = invoice.cardProcessorCheckoutSessionId;
+  if (!ctx.payments || !id) return;
+  const expiresAt = invoice.cardProcessorSessionExpiresAt;
+  if (expiresAt && Date.parse(expiresAt) <= ctx.clock().getTime()) return; // expired on its own
+  try {
+    await ctx.payments.expireSession(id);
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    warn("checkout session not expired", ctx.userId, invoice.id, failure);
+  }
+}
+
+/**
+ * A checkout session for what is due now, or undefined when nothing is due or there is no base URL
+ * to come back to. Throws CardProcessorError. The idempotency key names the version the session is
+ * made from; storing it advances the version, and every payment does too, so a key is never reused
+ * for another amount — while concurrent clicks on one version get one session.
+ */
+async function createSession(ctx: Ctx, invoice: InvoiceItem): Promise<CheckoutSession | undefined> {
+  const due = amountDueCents(invoice);
+  if (due <= 0n) return undefined;
   if (!ctx.publicBaseUrl) {
     warn("no card checkout session", ctx.userId, invoice.id, new Error("no public base URL for the return pages"));
     return undefined;
@@ -110,32 +127,32 @@ async function createSession(ctx: Ctx, invoice: InvoiceItem, purpose: "send" | "
     userId: ctx.userId,
     invoiceId: invoice.id,
     invoiceNumber: invoice.invoiceNumber ?? String(invoice.id),
-    amountCents: outstanding,
+    amountCents: due,
     currency: invoice.currency,
     customerEmail: invoice.recipient ?? invoice.clientEmail,
     successUrl: `${page}?payment=success`,
     cancelUrl: page,
-    idempotencyKey: `invoice-checkout:${purpose}:${ctx.userId}:${invoice.id}:v${invoice.version}`,
+    idempotencyKey: `invoice-checkout:pay:${ctx.userId}:${invoice.id}:v${invoice.version}`,
   });
   if (!session.url) throw new CardProcessorError("rejected", "the checkout session has no URL");
   return session;
 }
 
-const sessionFields = (session: CheckoutSession): CardSessionFields => ({
-  cardProcessorPaymentLink: session.url,
-  cardProcessorCheckoutSessionId: session.id,
-  cardProcessorSessionExpiresAt: session.expiresAt,
-});
-
 /**
- * The stored session's URL while it can still be paid, "complete" when it has been paid, or
- * undefined when a new one is needed. Our clock rules out the expired ones without a call; for the
- * rest Stripe says whether it is still open (it may have expired early or been paid). If Stripe
- * cannot be asked, the stored link is the best guess.
+ * The stored session's URL while it can still be paid for the current amount due, "complete" when
+ * it has been paid, or undefined when a new one is needed. Our clock and the stored amount rule out
+ * most without a call; for the rest the processor says whether it is still open (it may have expired
+ * early or been paid). If it cannot be asked, the stored link is the best guess.
  */
-async function currentSession(ctx: Ctx, invoice: InvoiceItem & CardSessionFields): Promise<string | "complete" | undefined> {
-  const { cardProcessorCheckoutSessionId: id, cardProcessorPaymentLink: url, cardProcessorSessionExpiresAt: expiresAt } = invoice;
+async function currentSession(
+  ctx: Ctx,
+  invoice: InvoiceItem & CardSessionFields,
+): Promise<string | "complete" | undefined> {
+  const id = invoice.cardProcessorCheckoutSessionId;
+  const url = invoice.cardProcessorSessionUrl;
+  const expiresAt = invoice.cardProcessorSessionExpiresAt;
   if (!id || !url || !expiresAt) return undefined;
+  if (invoice.cardProcessorSessionAmount !== formatMoney(amountDueCents(invoice))) return undefined;
   if (Date.parse(expiresAt) - ctx.clock().getTime() < MIN_REMAINING_MS) return undefined;
   try {
     const session = await ctx.payments!.retrieveSession(id);
@@ -148,11 +165,10 @@ async function currentSession(ctx: Ctx, invoice: InvoiceItem & CardSessionFields
   }
 }
 
-/** Stores a new session on the invoice if it is still the version read and still payable. */
+/** Stores a new session on the invoice if it is still the version read (so still the amount due) and payable. */
 async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSession): Promise<boolean> {
   const stale = new Error("stale");
   try {
-    const fields = sessionFields(session);
     await commit(ctx, [
       {
         op: {
@@ -160,14 +176,16 @@ async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSes
             TableName: ctx.db.table,
             Key: { pk: invoice.pk, sk: invoice.sk },
             UpdateExpression:
-              "SET cardProcessorPaymentLink = :url, cardProcessorCheckoutSessionId = :id, " +
-              "cardProcessorSessionExpiresAt = :exp, updatedAt = :now, #version = #version + :one",
+              "SET cardProcessorSessionUrl = :url, cardProcessorCheckoutSessionId = :id, " +
+              "cardProcessorSessionExpiresAt = :exp, cardProcessorSessionAmount = :amount, " +
+              "updatedAt = :now, #version = #version + :one",
             ConditionExpression: "#version = :v AND #status IN (:sent, :overdue)",
             ExpressionAttributeNames: { "#version": "version", "#status": "status" },
             ExpressionAttributeValues: {
-              ":url": fields.cardProcessorPaymentLink,
-              ":id": fields.cardProcessorCheckoutSessionId,
-              ":exp": fields.cardProcessorSessionExpiresAt,
+              ":url": session.url,
+              ":id": session.id,
+              ":exp": session.expiresAt,
+              ":amount": formatMoney(amountDueCents(invoice)),
               ":now": nowIso(ctx),
               ":one": 1,
               ":v": invoice.version,
@@ -201,5 +219,6 @@ async function readInvoice(deps: Deps, key: { pk: string; sk: string }): Promise
 
 /** Card processor trouble is logged without its details' secrets (CardProcessorError messages carry none). */
 function warn(message: string, userId: string, invoiceId: number, error: Error): void {
-  console.warn(JSON.stringify({ level: "warn", message, userId, invoiceId, error: { name: error.name, message: error.message } }));
+  const cause = { name: error.name, message: error.message };
+  console.warn(JSON.stringify({ level: "warn", message, userId, invoiceId, error: cause }));
 }

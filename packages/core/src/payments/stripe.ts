@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { checkoutMetadata, verifiedMetadata } from "./session-metadata";
 import { DomainError } from "../errors";
 import {
   CardProcessorError,
@@ -6,6 +7,8 @@ import {
   type CardProcessorEvent,
   type CheckoutSession,
   type CheckoutSessionInput,
+  type Refund,
+  type RefundInput,
 } from "./card-processor";
 import { fromMinorUnits, toMinorUnits } from "./minor-units";
 
@@ -15,7 +18,11 @@ import { fromMinorUnits, toMinorUnits } from "./minor-units";
  */
 export interface StripeSettings {
   secretKey: string;
-  /** Without it every webhook is refused (invalid_signature): nothing can be verified. */
+  /**
+   * Without it no webhook can be verified, so every one is answered 503 (webhookNotConfigured below):
+   * Stripe issues the secret only after the endpoint exists, and retries what it could not deliver,
+   * so the payments of that window are applied once the secret is set.
+   */
   webhookSecret?: string;
   /**
    * Another API origin, e.g. "http://127.0.0.1:12111": tests and local runs point the SDK at a
@@ -56,7 +63,15 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
         throw new CardProcessorError("rejected", `an amount of ${input.amountCents} cents cannot be charged in ${input.currency}`);
       }
       if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new CardProcessorError("rejected", "the amount is too large to charge");
-      const metadata = { userId: input.userId, invoiceId: String(input.invoiceId), invoiceNumber: input.invoiceNumber };
+      // Without a webhook secret no payment could ever be confirmed, and nothing could be signed.
+      if (!settings.webhookSecret) throw new CardProcessorError("rejected", "no webhook secret is configured");
+      const metadata = checkoutMetadata(settings.webhookSecret, {
+        userId: input.userId,
+        invoiceId: input.invoiceId,
+        invoiceNumber: input.invoiceNumber,
+        minor,
+        currency: input.currency,
+      });
       const stripe = await stripeClient();
       const session = await call(() =>
         stripe.checkout.sessions.create(
@@ -76,7 +91,7 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
             metadata,
             // The PaymentIntent carries them too, so a refund in Stripe's dashboard shows the invoice.
             payment_intent_data: { metadata },
-            client_reference_id: `${input.userId}:${input.invoiceId}`,
+            client_reference_id: `invoicing:${input.userId}:${input.invoiceId}`,
             ...(input.customerEmail ? { customer_email: input.customerEmail } : {}),
             success_url: input.successUrl,
             cancel_url: input.cancelUrl,
@@ -92,8 +107,43 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       return toSession(await call(() => stripe.checkout.sessions.retrieve(id)));
     },
 
+    async expireSession(id: string): Promise<void> {
+      const stripe = await stripeClient();
+      // Best effort after a void or a full payment: a short wait, one retry, never the request's 25 s.
+      await call(() => stripe.checkout.sessions.expire(id, {}, { timeout: 3_000, maxNetworkRetries: 1 }));
+    },
+
+    async createRefund(input: RefundInput): Promise<Refund> {
+      const minor = toMinorUnits(input.amountCents, input.currency);
+      if (minor === null || minor <= 0n) {
+        const what = `an amount of ${input.amountCents} cents cannot be refunded in ${input.currency}`;
+        throw new CardProcessorError("rejected", what);
+      }
+      const stripe = await stripeClient();
+      const refund = await call(() =>
+        stripe.refunds.create(
+          {
+            payment_intent: input.paymentIntentId,
+            // The one place an amount becomes a JS number: Stripe's API takes an integer.
+            amount: Number(minor),
+            metadata: {
+              invoicing_user_id: input.userId,
+              invoicing_invoice_id: String(input.invoiceId),
+              invoicing_payment_id: String(input.paymentId),
+            },
+          },
+          { idempotencyKey: input.idempotencyKey },
+        ),
+      );
+      return {
+        id: refund.id,
+        status: refund.status ?? "pending",
+        amountCents: Number.isSafeInteger(refund.amount) ? fromMinorUnits(BigInt(refund.amount), input.currency) : null,
+      };
+    },
+
     async verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent> {
-      if (!settings.webhookSecret) throw new DomainError("invalid_signature", "the card processor webhook is not configured");
+      if (!settings.webhookSecret) throw webhookNotConfigured();
       if (!signatureHeader) throw new DomainError("invalid_signature", "the Stripe-Signature header is missing");
       const stripe = await stripeClient();
       let event: Stripe.Event;
@@ -110,7 +160,7 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
         // The SDK's message may quote the header; say only that it failed.
         throw new DomainError("invalid_signature", "the Stripe-Signature header does not match the request body");
       }
-      return toEvent(event, receivedAt);
+      return toEvent(event, receivedAt, settings.webhookSecret);
     },
   };
 }
@@ -132,14 +182,14 @@ function toSession(session: Stripe.Checkout.Session): CheckoutSession {
   };
 }
 
-/** Only a session whose money has arrived pays an invoice; everything else is acknowledged and ignored. */
 /** When the event happened; Stripe always sends `created`, else (or if unusable) when it arrived. */
 function eventTime(event: Stripe.Event, receivedAt: Date): string {
   const at = new Date(Number(event.created) * 1000);
   return Number.isNaN(at.getTime()) ? receivedAt.toISOString() : at.toISOString();
 }
 
-function toEvent(event: Stripe.Event, receivedAt: Date): CardProcessorEvent {
+/** Only a session whose money has arrived pays an invoice; everything else is acknowledged and ignored. */
+function toEvent(event: Stripe.Event, receivedAt: Date, webhookSecret: string): CardProcessorEvent {
   const ignored: CardProcessorEvent = { kind: "ignored", eventId: event.id, eventType: event.type };
   const paid =
     (event.type === "checkout.session.completed" && event.data.object.payment_status === "paid") ||
@@ -148,7 +198,10 @@ function toEvent(event: Stripe.Event, receivedAt: Date): CardProcessorEvent {
   const session = event.data.object as Stripe.Checkout.Session;
   const currency = session.currency ? session.currency.toUpperCase() : null;
   const paymentIntent = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
-  const invoiceId = Number(session.metadata?.invoiceId);
+  const total = session.amount_total;
+  const amountCents = currency && Number.isSafeInteger(total) ? fromMinorUnits(BigInt(total!), currency) : null;
+  // Only a session this service made, for exactly this amount and currency, names an invoice.
+  const ours = verifiedMetadata(webhookSecret, session.metadata, session.amount_total, session.currency);
   return {
     kind: "checkout_paid",
     eventId: event.id,
@@ -156,11 +209,11 @@ function toEvent(event: Stripe.Event, receivedAt: Date): CardProcessorEvent {
     occurredAt: eventTime(event, receivedAt),
     sessionId: session.id,
     paymentReference: paymentIntent ?? session.id,
-    amountCents:
-      currency && Number.isSafeInteger(session.amount_total) ? fromMinorUnits(BigInt(session.amount_total!), currency) : null,
+    paymentIntentId: paymentIntent ?? undefined,
+    amountCents,
     currency,
-    userId: session.metadata?.userId || undefined,
-    invoiceId: Number.isSafeInteger(invoiceId) && invoiceId > 0 ? invoiceId : undefined,
+    userId: ours?.userId,
+    invoiceId: ours?.invoiceId,
   };
 }
 
@@ -187,3 +240,14 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/**
+ * The webhook before its secret is set: 503 (the processor retries for days, so the event is applied
+ * once the secret is deployed), with a detail the operator recognises in the processor's dashboard.
+ */
+export const webhookNotConfigured = (): DomainError =>
+  new DomainError(
+    "service_unavailable",
+    "card payments are not configured yet: the card processor's webhook secret (StripeWebhookSecret) is not set " +
+      "on this deployment; set it and deploy again (docs/deploying.md); this event will be retried",
+  );

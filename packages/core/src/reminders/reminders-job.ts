@@ -95,7 +95,7 @@ async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to
     email.write,
     quota, // counted with the email it queues (email/quota.ts)
   ]);
-  await email.deliver();
+  // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";
 }
 

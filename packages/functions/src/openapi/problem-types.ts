@@ -29,6 +29,13 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  webhook_url_not_allowed:
+    "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
+  limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
+  overpayment: "A payment larger than the invoice's `amountDue` (also: one that lost the race to payments that filled it).",
+  payment_not_deletable: "DELETE of a card processor payment: refund it instead.",
+  refund_not_possible:
+    "Refund of a manual payment, of more than what is left to refund, with no card processor configured, or one the card processor refused.",
   email_quota_exceeded:
     "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",

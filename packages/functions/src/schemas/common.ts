@@ -31,6 +31,8 @@ function decimal(parse: (x: unknown) => ParseResult, inRange: (value: bigint) =>
 
 export const quantity = decimal(parseQuantity, (q) => q > 0n && q <= MAX_QUANTITY_HUNDREDTHS, "must be > 0 and ≤ 1000000", "2.5");
 export const unitPrice = decimal(parseMoney, (p) => p <= MAX_UNIT_PRICE_CENTS && p >= -MAX_UNIT_PRICE_CENTS, "must be between -999999999.99 and 999999999.99", "19.99");
+/** A payment or refund amount: > 0, two decimals at most. */
+export const positiveAmount = decimal(parseMoney, (a) => a > 0n && a <= MAX_UNIT_PRICE_CENTS, "must be > 0 and ≤ 999999999.99", "250.00");
 export const taxRate = decimal(parseTaxRate, (r) => r >= 0n && r <= TAX_RATE_ONE, "must be between 0 and 1", "0.0825");
 
 export const lineItemInput = v.strictObject({

@@ -18,7 +18,8 @@ export { sendBody } from "./documents";
 export const markPaidBody = v.strictObject({
   paymentMethod: v.picklist(PAYMENT_METHODS, `must be one of ${PAYMENT_METHODS.join(", ")}`),
   paidAt: v.optional(timestamp),
-  reference: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  // mark-paid records a payment: its reference obeys the payment's limit.
+  reference: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
 });
 
 export const invoiceListFilters = documentListFilters(INVOICE_STATUSES);

@@ -1,0 +1,89 @@
+import { pad, userPk } from "../db/keys";
+import { toResource } from "../documents/resource";
+import type { PaymentMethod } from "../invoices/model";
+import { centsOf } from "../money/money";
+
+/**
+ * Payments as records (docs/payments.md): every payment of an invoice is its own item beside the
+ * invoice, written in the same transaction as the invoice's `amountPaid` change. The invoice's
+ * `amountPaid` is always the sum of its counted payments: `amount − refundedAmount` of every payment
+ * that is not `needs_refund`.
+ */
+export type PaymentSource = "manual" | "card_processor";
+/**
+ * `succeeded`: counted in amountPaid (less what was refunded of it). `refunded`: wholly refunded,
+ * counts nothing. `needs_refund`: card money that arrived for an invoice that could not take it
+ * (void, already paid, more than was due): never counted.
+ */
+export type PaymentStatus = "succeeded" | "refunded" | "needs_refund";
+
+export interface Payment {
+  id: number;
+  amount: string;
+  /** cash, check, bank_transfer, other (manual) or card (card processor). */
+  paymentMethod: PaymentMethod;
+  paidAt: string;
+  reference: string | null;
+  source: PaymentSource;
+  status: PaymentStatus;
+  refundedAmount: string;
+  createdAt: string;
+}
+
+/** Why card money was not counted (logged and kept on the item; not in the API's Payment). */
+export type NeedsRefundReason =
+  | "invoice_void"
+  | "invoice_already_paid"
+  | "invoice_not_payable"
+  | "amount_exceeds_due"
+  | "currency_mismatch";
+
+export interface PaymentItem extends Payment {
+  pk: string;
+  sk: string;
+  type: "payment";
+  userId: string;
+  invoiceId: number;
+  currency: string;
+  /** +1 on every write; refunds condition on it. */
+  version: number;
+  /** Card payments: the checkout session and the PaymentIntent (what a refund names). */
+  checkoutSessionId?: string;
+  paymentIntentId?: string;
+  eventId?: string;
+  reason?: NeedsRefundReason;
+  /** The processor's ids of the refunds recorded, so a retried refund is recorded once. */
+  refundIds?: string[];
+}
+
+const PAYMENT_FIELDS = [
+  "id", "amount", "paymentMethod", "paidAt", "reference", "source", "status", "refundedAmount", "createdAt",
+] as const satisfies readonly (keyof Payment)[];
+
+export const toPayment = (item: PaymentItem): Payment => toResource<Payment>(item, PAYMENT_FIELDS);
+
+/**
+ * Sort key PAYMENT#<invoice id>#<payment id>: one Query lists an invoice's payments in id order
+ * (oldest first). Not INVOICE#<id>#…: that prefix would put payments into the invoice list's Query.
+ */
+export const paymentPrefix = (invoiceId: number): string => `PAYMENT#${pad(invoiceId)}#`;
+export const paymentKey = (userId: string, invoiceId: number, paymentId: number) => ({
+  pk: userPk(userId),
+  sk: `${paymentPrefix(invoiceId)}${pad(paymentId)}`,
+});
+
+/**
+ * Each checkout session pays at most once: a marker item per session, written only if absent, in
+ * the transaction that records its payment. Keyed by session, not event: the two events Stripe may
+ * send for one payment (completed, async_payment_succeeded) must not pay twice either.
+ */
+export const checkoutPaymentKey = (userId: string, sessionId: string) => ({
+  pk: userPk(userId),
+  sk: `CHECKOUT_PAYMENT#${sessionId}`,
+});
+
+/** What a payment contributes to its invoice's amountPaid, in cents. */
+export function countedCents(payment: Pick<Payment, "status" | "amount" | "refundedAmount">): bigint {
+  if (payment.status === "needs_refund") return 0n;
+  return centsOf(payment.amount) - centsOf(payment.refundedAmount);
+}

@@ -1,0 +1,228 @@
+import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
+import type { Ctx } from "../context";
+import { nowIso } from "../context";
+import { commit, type Write } from "../db/commit";
+import { userPk } from "../db/keys";
+import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
+import { getInvoice } from "../invoices/invoices";
+import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { formatMoney } from "../money/money";
+import { expireCheckoutSession } from "./checkout";
+import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
+import {
+  amountDueCents,
+  invoiceWrite,
+  PAYABLE,
+  Raced,
+  settledInvoice,
+  takePaymentId,
+  untilSettled,
+} from "./settlement";
+
+/** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
+
+export interface PaymentInput {
+  /** Cents, > 0 (the route's schema refuses anything else). */
+  amountCents: bigint;
+  paymentMethod: PaymentMethod;
+  paidAt?: string;
+  reference?: string | null;
+}
+
+/**
+ * POST /invoices/{id}/payments: a payment of a sent or overdue invoice, at most its amountDue.
+ * The payment item and the invoice's new amountPaid (and status, when it completes the invoice) are
+ * one transaction conditioned on the invoice's version, so concurrent payments never push amountPaid
+ * past total: each decides on the amount due it read, and a loser decides again.
+ *
+ * The status is checked first (invalid_transition), on the invoice as this request first finds it.
+ * A payment that lost its race to payments that completed the invoice meanwhile is an overpayment
+ * (its amount no longer fits), not an invalid transition: that is what the payer needs to know.
+ */
+export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentInput): Promise<PaymentItem> {
+  const paidAt = checkPaidAt(ctx, input.paidAt);
+  const result = await untilSettled(async (round) => {
+    const invoice = await getInvoice(ctx, invoiceId, true);
+    if (!PAYABLE.includes(invoice.status)) {
+      if (round > 0 && invoice.status === "paid") throw overpayment(invoice, input.amountCents);
+      throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "record a payment on");
+    }
+    if (input.amountCents > amountDueCents(invoice)) throw overpayment(invoice, input.amountCents);
+    const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
+    const next = settledInvoice(ctx, invoice, input.amountCents, completion);
+    const id = takePaymentId(invoice, next);
+    const payment = manualPayment(ctx, invoice, id, input.amountCents, input.paymentMethod, paidAt, input.reference);
+    await commit(ctx, [paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)], payment);
+    return { payment, invoice: next, before: invoice };
+  });
+  await afterSettled(ctx, result.before, result.invoice);
+  return result.payment;
+}
+
+export interface MarkPaidInput {
+  paymentMethod: PaymentMethod;
+  paidAt?: string;
+  reference?: string | null;
+}
+
+/**
+ * POST /invoices/{id}/mark-paid: a payment of the whole amountDue — sent or overdue → paid. Of N
+ * concurrent mark-paids one succeeds and the others find the invoice paid: invalid_transition.
+ */
+export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPaidInput): Promise<InvoiceItem> {
+  const paidAt = checkPaidAt(ctx, input.paidAt);
+  const result = await untilSettled(async () => {
+    const invoice = await getInvoice(ctx, invoiceId, true);
+    if (!PAYABLE.includes(invoice.status)) throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
+    const due = amountDueCents(invoice);
+    const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
+    const next = settledInvoice(ctx, invoice, due, completion);
+    // A zero total has nothing to pay: the invoice is paid without a payment of 0.00.
+    const writes = [invoiceWrite(ctx, next, invoice.version)];
+    if (due > 0n) {
+      const id = takePaymentId(invoice, next);
+      const payment = manualPayment(ctx, invoice, id, due, input.paymentMethod, paidAt, input.reference);
+      writes.unshift(paymentWrite(ctx, payment));
+    }
+    await commit(ctx, writes, next);
+    return { invoice: next, before: invoice };
+  });
+  await afterSettled(ctx, result.before, result.invoice);
+  return result.invoice;
+}
+
+/**
+ * DELETE /invoices/{id}/payments/{paymentId}: undoes a manual payment recorded by mistake. The item
+ * goes and amountPaid shrinks in one transaction; a paid invoice reopens (settlement.ts). Card
+ * payments are refunded instead; a void invoice keeps what it has.
+ */
+export async function deletePayment(ctx: Ctx, invoiceId: number, paymentId: number): Promise<void> {
+  await untilSettled(async () => {
+    const { invoice, payment } = await readPayment(ctx, invoiceId, paymentId);
+    if (payment.source !== "manual") {
+      const detail = `payment ${paymentId} came from the card processor: refund it instead`;
+      throw new DomainError("payment_not_deletable", detail);
+    }
+    if (invoice.status === "void") throw invalidTransition(`invoice ${invoiceId}`, "void", "delete a payment of");
+    const next = settledInvoice(ctx, invoice, -countedCents(payment));
+    await commit(ctx, [
+      {
+        op: {
+          Delete: {
+            TableName: ctx.db.table,
+            Key: paymentKey(ctx.userId, invoiceId, paymentId),
+            ConditionExpression: "attribute_exists(pk)",
+          },
+        },
+        onConditionFailed: () => notFound("payment", paymentId),
+      },
+      invoiceWrite(ctx, next, invoice.version),
+    ]);
+  });
+}
+
+/** GET /invoices/{id}/payments: oldest first (ids grow with time). Short: not paginated. */
+export async function listPayments(ctx: Ctx, invoiceId: number): Promise<PaymentItem[]> {
+  await getInvoice(ctx, invoiceId);
+  const items: PaymentItem[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await ctx.db.doc.send(
+      new QueryCommand({
+        TableName: ctx.db.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": paymentPrefix(invoiceId) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((out.Items ?? []) as PaymentItem[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export async function getPayment(ctx: Ctx, invoiceId: number, paymentId: number): Promise<PaymentItem> {
+  return (await readPayment(ctx, invoiceId, paymentId, false)).payment;
+}
+
+/** The invoice and one of its payments in one BatchGetItem; 404 for either missing (invoice first). */
+export async function readPayment(
+  ctx: Ctx,
+  invoiceId: number,
+  paymentId: number,
+  consistent = true,
+): Promise<{ invoice: InvoiceItem; payment: PaymentItem }> {
+  const keys = [invoiceKey(ctx.userId, invoiceId), paymentKey(ctx.userId, invoiceId, paymentId)];
+  const found = new Map<string, Record<string, unknown>>();
+  let pending: Record<string, unknown>[] | undefined = keys;
+  while (pending?.length) {
+    const out: BatchGetCommandOutput = await ctx.db.doc.send(
+      new BatchGetCommand({ RequestItems: { [ctx.db.table]: { Keys: pending, ConsistentRead: consistent } } }),
+    );
+    for (const item of out.Responses?.[ctx.db.table] ?? []) found.set(item.sk as string, item);
+    pending = out.UnprocessedKeys?.[ctx.db.table]?.Keys;
+  }
+  const invoice = found.get(keys[0]!.sk) as InvoiceItem | undefined;
+  if (!invoice) throw notFound("invoice", invoiceId);
+  const payment = found.get(keys[1]!.sk) as PaymentItem | undefined;
+  if (!payment) throw notFound("payment", paymentId);
+  return { invoice, payment };
+}
+
+/**
+ * The payment item's write: a new id, never overwriting. The id was taken from the invoice as read,
+ * so an item already there means a concurrent payment took it first: decide again.
+ */
+export const paymentWrite = (ctx: Ctx, payment: PaymentItem): Write => ({
+  op: { Put: { TableName: ctx.db.table, Item: payment, ConditionExpression: "attribute_not_exists(pk)" } },
+  onConditionFailed: () => new Raced(),
+});
+
+function manualPayment(
+  ctx: Ctx,
+  invoice: InvoiceItem,
+  id: number,
+  amountCents: bigint,
+  paymentMethod: PaymentMethod,
+  paidAt: string,
+  reference: string | null | undefined,
+): PaymentItem {
+  return {
+    ...paymentKey(ctx.userId, invoice.id, id),
+    type: "payment",
+    userId: ctx.userId,
+    invoiceId: invoice.id,
+    currency: invoice.currency,
+    version: 1,
+    id,
+    amount: formatMoney(amountCents),
+    paymentMethod,
+    paidAt,
+    reference: reference ?? null,
+    source: "manual",
+    status: "succeeded",
+    refundedAmount: "0.00",
+    createdAt: nowIso(ctx),
+  };
+}
+
+function checkPaidAt(ctx: Ctx, paidAt: string | undefined): string {
+  const now = nowIso(ctx);
+  if (paidAt && paidAt > now) throw new ValidationError([{ path: "paidAt", message: "must not be in the future" }]);
+  return paidAt ?? now;
+}
+
+const overpayment = (invoice: InvoiceItem, amountCents: bigint) =>
+  new DomainError(
+    "overpayment",
+    `a payment of ${formatMoney(amountCents)} is more than invoice ${invoice.id}'s amount due ` +
+      `(${formatMoney(amountDueCents(invoice))})`,
+  );
+
+/**
+ * After a payment completed an invoice: its open checkout session can no longer be paid (best
+ * effort, after the write — the write never waits on the card processor's answer to decide).
+ */
+export async function afterSettled(ctx: Ctx, before: InvoiceItem, after: InvoiceItem): Promise<void> {
+  if (before.status !== "paid" && after.status === "paid") await expireCheckoutSession(ctx, after);
+}
