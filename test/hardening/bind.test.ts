@@ -13,6 +13,8 @@ import { freePort, startDynamoLocal } from "../../packages/local/src/dynamo";
  * non-loopback address, which reaches a socket bound to every interface.
  */
 const ROOT = resolve(import.meta.dirname, "../..");
+/** Java and `npm start` start slowly on a loaded machine (the suite's own DynamoDB allows 90 s). */
+const STARTUP_TIMEOUT = 180_000;
 const external = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
@@ -43,7 +45,7 @@ describe.skipIf(!external)(`bound to the loopback (probed from ${external})`, ()
     } finally {
       await dynamo.stop();
     }
-  });
+  }, STARTUP_TIMEOUT);
 
   it("npm start listens on 127.0.0.1 by default, on every interface with HOST=0.0.0.0", async () => {
     for (const [host, fromNetwork] of [[undefined, "ECONNREFUSED"], ["0.0.0.0", "open"]] as const) {
@@ -78,5 +80,5 @@ describe.skipIf(!external)(`bound to the loopback (probed from ${external})`, ()
         rmSync(dataDir, { recursive: true, force: true });
       }
     }
-  });
+  }, STARTUP_TIMEOUT);
 });
