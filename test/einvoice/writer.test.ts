@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
+import { PDFDocument, PDFName, type PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, test } from "vitest";
 import { writeCii } from "@invoicing/functions/einvoice/cii";
 import { readFacturXml } from "@invoicing/functions/einvoice/facturx";
@@ -19,10 +19,15 @@ const NOW = new Date("2026-11-23T10:00:00.000Z");
 /** Every text of the elements named `name` (first level of escaping undone). */
 function texts(xml: string, name: string): string[] {
   const re = new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`, "g");
-  return [...xml.matchAll(re)].map((m) => unescape(m[1]!));
+  return [...xml.matchAll(re)].map((m) => unescapeXml(m[1]!));
 }
-const unescape = (s: string) =>
-  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#13;/g, "\r").replace(/&amp;/g, "&");
+const unescapeXml = (s: string) =>
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#13;/g, "\r")
+    .replace(/&amp;/g, "&");
 const cents = (s: string) => centsOf(s);
 const sum = (values: string[]) => values.reduce((a, v) => a + cents(v), 0n);
 
@@ -61,7 +66,9 @@ describe("the writer's own checks (always run)", () => {
   test("UBL totals add up, prices are never negative, BT-120 only on exempted categories", () => {
     for (const { name, xml } of docs.filter((d) => d.format !== "cii")) {
       const source = CASES[name]!;
-      const lineAmounts = [...xml.matchAll(/<cac:InvoiceLine>[\s\S]*?<cbc:LineExtensionAmount[^>]*>([^<]*)</g)].map((m) => m[1]!);
+      const lineAmounts = [...xml.matchAll(/<cac:InvoiceLine>[\s\S]*?<cbc:LineExtensionAmount[^>]*>([^<]*)</g)].map(
+        (m) => m[1]!,
+      );
       expect(lineAmounts.length, name).toBe(source.lineItems.length);
       const [lineTotal] = texts(xml, "cbc:LineExtensionAmount");
       expect(sum(lineAmounts), name).toBe(cents(lineTotal!));
@@ -123,11 +130,26 @@ describe("the writer's own checks (always run)", () => {
       const model = buildModel(source, format);
       const expected =
         format === "cii"
-          ? ["ram:GuidelineSpecifiedDocumentContextParameter", "ram:IssueDateTime", "ram:SellerTradeParty", "ram:BuyerTradeParty",
-             "ram:InvoiceCurrencyCode", "ram:ApplicableTradeTax", "ram:SpecifiedTradeSettlementHeaderMonetarySummation"]
-          : ["cbc:CustomizationID", "cbc:IssueDate", "cbc:InvoiceTypeCode", "cbc:DocumentCurrencyCode",
-             "cac:AccountingSupplierParty", "cac:AccountingCustomerParty", "cac:TaxTotal", "cac:LegalMonetaryTotal",
-             "cac:InvoiceLine"];
+          ? [
+              "ram:GuidelineSpecifiedDocumentContextParameter",
+              "ram:IssueDateTime",
+              "ram:SellerTradeParty",
+              "ram:BuyerTradeParty",
+              "ram:InvoiceCurrencyCode",
+              "ram:ApplicableTradeTax",
+              "ram:SpecifiedTradeSettlementHeaderMonetarySummation",
+            ]
+          : [
+              "cbc:CustomizationID",
+              "cbc:IssueDate",
+              "cbc:InvoiceTypeCode",
+              "cbc:DocumentCurrencyCode",
+              "cac:AccountingSupplierParty",
+              "cac:AccountingCustomerParty",
+              "cac:TaxTotal",
+              "cac:LegalMonetaryTotal",
+              "cac:InvoiceLine",
+            ];
       for (const element of expected) expect(xml.includes(`<${element}`), `${name} ${format} ${element}`).toBe(true);
       expect(xml.includes(`>${model.customizationId}<`), name).toBe(true);
       expect(xml.includes(`>${source.invoiceNumber}<`), name).toBe(true);
@@ -147,7 +169,8 @@ describe("the writer's own checks (always run)", () => {
       const xml = docs.find((d) => d.name === "special-text" && d.format === format)!.xml;
       const note = format === "cii" ? texts(xml, "ram:Content")[0] : texts(xml, "cbc:Note")[0];
       expect(note).toBe(source.notes);
-      const names = format === "cii" ? texts(xml, "ram:Name") : [...texts(xml, "cbc:Name"), ...texts(xml, "cbc:RegistrationName")];
+      const names =
+        format === "cii" ? texts(xml, "ram:Name") : [...texts(xml, "cbc:Name"), ...texts(xml, "cbc:RegistrationName")];
       expect(names).toContain(source.clientName);
       expect(names).toContain(source.lineItems[0]!.description);
       // Tab kept; the CR of "CR\r\n" survives as a character reference.
@@ -202,9 +225,15 @@ describe("the writer's own checks (always run)", () => {
   });
 
   test("rates as percents", () => {
-    expect(["0.19", "0.07", "0.0825", "0.09975", "0", "0.00", "1"].map(percentOf)).toEqual(
-      ["19.00", "7.00", "8.25", "9.975", "0.00", "0.00", "100.00"],
-    );
+    expect(["0.19", "0.07", "0.0825", "0.09975", "0", "0.00", "1"].map(percentOf)).toEqual([
+      "19.00",
+      "7.00",
+      "8.25",
+      "9.975",
+      "0.00",
+      "0.00",
+      "100.00",
+    ]);
   });
 
   test("Factur-X: the same pages, the CII attached as factur-x.xml, PDF/A-3 and Factur-X XMP", async () => {
@@ -240,25 +269,47 @@ describe("e_invoice_incomplete: every missing field, before any XML", () => {
     const paths = (format: EInvoiceFormat) => missingForEInvoice(source, format).map((e) => e.path);
     expect(paths("ubl")).toEqual(["profile.address", "client.taxId", "taxExemptionReason"]);
     expect(paths("xrechnung")).toEqual([
-      "profile.address", "client.taxId", "taxExemptionReason", "buyerReference", "profile.phone",
+      "profile.address",
+      "client.taxId",
+      "taxExemptionReason",
+      "buyerReference",
+      "profile.phone",
     ]);
   });
 
   test("no seller snapshot, no client address: the parties are named", () => {
-    const source = { ...invoice({ lines: [["A", "1", "1.00", "0.19"]] }), seller: null, clientAddress: null, clientEmail: null };
-    expect(missingForEInvoice(source, "cii").map((e) => e.path)).toEqual(
-      ["profile.businessName", "profile.address", "client.address", "profile.taxId"],
-    );
+    const source = {
+      ...invoice({ lines: [["A", "1", "1.00", "0.19"]] }),
+      seller: null,
+      clientAddress: null,
+      clientEmail: null,
+    };
+    expect(missingForEInvoice(source, "cii").map((e) => e.path)).toEqual([
+      "profile.businessName",
+      "profile.address",
+      "client.address",
+      "profile.taxId",
+    ]);
     expect(missingForEInvoice(source, "xrechnung").map((e) => e.path)).toEqual([
-      "profile.businessName", "profile.address", "client.address", "profile.taxId", "profile.contactName",
-      "profile.phone", "profile.email", "client.email", "profile.bankAccount",
+      "profile.businessName",
+      "profile.address",
+      "client.address",
+      "profile.taxId",
+      "profile.contactName",
+      "profile.phone",
+      "profile.email",
+      "client.email",
+      "profile.bankAccount",
     ]);
   });
 
   test("outside_scope mixed with other categories names lineItems; VAT ids must carry their prefix", () => {
     const mixed = invoice({
       taxExemptionReason: "n/a",
-      lines: [["A", "1", "1.00", "0", "outside_scope"], ["B", "1", "1.00", "0.19"]],
+      lines: [
+        ["A", "1", "1.00", "0", "outside_scope"],
+        ["B", "1", "1.00", "0.19"],
+      ],
     });
     expect(missingForEInvoice(mixed, "ubl").map((e) => e.path)).toEqual(["lineItems"]);
     const ic = invoice({
@@ -278,8 +329,12 @@ describe("e_invoice_incomplete: every missing field, before any XML", () => {
       terms: "#SKONTO#TAGE=7#PROZENT=2#\n",
     });
     expect(missingForEInvoice(source, "xrechnung").map((e) => e.path)).toEqual([
-      "profile.address.line1", "profile.address.city", "profile.address.postalCode",
-      "client.address.city", "client.address.postalCode", "terms",
+      "profile.address.line1",
+      "profile.address.city",
+      "profile.address.postalCode",
+      "client.address.city",
+      "client.address.postalCode",
+      "terms",
     ]);
     expect(missingForEInvoice(source, "ubl")).toEqual([]);
     const noBreak = invoice({ lines: [["A", "1", "1.00", "0.19"]], terms: "#SKONTO#TAGE=7#PROZENT=2.00#" });
@@ -319,7 +374,8 @@ describe.skipIf(missing.length > 0)("the official validation artefacts (EINVOICE
   beforeAll(async () => {
     const pdf = await blankPdf();
     for (const [name, source] of Object.entries(CASES)) {
-      for (const format of XML_FORMATS) writeFileSync(join(inputs[format], `${name}.xml`), writeEInvoiceXml(source, format));
+      for (const format of XML_FORMATS)
+        writeFileSync(join(inputs[format], `${name}.xml`), writeEInvoiceXml(source, format));
       const outcome = await writeEInvoice(source, "facturx", async () => pdf, NOW);
       if (!outcome.ok) throw new Error(`${name}: incomplete`);
       // What is validated is the XML read back out of the PDF, not the string that went in.
@@ -339,14 +395,18 @@ describe.skipIf(missing.length > 0)("the official validation artefacts (EINVOICE
     ["xrechnung (EN 16931)", "enUbl", "in-xrechnung"],
     ["xrechnung (XRechnung 3.0 + adopted PEPPOL rules)", "xrechnungUbl", "in-xrechnung"],
     ["facturx (embedded factur-x.xml)", "enCii", "in-facturx"],
-  ] as const)("%s: no fatal or error assertion fails", async (label, xslt, input) => {
-    const out = dir(`svrl-${label.replace(/\W+/g, "-")}`);
-    const failed = await schematron(artefact(OFFICIAL[xslt]), join(root, input), out);
-    expect(failed.filter((f) => f.file !== CONTROL)).toEqual([]);
-    // The control proves the harness sees failures: its wrong amount due breaks BR-CO-16.
-    if (input === "in-ubl") expect(failed.filter((f) => f.file === CONTROL).map((f) => f.id)).toContain("BR-CO-16");
-    expect(firedRules(join(out, "single-rate.xml"))).toBeGreaterThan(5);
-  }, 300_000);
+  ] as const)(
+    "%s: no fatal or error assertion fails",
+    async (label, xslt, input) => {
+      const out = dir(`svrl-${label.replace(/\W+/g, "-")}`);
+      const failed = await schematron(artefact(OFFICIAL[xslt]), join(root, input), out);
+      expect(failed.filter((f) => f.file !== CONTROL)).toEqual([]);
+      // The control proves the harness sees failures: its wrong amount due breaks BR-CO-16.
+      if (input === "in-ubl") expect(failed.filter((f) => f.file === CONTROL).map((f) => f.id)).toContain("BR-CO-16");
+      expect(firedRules(join(out, "single-rate.xml"))).toBeGreaterThan(5);
+    },
+    300_000,
+  );
 
   test("cii and facturx pass the CII D16B schema", async () => {
     const files = Object.keys(CASES).flatMap((n) => [join(inputs.cii, `${n}.xml`), join(inputs.facturx, `${n}.xml`)]);

@@ -21,6 +21,10 @@ export interface Deps {
   eventBus?: { publish(events: readonly import("./events/types").Event[]): Promise<void> };
   /** Where queued emails are delivered (SES deployed, .eml files locally); unset: they stay queued. */
   outbox?: EmailTransport;
+  /** Whether X-Forwarded-Host/-Proto come from a proxy the operator trusts (TRUST_PROXY=1). */
+  trustProxy?: boolean;
+  /** Emails a user may queue in any 24 hours (EMAIL_DAILY_QUOTA, default 200; see email/quota.ts). */
+  emailDailyQuota?: number;
   [capability: string]: unknown;
 }
 

@@ -23,12 +23,15 @@ export type DomainErrorCode =
   | "limit_exceeded"
   | "overpayment"
   | "payment_not_deletable"
-  | "refund_not_possible";
+  | "refund_not_possible"
+  | "email_quota_exceeded";
 
 export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode,
     readonly detail: string,
+    /** When to try again (seconds), for refusals that lift with time (a quota); sent as Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = "DomainError";

@@ -16,6 +16,8 @@ export function createDeps(env: NodeJS.ProcessEnv = process.env): Deps {
     // Locally, with no base URL configured, email links point at the local server.
     publicBaseUrl: config.publicBaseUrl ?? (config.emailSender ? undefined : `http://localhost:${env.PORT || 3000}`),
     webhookPolicy: { allowPrivate: config.webhooksAllowPrivate },
+    trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    emailDailyQuota: emailDailyQuota(env.EMAIL_DAILY_QUOTA),
     // Card payments (docs/payments.md): on when a Stripe secret key is set — the linked secrets
     // StripeSecretKey / StripeWebhookSecret deployed, STRIPE_SECRET_KEY / STRIPE_WEBHOOK_SECRET
     // locally. STRIPE_API_BASE points the SDK at another server (a local stand-in for Stripe's API).
@@ -27,4 +29,12 @@ export function createDeps(env: NodeJS.ProcessEnv = process.env): Deps {
         })
       : undefined,
   };
+}
+
+/** EMAIL_DAILY_QUOTA: a positive integer; unset means the default (core/src/email/quota.ts). */
+function emailDailyQuota(value: string | undefined): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const quota = Number(value);
+  if (!Number.isSafeInteger(quota) || quota < 1) throw new Error("EMAIL_DAILY_QUOTA must be a positive integer");
+  return quota;
 }

@@ -19,6 +19,20 @@ export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Request-Id", id);
 };
 
+/**
+ * Headers every response gets:
+ * - `Cache-Control: no-store` unless the route chose its own (the OpenAPI document and its page are
+ *   public and cacheable): authenticated answers, public pages and PDFs hold personal data and live
+ *   status (paid, void), which no shared or browser cache may keep or serve stale.
+ * - `X-Content-Type-Options: nosniff`: JSON and problem+json (and anything else) are never
+ *   reinterpreted by a browser as HTML or script.
+ */
+export const responseHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
+};
+
 /** Paths reachable without an API key; the OpenAPI document marks their operations public. */
 const PUBLIC = [/^\/health$/, /^\/public(\/|$)/, /^\/openapi\.json$/, /^\/docs$/, /^\/webhooks\/card-processor$/];
 export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.test(path));

@@ -45,6 +45,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   overpayment: { status: 422, title: "Overpayment" },
   payment_not_deletable: { status: 422, title: "Payment not deletable" },
   refund_not_possible: { status: 422, title: "Refund not possible" },
+  email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };
@@ -64,8 +65,23 @@ export class HttpProblem extends Error {
   }
 }
 
-export const validationProblem = (errors: FieldError[]): HttpProblem =>
-  new HttpProblem("validation_error", errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ").slice(0, 1000), {}, errors);
+/**
+ * `errors[]` holds the first MAX_FIELD_ERRORS found, each message cut to MAX_MESSAGE_CHARS (a
+ * message may quote the value it refuses): the answer to a bad request stays small whatever the
+ * request held — 85,000 bad line items once made a 10 MB problem document, over Lambda's 6 MB.
+ */
+export const MAX_FIELD_ERRORS = 50;
+const MAX_MESSAGE_CHARS = 200;
+const MAX_DETAIL_CHARS = 1000;
+
+const capErrors = (errors: readonly FieldError[]): FieldError[] =>
+  errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ path: e.path.slice(0, MAX_MESSAGE_CHARS), message: e.message.slice(0, MAX_MESSAGE_CHARS) }));
+
+export function validationProblem(errors: readonly FieldError[]): HttpProblem {
+  const kept = capErrors(errors);
+  const detail = kept.map((e) => `${e.path || "body"}: ${e.message}`).join("; ").slice(0, MAX_DETAIL_CHARS);
+  return new HttpProblem("validation_error", detail, {}, kept);
+}
 
 export function problemResponse(
   c: Context,
@@ -83,7 +99,7 @@ export function problemResponse(
     code,
   };
   // Problems about fields name each one (an e-invoice's missing data as much as a bad body).
-  if (code === "validation_error" || code === "e_invoice_incomplete") body.errors = (errors ?? []).slice(0, 50);
+  if (code === "validation_error" || code === "e_invoice_incomplete") body.errors = capErrors(errors ?? []);
   return new Response(JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/problem+json", ...headers },
@@ -93,9 +109,12 @@ export function problemResponse(
 /** Maps anything thrown to its problem response; unexpected errors are logged, never shown. */
 export function errorToResponse(c: Context, error: unknown): Response {
   if (error instanceof HttpProblem) return problemResponse(c, error.code, error.detail, error.headers, error.errors);
-  if (error instanceof ValidationError) return problemResponse(c, "validation_error", error.message, {}, error.errors);
+  if (error instanceof ValidationError) {
+    return problemResponse(c, "validation_error", error.message.slice(0, MAX_DETAIL_CHARS), {}, error.errors);
+  }
   if (error instanceof DomainError) {
-    const headers: Record<string, string> = error.code === "service_unavailable" ? { "Retry-After": "1" } : {};
+    const retryAfter = error.retryAfterSeconds ?? (error.code === "service_unavailable" ? 1 : undefined);
+    const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": String(retryAfter) };
     return problemResponse(c, error.code, error.detail, headers);
   }
   if (isUnavailable(error)) {

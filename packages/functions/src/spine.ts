@@ -3,7 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "./env";
 import { idempotency } from "./idempotency";
-import { auth, requestId } from "./middleware";
+import { auth, requestId, responseHeaders } from "./middleware";
 import { errorToResponse, problemResponse } from "./problems";
 
 /**
@@ -17,6 +17,7 @@ import { errorToResponse, problemResponse } from "./problems";
 export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestId);
+  app.use("*", responseHeaders);
   // A known path with another method: the 404 of no route becomes a 405 with Allow (after auth's 401).
   app.use(
     "*",

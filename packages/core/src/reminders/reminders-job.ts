@@ -2,6 +2,7 @@ import type { Deps } from "../context";
 import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
 import { queueEmail, sweepOutbox } from "../email/outbox";
+import { EmailQuotaExceeded, EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { reminderEmail } from "../email/templates";
 import { findInvoice } from "../invoices/invoices";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
@@ -20,7 +21,8 @@ import { effectiveStatus, reminderKey, type ReminderItem } from "./model";
  */
 export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult> {
   const nowIso = now.toISOString();
-  const counts = { sent: 0, cancelled: 0, skipped: 0 };
+  // waitingForQuota: due, but the user's email quota is used up; they stay due for a later run.
+  const counts = { sent: 0, cancelled: 0, skipped: 0, waitingForQuota: 0 };
   for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
     const reminder = raw as unknown as ReminderItem;
     const outcome = await handleReminder(deps, reminder, nowIso);
@@ -40,20 +42,29 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
 class AlreadyHandled extends Error {}
 class InvoiceSettled extends Error {}
 
-async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): Promise<"sent" | "cancelled" | "skipped"> {
+type Outcome = "sent" | "cancelled" | "skipped" | "waitingForQuota";
+const MAX_QUOTA_RACES = 5;
+
+async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): Promise<Outcome> {
   const invoice = await findInvoice({ ...deps, userId: reminder.userId }, reminder.invoiceId, true);
   const to = invoice?.recipient ?? invoice?.clientEmail;
   if (!invoice || !to || effectiveStatus(reminder, invoice.status) === "cancelled") return cancel(deps, reminder, now);
-  try {
-    return await send(deps, reminder, invoice, to, now);
-  } catch (error) {
-    if (error instanceof AlreadyHandled) return "skipped";
-    if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send(deps, reminder, invoice, to, now);
+    } catch (error) {
+      if (error instanceof AlreadyHandled) return "skipped";
+      if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
+      // Over the quota: nothing was written, the reminder stays scheduled and due; a later run sends it.
+      if (error instanceof EmailQuotaExceeded) return "waitingForQuota";
+      if (error instanceof EmailQuotaRaced && attempt < MAX_QUOTA_RACES) continue;
+      throw error;
+    }
   }
 }
 
 async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to: string, now: string): Promise<"sent"> {
+  const quota = await reserveEmails(deps, reminder.userId, now);
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
   await commit({ db: deps.db }, [
     {
@@ -82,6 +93,7 @@ async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to
       onConditionFailed: () => new InvoiceSettled(),
     },
     email.write,
+    quota, // counted with the email it queues (email/quota.ts)
   ]);
   // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";

@@ -112,9 +112,11 @@ const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
  * - `sent`: this call sent it;
  * - `finalizedWithoutEmail`: finalized, but neither the invoice nor its client has an email address;
  * - `notFinalized`: left a draft because finalize refused it (a negative total);
+ * - `waitingForQuota`: the user's email quota is used up; it keeps its marker, so it stays due and a
+ *   later run sends it once the quota allows;
  * - `none`: nothing left to do here (delivered by a concurrent run, voided, deleted, …).
  */
-export type DeliveryOutcome = "sent" | "finalizedWithoutEmail" | "notFinalized" | "none";
+export type DeliveryOutcome = "sent" | "finalizedWithoutEmail" | "notFinalized" | "waitingForQuota" | "none";
 
 const MAX_DELIVERY_STEPS = 8;
 
@@ -138,6 +140,7 @@ export async function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<Deliv
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       if (error.code === "invalid_transition") continue; // a concurrent delivery moved it: look again
+      if (error.code === "email_quota_exceeded") return "waitingForQuota";
       if (error.code === "client_email_missing") {
         return (await removeDeliveryMarker(ctx, invoice)) ? "finalizedWithoutEmail" : "none";
       }

@@ -32,6 +32,8 @@ export interface RecurringTally {
   finalizedWithoutEmail: number;
   /** Auto-send invoices left draft: finalize refused them (a negative total). */
   notFinalized: number;
+  /** Auto-send invoices left finalized and due: the user's email quota is used up for now. */
+  waitingForQuota: number;
   /** Deliveries finished for invoices an earlier (crashed) run generated. */
   recovered: number;
   /** Schedules left to a concurrent run that was generating them already. */
@@ -45,7 +47,7 @@ export interface RecurringTally {
 export async function runRecurringJob(deps: Deps, now: Date): Promise<JobResult> {
   const at = now.toISOString();
   const tally: RecurringTally = {
-    generated: 0, completed: 0, sent: 0, finalizedWithoutEmail: 0, notFinalized: 0, recovered: 0, yielded: 0, deferred: 0, failed: 0,
+    generated: 0, completed: 0, sent: 0, finalizedWithoutEmail: 0, notFinalized: 0, waitingForQuota: 0, recovered: 0, yielded: 0, deferred: 0, failed: 0,
   };
   // Clients read in this run, per user and id: many schedules bill the same client.
   const clients = new Map<string, ClientItem>();
@@ -59,7 +61,7 @@ export async function runRecurringJob(deps: Deps, now: Date): Promise<JobResult>
       } else if (sk.startsWith("INVOICE#")) {
         const outcome = await deliverInvoice(ctx, entry.id as number);
         count(tally, outcome);
-        if (outcome !== "none") tally.recovered++;
+        if (outcome !== "none" && outcome !== "waitingForQuota") tally.recovered++;
       }
     } catch (error) {
       // A refusal of one record (never expected: e.g. its client gone) must not stop the others;

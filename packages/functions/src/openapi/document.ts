@@ -122,7 +122,7 @@ function problemResponses(op: Operation): Record<string, Json> {
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers: Json = { "X-Request-Id": ref("headers", "X-Request-Id") };
     if (status === 401) headers["WWW-Authenticate"] = ref("headers", "WWW-Authenticate");
-    if (status === 503) headers["Retry-After"] = ref("headers", "Retry-After");
+    if (status === 503 || status === 429) headers["Retry-After"] = ref("headers", "Retry-After");
     const narrowed: Json = { properties: { code: { type: "string", enum: codes } } };
     // `errors[]` comes with validation_error, always.
     if (codes.includes("validation_error")) {

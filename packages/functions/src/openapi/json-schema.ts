@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
-import { currency, httpsUrl, lineItemInput, pagination, pathId, quantity, taxRate, timestamp, unitPrice } from "../schemas/common";
+import { MAX_LINE_ITEMS, MAX_OFFSET, currency, httpsUrl, lineItemInput, lineItems, pagination, templateLineItems, pathId, quantity, taxRate, timestamp, unitPrice } from "../schemas/common";
 import { resources } from "../schemas/resources";
 
 /**
@@ -98,6 +98,17 @@ const DOCUMENTED: Record<string, Documented> = {
     json: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "An https URL." },
   },
   LineItemInput: { schema: lineItemInput, component: true, json: {} },
+  // Validated length first, then items (see common.ts); documented as the plain array it accepts.
+  LineItems: {
+    schema: lineItems,
+    component: false,
+    json: { type: "array", items: { $ref: "#/components/schemas/LineItemInput" }, maxItems: MAX_LINE_ITEMS },
+  },
+  TemplateLineItems: {
+    schema: templateLineItems,
+    component: false,
+    json: { type: "array", items: { $ref: "#/components/schemas/LineItemInput" }, minItems: 1, maxItems: MAX_LINE_ITEMS },
+  },
   // Path ids and list filters arrive as strings but are positive integers (the parameters' `style`
   // is simple/form, so a client sends the number as is).
   PathId: {
@@ -113,7 +124,7 @@ const DOCUMENTED: Record<string, Documented> = {
   Offset: {
     schema: pagination.offset.wrapped,
     component: false,
-    json: { type: "integer", minimum: 0, maximum: 999_999_999, default: 0 },
+    json: { type: "integer", minimum: 0, maximum: MAX_OFFSET, default: 0 },
   },
 };
 

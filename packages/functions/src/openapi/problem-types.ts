@@ -38,6 +38,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   payment_not_deletable: "DELETE of a card processor payment: refund it instead.",
   refund_not_possible:
     "Refund of a manual payment, of more than what is left to refund, with no card processor configured, or one the card processor refused.",
+  email_quota_exceeded:
+    "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };

@@ -87,7 +87,7 @@ export const estimates = new Hono<AppEnv>()
       summary: "Send an estimate",
       description: "draft → sent. Emails the link to its public page; recipient rules as for invoices.",
       success: one(Estimate, "The sent estimate."),
-      problems: ["invalid_transition", "client_email_missing"],
+      problems: ["invalid_transition", "client_email_missing", "email_quota_exceeded"],
     }),
     jsonBody(sendBody, { emptyAsObject: true }),
     async (c) => estimateResponse(c, await sendEstimate(c.get("ctx"), idParam(c), c.req.valid("json"))),

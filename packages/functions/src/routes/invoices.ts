@@ -103,7 +103,7 @@ export const invoices = new Hono<AppEnv>()
       description:
         "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, sets `cardProcessorPaymentLink` to the invoice's pay link (`/public/invoices/{publicToken}/pay`); send itself never calls the card processor.",
       success: one(Invoice, "The sent invoice."),
-      problems: ["invalid_transition", "client_email_missing"],
+      problems: ["invalid_transition", "client_email_missing", "email_quota_exceeded"],
     }),
     jsonBody(sendBody, { emptyAsObject: true }),
     async (c) => invoiceResponse(c, await sendInvoice(c.get("ctx"), idParam(c), c.req.valid("json"))),

@@ -215,7 +215,7 @@ export const Problem = v.strictObject({
   status: v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599)),
   detail: v.string(),
   code: v.picklist(PROBLEM_CODES),
-  errors: v.optional(v.array(FieldError)),
+  errors: v.optional(v.pipe(v.array(FieldError), v.maxLength(50, "at most 50: the first found"))),
 });
 
 export const Health = v.strictObject({ status: v.literal("ok") });

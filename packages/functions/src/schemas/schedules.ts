@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
 import { paymentTermsDays } from "./clients";
-import { currency, id, lineItems, notes, pathId, timestamp } from "./common";
+import { currency, id, notes, pathId, templateLineItems, timestamp } from "./common";
 
 /**
  * Recurring schedule bodies. Rules that need the clock or the stored schedule
@@ -16,7 +16,6 @@ const maxOccurrences = v.pipe(
   v.maxValue(Number.MAX_SAFE_INTEGER),
 );
 /** A schedule's template has at least one line: an empty recurring invoice is never useful. */
-const templateLines = v.pipe(lineItems, v.minLength(1, "needs at least one line item"));
 
 const templateFields = {
   endDate: v.optional(v.nullable(timestamp)),
@@ -33,7 +32,7 @@ export const createScheduleBody = v.strictObject({
   frequency,
   startDate: v.optional(timestamp),
   ...templateFields,
-  lineItems: templateLines,
+  lineItems: templateLineItems,
 });
 
 export const updateScheduleBody = v.strictObject({
@@ -41,7 +40,7 @@ export const updateScheduleBody = v.strictObject({
   frequency: v.optional(frequency),
   startDate: v.optional(timestamp),
   ...templateFields,
-  lineItems: v.optional(templateLines),
+  lineItems: v.optional(templateLineItems),
 });
 
 export const scheduleListFilters = {

@@ -1,0 +1,118 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { Deps } from "../context";
+import type { Write } from "../db/commit";
+import { userPk } from "../db/keys";
+import { DomainError } from "../errors";
+
+/**
+ * The per-user email quota: at most `emailDailyQuota` (EMAIL_DAILY_QUOTA, default 200) emails queued
+ * in any 24 hours. It keeps one tenant from making the operator's SES identity send unlimited mail
+ * (`send` takes any `to`; schedules auto-send).
+ *
+ * Counted in DynamoDB, per user, in ONE item holding a count per hour (`hours`, "YYYYMMDDHH" →
+ * emails queued in that hour, business time). Each change that queues emails carries this item's
+ * Put in its own transaction, conditioned on the version it read: the email exists if and only if
+ * it was counted, and two concurrent sends cannot both take the last place (the loser's transaction
+ * fails and it reads again — EmailQuotaRaced).
+ *
+ * Precision: hourly buckets. An email counts for the hour it was queued in and the 24 after, so for
+ * 24 to 25 hours: any 24-hour interval holds at most the quota (never more), and a place frees up at
+ * most an hour later than an exact sliding window would free it. Retry-After is the time until the
+ * oldest bucket whose expiry brings the count under the quota leaves the window.
+ */
+export const DEFAULT_EMAIL_DAILY_QUOTA = 200;
+const HOUR_MS = 3_600_000;
+/** Buckets in the window: the current hour and the 24 before it. */
+const WINDOW_HOURS = 25;
+
+export interface QuotaItem {
+  pk: string;
+  sk: "EMAILQUOTA";
+  type: "emailQuota";
+  /** "YYYYMMDDHH" (UTC) → emails queued in that hour. */
+  hours: Record<string, number>;
+  version: number;
+  /** TTL: the item goes once its newest bucket left the window. */
+  expiresAt: number;
+}
+
+export const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
+
+/** Refused: the quota is used up. A DomainError, so the HTTP layer answers 429 with Retry-After. */
+export class EmailQuotaExceeded extends DomainError {
+  constructor(quota: number, retryAfterSeconds: number) {
+    super("email_quota_exceeded", `at most ${quota} emails in any 24 hours; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
+  }
+}
+
+/**
+ * Another change counted an email between this one's read and its commit: read and decide again.
+ * A 503 should the retries run out (many concurrent sends of one user).
+ */
+export class EmailQuotaRaced extends DomainError {
+  constructor() {
+    super("service_unavailable", "the email quota changed meanwhile; retry");
+  }
+}
+
+const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
+const bucketName = (hour: number): string => new Date(hour * HOUR_MS).toISOString().slice(0, 13).replace(/[-T]/g, "");
+const bucketHour = (name: string): number =>
+  hourOf(Date.UTC(+name.slice(0, 4), +name.slice(4, 6) - 1, +name.slice(6, 8), +name.slice(8, 10)));
+
+type QuotaDeps = Pick<Deps, "db" | "emailDailyQuota">;
+
+/**
+ * Takes `count` places of `userId`'s quota at `at` (business time: the request's or job's now):
+ * the Write to commit with the change that queues the emails. Throws EmailQuotaExceeded when they
+ * do not fit; the Write's condition fails with EmailQuotaRaced when the item changed meanwhile.
+ */
+export async function reserveEmails(deps: QuotaDeps, userId: string, at: string, count = 1): Promise<Write> {
+  const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
+  const key = emailQuotaKey(userId);
+  const read = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
+  const current = read.Item as QuotaItem | undefined;
+  const nowMs = Date.parse(at);
+  const now = hourOf(nowMs);
+  // In the window: the last WINDOW_HOURS hours, and any later bucket (a job run "as of" an earlier time).
+  const kept = Object.entries(current?.hours ?? {})
+    .map(([name, n]) => ({ hour: bucketHour(name), n }))
+    .filter((b) => b.hour > now - WINDOW_HOURS)
+    .sort((a, b) => a.hour - b.hour);
+  const used = kept.reduce((sum, b) => sum + b.n, 0);
+  if (used + count > quota) throw new EmailQuotaExceeded(quota, retryAfter(kept, used + count - quota, nowMs));
+
+  const hours: Record<string, number> = Object.fromEntries(kept.map((b) => [bucketName(b.hour), b.n]));
+  hours[bucketName(now)] = (hours[bucketName(now)] ?? 0) + count;
+  const newest = Math.max(...kept.map((b) => b.hour), now);
+  const item: QuotaItem = {
+    ...key,
+    type: "emailQuota",
+    hours,
+    version: (current?.version ?? 0) + 1,
+    expiresAt: Math.ceil(((newest + WINDOW_HOURS) * HOUR_MS) / 1000),
+  };
+  return {
+    op: {
+      Put: {
+        TableName: deps.db.table,
+        Item: item,
+        ConditionExpression: current ? "#version = :seen" : "attribute_not_exists(pk)",
+        ...(current ? { ExpressionAttributeNames: { "#version": "version" }, ExpressionAttributeValues: { ":seen": current.version } } : {}),
+      },
+    },
+    onConditionFailed: () => new EmailQuotaRaced(),
+  };
+}
+
+/** Seconds until enough of the oldest buckets left the window to free `needed` places (at least 1). */
+function retryAfter(buckets: readonly { hour: number; n: number }[], needed: number, nowMs: number): number {
+  let freed = 0;
+  for (const bucket of buckets) {
+    freed += bucket.n;
+    if (freed >= needed) return Math.max(1, Math.ceil(((bucket.hour + WINDOW_HOURS) * HOUR_MS - nowMs) / 1000));
+  }
+  // More asked at once than the quota holds: it never fits; say when the window is empty.
+  const last = buckets.at(-1)?.hour ?? hourOf(nowMs);
+  return Math.max(1, Math.ceil(((last + WINDOW_HOURS) * HOUR_MS - nowMs) / 1000));
+}

@@ -1,0 +1,134 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { jobs } from "@invoicing/core/jobs/all";
+import { createDeps } from "@invoicing/functions/deps";
+import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
+import { partition } from "../reliability/harness";
+import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+
+/**
+ * The per-user email quota (email/quota.ts), here 3 in any 24 hours: `send` past it is a 429 with
+ * Retry-After that changes nothing; a reminder due past it stays scheduled and goes out once the
+ * window allows.
+ */
+let env: TestEnv;
+
+beforeAll(async () => {
+  env = await createTestEnv({ extraDeps: { emailDailyQuota: 3 } });
+});
+
+
+async function finalized(user: TestUser, clientId: number, body: Record<string, unknown> = {}) {
+  const invoice = await newInvoice(user, { clientId, ...body });
+  return ok(await user.call("POST", `/invoices/${invoice.id}/finalize`)).body as { id: number };
+}
+
+describe("email quota", () => {
+  it("EMAIL_DAILY_QUOTA configures it; anything but a positive integer is refused at start", () => {
+    const base = { TABLE_NAME: "t", DYNAMODB_ENDPOINT: env.endpoint, AWS_REGION: "local" };
+    expect(createDeps(base).emailDailyQuota).toBeUndefined(); // the default, 200
+    expect(createDeps({ ...base, EMAIL_DAILY_QUOTA: "3" }).emailDailyQuota).toBe(3);
+    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "0" })).toThrow(/EMAIL_DAILY_QUOTA/);
+    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "lots" })).toThrow(/EMAIL_DAILY_QUOTA/);
+  });
+
+  it("the 4th send in 24 hours (invoice or estimate) is a 429 with Retry-After, and nothing changes", async () => {
+    env.clock.set("2026-11-22T09:30:00.000Z");
+    const alice = await env.user();
+    const { id: clientId } = await newClient(alice);
+    const invoices = [await finalized(alice, clientId), await finalized(alice, clientId), await finalized(alice, clientId)];
+    const estimate = ok(await alice.call("POST", "/estimates", { clientId, lineItems: [line()] }), 201).body;
+    ok(await alice.call("POST", `/invoices/${invoices[0]!.id}/send`));
+    ok(await alice.call("POST", `/invoices/${invoices[1]!.id}/send`));
+    env.clock.set("2026-11-22T20:00:00.000Z");
+    ok(await alice.call("POST", `/estimates/${estimate.id}/send`));
+    const before = await partition(env.deps.db, alice.userId);
+    expect(before.filter((item) => String(item.sk).startsWith("OUTBOX#"))).toHaveLength(3);
+
+    const refused = await alice.call("POST", `/invoices/${invoices[2]!.id}/send`, { to: "x@example.test" });
+    const problem = expectProblem(refused, 429, "email_quota_exceeded");
+    // The oldest emails (09:xx) leave the window at 10:00 the next day: 14 hours from 20:00.
+    expect(refused.headers.get("retry-after")).toBe(String(14 * 3600));
+    expect(problem.detail).toMatch(/3 emails/);
+    const after = ok(await alice.call("GET", `/invoices/${invoices[2]!.id}`)).body;
+    expect(after).toMatchObject({ status: "finalized", sentAt: null });
+    expect((await alice.call("GET", `/invoices/${invoices[2]!.id}/reminders`)).body).toEqual([]);
+    // Nothing at all changed: no email queued, no quota counted, no reminder, the invoice as it was.
+    expect(await partition(env.deps.db, alice.userId)).toEqual(before);
+    const estimate2 = ok(await alice.call("POST", "/estimates", { clientId, lineItems: [line()] }), 201).body;
+    expectProblem(await alice.call("POST", `/estimates/${estimate2.id}/send`), 429, "email_quota_exceeded");
+
+    // Another user has a quota of their own.
+    const bob = await env.user();
+    const bobs = await finalized(bob, (await newClient(bob)).id);
+    ok(await alice.call("GET", "/invoices")); // (alice is not locked out of anything else)
+    ok(await bob.call("POST", `/invoices/${bobs.id}/send`));
+
+    // Once the two 09:xx emails left the window, two places are free again — and no more.
+    env.clock.set("2026-11-23T10:00:00.000Z");
+    ok(await alice.call("POST", `/invoices/${invoices[2]!.id}/send`));
+    ok(await alice.call("POST", `/estimates/${estimate2.id}/send`));
+    const fourth = await finalized(alice, clientId);
+    const refusedAgain = expectProblem(await alice.call("POST", `/invoices/${fourth.id}/send`), 429, "email_quota_exceeded");
+    expect(refusedAgain.status).toBe(429);
+  });
+
+  it("concurrent sends cannot share the last places: exactly the quota goes out", async () => {
+    env.clock.set("2026-11-22T09:30:00.000Z");
+    const carol = await env.user();
+    const { id: clientId } = await newClient(carol);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await finalized(carol, clientId)).id);
+    const results = await Promise.all(ids.map((id) => carol.call("POST", `/invoices/${id}/send`)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
+  it("a reminder due over the quota stays scheduled and goes out once the window allows", async () => {
+    env.clock.set("2026-11-22T09:30:00.000Z");
+    const dave = await env.user();
+    const { id: clientId } = await newClient(dave);
+    // Due tomorrow at 00:00: its one remaining reminder (on the due date) is due then.
+    const reminded = await finalized(dave, clientId, { dueDate: "2026-11-23" });
+    ok(await dave.call("POST", `/invoices/${reminded.id}/send`));
+    for (const other of [await finalized(dave, clientId), await finalized(dave, clientId)]) {
+      ok(await dave.call("POST", `/invoices/${other.id}/send`));
+    }
+    const reminders = () => dave.call("GET", `/invoices/${reminded.id}/reminders`).then((r) => ok(r).body as { status: string; sentAt: string | null }[]);
+    expect((await reminders()).map((r) => r.status)).toEqual(["scheduled", "scheduled", "scheduled", "scheduled"]);
+
+    const early = await jobs.reminders!(env.deps, new Date("2026-11-23T01:00:00.000Z"));
+    expect(early).toMatchObject({ sent: 0, waitingForQuota: 1 });
+    expect((await reminders())[0]).toMatchObject({ status: "scheduled", sentAt: null });
+
+    const later = await jobs.reminders!(env.deps, new Date("2026-11-23T10:00:00.000Z"));
+    expect(later).toMatchObject({ sent: 1, waitingForQuota: 0 });
+    expect((await reminders())[0]).toMatchObject({ status: "sent", sentAt: "2026-11-23T10:00:00.000Z" });
+  });
+
+  it("an auto-send recurring invoice over the quota stays finalized and due; a later run sends it", async () => {
+    env.clock.set("2027-01-01T00:00:00.000Z");
+    const erin = await env.user();
+    const { id: clientId } = await newClient(erin);
+    for (const invoice of [await finalized(erin, clientId), await finalized(erin, clientId), await finalized(erin, clientId)]) {
+      ok(await erin.call("POST", `/invoices/${invoice.id}/send`));
+    }
+    const schedule = ok(await erin.call("POST", "/recurring-schedules", {
+      clientId, frequency: "monthly", startDate: "2027-01-01T12:00:00Z", autoSend: true, lineItems: [line()],
+    }), 201).body;
+    const generatedBy = async () =>
+      (ok(await erin.call("GET", "/invoices?limit=200")).body as { recurringScheduleId: number | null; status: string; sentAt: string | null }[])
+        .filter((i) => i.recurringScheduleId === schedule.id);
+
+    const first = await jobs.recurring!(env.deps, new Date("2027-01-01T12:00:00.000Z"));
+    // (The run may meet the new invoice twice: once generating it, once on the due list it put it on.)
+    expect(first).toMatchObject({ generated: 1, sent: 0 });
+    expect(first.waitingForQuota).toBeGreaterThanOrEqual(1);
+    expect((await generatedBy()).map((i) => i.status)).toEqual(["finalized"]);
+    const stillWaiting = await jobs.recurring!(env.deps, new Date("2027-01-01T23:00:00.000Z"));
+    expect(stillWaiting).toMatchObject({ generated: 0, sent: 0, waitingForQuota: 1 });
+
+    const later = await jobs.recurring!(env.deps, new Date("2027-01-02T01:00:00.000Z"));
+    expect(later).toMatchObject({ generated: 0, sent: 1, recovered: 1 });
+    expect(await generatedBy()).toMatchObject([{ status: "sent", sentAt: "2027-01-02T01:00:00.000Z" }]);
+  });
+});
