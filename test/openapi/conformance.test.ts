@@ -3,6 +3,7 @@ import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { operations } from "@invoicing/functions/openapi/operations";
 import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
+import { makePng } from "../support/images";
 import { Conformance, isUnknownRoute, operationsOf, type DocOperation, type Json } from "./doc";
 
 /**
@@ -19,6 +20,7 @@ const WEBHOOK_SECRET = "whsec_test_openapi_conformance";
 const NOW = "2026-11-22T09:30:00.000Z";
 /** Tests that walk every operation make many requests: more time than one request's test. */
 const GROUP_TIMEOUT = 180_000;
+const LOGO = makePng(40, 20);
 const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 let fake: FakeStripe;
@@ -95,10 +97,15 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   listApiKeys: async () => ({ method: "GET", path: "/api-keys" }),
   deleteApiKey: async () => ({ method: "DELETE", path: `/api-keys/${(await ok(alice.call("POST", "/api-keys", {}), 201)).id}` }),
 
-  createClient: async () => ({ method: "POST", path: "/clients", body: { name: "Globex", address: "1 Main St\nSpringfield", paymentTermsDays: 10 } }),
+  createClient: async () => ({ method: "POST", path: "/clients", body: { name: "Globex", address: { line1: "1 Main St", city: "Springfield", country: "US" }, taxId: "US-123", paymentTermsDays: 10 } }),
   listClients: async () => (await newClient({ name: "Initech" }), { method: "GET", path: "/clients?limit=1" }),
+  getProfile: async () => ({ method: "GET", path: "/profile" }),
+  updateProfile: async () => ({ method: "PATCH", path: "/profile", body: { businessName: "Northwind", address: { country: "DE" } } }),
+  putProfileLogo: async () => ({ method: "PUT", path: "/profile/logo", body: LOGO, headers: { "Content-Type": "image/png" } }),
+  getProfileLogo: async () => (await alice.call("PUT", "/profile/logo", LOGO, { "Content-Type": "image/png" }), { method: "GET", path: "/profile/logo" }),
+  deleteProfileLogo: async () => ({ method: "DELETE", path: "/profile/logo" }),
   getClient: async () => ({ method: "GET", path: `/clients/${clientId}` }),
-  updateClient: async () => ({ method: "PATCH", path: `/clients/${await newClient()}`, body: { address: "2 Side St", email: null } }),
+  updateClient: async () => ({ method: "PATCH", path: `/clients/${await newClient()}`, body: { address: { line1: "2 Side St", country: "US" }, email: null } }),
   deleteClient: async () => ({ method: "DELETE", path: `/clients/${await newClient({ name: "Unused" })}` }),
 
   createInvoice: async () => ({ method: "POST", path: "/invoices", body: { clientId, notes: "Thanks", dueDate: "2026-12-31", lineItems: [line] } }),
@@ -163,6 +170,8 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   getPublicInvoicePage: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}` }),
   getPublicInvoicePdf: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pdf` }),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
+  getEstimatePdf: async () => ({ method: "GET", path: `/estimates/${(await draftEstimate()).id}/pdf` }),
+  getPublicEstimatePdf: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}/pdf` }),
   getPublicEstimatePage: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}` }),
   cardProcessorWebhook: async () => signedEvent("customer.created", { id: "cus_conformance", object: "customer" }),
 
@@ -186,7 +195,7 @@ const opById = (id: string) => {
 const kept = (op: DocOperation) => (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
 const concrete = (op: DocOperation, id: string) => op.path.replace("{id}", id).replace("{publicToken}", "no-such-token");
 const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefined;
-const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook";
+const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook" || op.operationId === "putProfileLogo";
 
 describe("GET /openapi.json against the running app", () => {
   it("has a success scenario here for every documented operation (and none for operations it lacks)", () => {

@@ -68,7 +68,7 @@ describe("GET /openapi.json", () => {
     expect(new Set(publicOps)).toEqual(
       new Set([
         "/health", "/openapi.json", "/docs", "/webhooks/card-processor", "/public/invoices/{publicToken}",
-        "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}",
+        "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}", "/public/estimates/{publicToken}/pdf",
       ]),
     );
   });

@@ -85,7 +85,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
   return env;
 }
 
-/** One HTTP request through the app, JSON in and out. A string body is sent as is. */
+/** One HTTP request through the app, JSON in and out. A string or byte body is sent as is. */
 export async function request(
   app: { request: (input: string, init?: RequestInit) => Response | Promise<Response> },
   method: string,
@@ -95,7 +95,7 @@ export async function request(
 ): Promise<TestResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = typeof body === "string" || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body);
     (init.headers as Record<string, string>)["Content-Type"] ??= "application/json";
   }
   const res = await app.request(`http://localhost${path}`, init);

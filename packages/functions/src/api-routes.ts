@@ -5,6 +5,7 @@ import { estimates } from "./routes/estimates";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
+import { profile } from "./routes/profile";
 import { publicPages } from "./routes/public";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
@@ -16,4 +17,4 @@ import { webhooks } from "./routes/webhooks";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, profile, clients, invoices, reminders, estimates, schedules, payments, webhooks, docs] as const;

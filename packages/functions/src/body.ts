@@ -12,28 +12,31 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export async function readRawBody(c: Context<AppEnv>): Promise<string> {
   const cached = c.get("rawBody");
   if (cached !== undefined) return cached;
+  const text = new TextDecoder("utf-8").decode(await readBodyBytes(c));
+  c.set("rawBody", text);
+  return text;
+}
+
+/** The body's bytes, at most MAX_BODY_BYTES (else 413, before anything else is looked at). */
+export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const stream = c.req.raw.body;
-  let text = "";
-  if (stream) {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
+  if (!stream) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
     }
-    text = new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+    chunks.push(value);
   }
-  c.set("rawBody", text);
-  return text;
+  return Buffer.concat(chunks);
 }
 
 const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);

@@ -70,11 +70,13 @@ const CURSOR =
 
 function requestBody(op: Operation): Json | undefined {
   if (!op.body) return undefined;
-  const schema = jsonSchemaOf(op.body.schema);
+  const content = op.body.mediaTypes
+    ? Object.fromEntries(op.body.mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]))
+    : { "application/json": { schema: jsonSchemaOf(op.body.schema) } };
   return {
     required: op.body.required,
     ...(op.body.required ? {} : { description: "May be empty." }),
-    content: { "application/json": { schema } },
+    content,
   };
 }
 
@@ -89,9 +91,11 @@ function successResponse(op: Operation): Json {
   if (s.schema) {
     const item = jsonSchemaOf(s.schema);
     response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
-  } else if (s.mediaType) {
+  } else if (typeof s.mediaType === "string") {
     const schema = s.mediaType === "application/pdf" ? { type: "string", contentMediaType: "application/pdf" } : { type: "string" };
     response.content = { [s.mediaType]: { schema } };
+  } else if (s.mediaType) {
+    response.content = Object.fromEntries(s.mediaType.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
   }
   return response;
 }

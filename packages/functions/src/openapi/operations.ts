@@ -13,10 +13,12 @@ import {
   Estimate,
   Health,
   Invoice,
+  Profile,
   RecurringSchedule,
   Reminder,
   WebhookReceipt,
 } from "../schemas/resources";
+import { updateProfileBody } from "../schemas/profile";
 import { createScheduleBody, scheduleListFilters, updateScheduleBody } from "../schemas/schedules";
 
 /**
@@ -26,10 +28,11 @@ import { createScheduleBody, scheduleListFilters, updateScheduleBody } from "../
  * schemas/resources.ts. Add an operation here in the same change that adds its route.
  */
 
-export type Method = "get" | "post" | "patch" | "delete";
+export type Method = "get" | "post" | "put" | "patch" | "delete";
 
 export const TAGS = {
   "API keys": "Account settings: the bearer keys of the acting user (API.md section 2).",
+  Profile: "The user's business: the seller on every document, its logo and the defaults (API.md section 12).",
   Clients: "Who invoices, estimates and schedules bill (API.md section 5).",
   Invoices: "Drafts, the lifecycle draft → finalized → sent → paid / overdue / void, reminders and PDFs (API.md section 6).",
   Estimates: "Quotes with line items, their lifecycle and conversion to an invoice (API.md section 7).",
@@ -47,7 +50,7 @@ export interface Success {
   schema?: v.GenericSchema;
   array?: true;
   /** A non-JSON body (the public HTML pages, PDFs). */
-  mediaType?: "text/html" | "application/pdf";
+  mediaType?: "text/html" | "application/pdf" | readonly ("image/png" | "image/jpeg")[];
   location?: true;
   etag?: true;
 }
@@ -72,6 +75,8 @@ export interface Operation {
     required: boolean;
     /** Read as raw bytes (the webhook's signature covers them), not as the API's JSON. */
     raw?: true;
+    /** Media types of a non-JSON body (the logo), documented as binary. */
+    mediaTypes?: readonly string[];
   };
   /** Honours `If-Match` (412 precondition_failed). */
   ifMatch?: true;
@@ -126,6 +131,59 @@ export const operations = [
     summary: "Revoke an API key",
     description: "The key stops working at once (its next request is a 401).",
     success: deleted,
+    problems: [],
+  },
+
+  // ── Business profile (section 12) ──
+  {
+    operationId: "getProfile",
+    method: "get",
+    path: "/profile",
+    tag: "Profile",
+    summary: "Get the business profile",
+    description: "Every user has one: all nulls and the defaults (USD, 30 days) until first changed.",
+    success: one(Profile, "The profile."),
+    problems: [],
+  },
+  {
+    operationId: "updateProfile",
+    method: "patch",
+    path: "/profile",
+    tag: "Profile",
+    summary: "Change the business profile",
+    description: "`null` clears a field; an address or bank account is replaced whole; `{}` changes nothing. The IBAN is checked (country, length, check digits) and stored without spaces, uppercase.",
+    body: { schema: updateProfileBody, required: true },
+    ifMatch: true,
+    success: one(Profile, "The updated profile."),
+    problems: [],
+  },
+  {
+    operationId: "putProfileLogo",
+    method: "put",
+    path: "/profile/logo",
+    tag: "Profile",
+    summary: "Upload the logo",
+    description: "The body is the image itself: a PNG or JPEG of at most 2000 × 2000 pixels (checked by its bytes, else 400) and 256 KiB (413). Another content type is 415.",
+    body: { schema: v.string(), required: true, raw: true, mediaTypes: ["image/png", "image/jpeg"] },
+    success: { status: 204, description: "Stored; `hasLogo` is true." },
+    problems: ["unsupported_media_type", "validation_error"],
+  },
+  {
+    operationId: "getProfileLogo",
+    method: "get",
+    path: "/profile/logo",
+    tag: "Profile",
+    summary: "Download the logo",
+    success: { status: 200, description: "The image, with its content type.", mediaType: ["image/png", "image/jpeg"] },
+    problems: ["not_found"],
+  },
+  {
+    operationId: "deleteProfileLogo",
+    method: "delete",
+    path: "/profile/logo",
+    tag: "Profile",
+    summary: "Remove the logo",
+    success: { status: 204, description: "Removed (also when there was none)." },
     problems: [],
   },
 
@@ -548,6 +606,26 @@ export const operations = [
     description: "An HTML page of a non-draft estimate.",
     public: true,
     success: { status: 200, description: "The page.", mediaType: "text/html" },
+    problems: ["not_found"],
+  },
+  {
+    operationId: "getEstimatePdf",
+    method: "get",
+    path: "/estimates/{id}/pdf",
+    tag: "Estimates",
+    summary: "Download an estimate as PDF",
+    description: "Any status; a draft is marked DRAFT.",
+    success: { status: 200, description: "The PDF.", mediaType: "application/pdf" },
+    problems: [],
+  },
+  {
+    operationId: "getPublicEstimatePdf",
+    method: "get",
+    path: "/public/estimates/{publicToken}/pdf",
+    tag: "Public",
+    summary: "The PDF of a non-draft estimate",
+    public: true,
+    success: { status: 200, description: "The PDF.", mediaType: "application/pdf" },
     problems: ["not_found"],
   },
   {

@@ -58,15 +58,62 @@ export const LineItem = v.strictObject({
   sortOrder: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Zero-based position in the array")),
 });
 
+export const Address = v.strictObject({
+  line1: nullableText,
+  line2: nullableText,
+  city: nullableText,
+  postalCode: nullableText,
+  region: nullableText,
+  country: v.nullable(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Z]{2}$/),
+      v.description("ISO 3166-1 alpha-2. Null only for a client address stored as free text before addresses were structured"),
+    ),
+  ),
+});
+
 export const Client = v.strictObject({
   id: idOut,
   name: text,
   email: v.nullable(emailOut),
   currency: currencyOut,
   paymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
-  address: nullableText,
+  address: v.nullable(Address),
+  taxId: nullableText,
   createdAt: timestampOut,
   updatedAt: timestampOut,
+});
+
+export const BankAccount = v.strictObject({
+  accountName: nullableText,
+  iban: v.pipe(v.string(), v.regex(/^[A-Z]{2}\d{2}[A-Z0-9]+$/), v.description("Without spaces, uppercase")),
+  bic: nullableText,
+});
+
+/** The seller as a document froze it (finalize, an estimate's send). */
+export const Seller = v.strictObject({
+  businessName: nullableText,
+  legalName: nullableText,
+  address: v.nullable(Address),
+  taxId: nullableText,
+  companyId: nullableText,
+  contactName: nullableText,
+  email: v.nullable(emailOut),
+  phone: nullableText,
+  website: nullableText,
+  bankAccount: v.nullable(BankAccount),
+  footer: nullableText,
+});
+
+export const Profile = v.strictObject({
+  ...Seller.entries,
+  defaultCurrency: currencyOut,
+  defaultPaymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
+  defaultNotes: nullableText,
+  defaultTerms: nullableText,
+  hasLogo: v.boolean(),
+  updatedAt: v.nullable(v.pipe(timestampOut, v.description("Null until the profile is first changed"))),
 });
 
 const totals = {
@@ -206,7 +253,10 @@ export const Health = v.strictObject({ status: v.literal("ok") });
 /** The named response shapes: components.schemas of the OpenAPI document, by these names. */
 export const resources = {
   LineItem,
+  Address,
   Client,
+  Profile,
+  Seller,
   Invoice,
   Estimate,
   RecurringSchedule,
