@@ -12,12 +12,14 @@ export const line = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** Every field of the Invoice resource: seed section 2.1 plus API.md section 6's four. */
+/** Every field of the Invoice resource: seed section 2.1 plus API.md section 6's extra fields. */
 export const INVOICE_FIELDS = [
   "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "notes",
   "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail", "lineItems",
   "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink", "createdAt", "updatedAt",
   "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId",
+  "taxBreakdown", "taxExemptionReason", "buyerReference", "purchaseOrderReference", "deliveryDate", "clientAddress",
+  "clientTaxId", "seller",
 ].sort();
 
 export function ok(res: TestResponse, status = 200): TestResponse {

@@ -18,7 +18,8 @@ export type DomainErrorCode =
   | "idempotency_key_in_use"
   | "idempotency_key_reused"
   | "service_unavailable"
-  | "invalid_signature";
+  | "invalid_signature"
+  | "tax_exemption_reason_required";
 
 export class DomainError extends Error {
   constructor(

@@ -38,6 +38,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   client_email_missing: { status: 422, title: "Client email missing" },
   already_converted: { status: 422, title: "Already converted" },
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  tax_exemption_reason_required: { status: 422, title: "Tax exemption reason required" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };

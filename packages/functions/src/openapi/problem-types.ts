@@ -28,6 +28,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   negative_total: "Finalize of an invoice whose total is below zero.",
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
+  tax_exemption_reason_required:
+    "Finalize (invoice) or send (estimate) with an `exempt`, `reverse_charge`, `intra_community`, `export` or `outside_scope` line and no `taxExemptionReason`.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",

@@ -3,6 +3,7 @@ import { ESTIMATE_STATUSES } from "@invoicing/core/estimates/model";
 import { INVOICE_STATUSES, PAYMENT_METHODS } from "@invoicing/core/invoices/model";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
+import { TAX_CATEGORIES } from "@invoicing/core/documents/line-items";
 import { PROBLEM_CODES } from "../openapi/problem-types";
 
 /**
@@ -54,6 +55,7 @@ export const LineItem = v.strictObject({
   quantity: quantityOut,
   unitPrice: money,
   taxRate: taxRateOut,
+  taxCategory: v.picklist(TAX_CATEGORIES),
   amount: v.pipe(money, v.description("round(quantity × unitPrice) to cents, half away from zero")),
   sortOrder: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Zero-based position in the array")),
 });
@@ -122,6 +124,17 @@ const totals = {
   total: money,
 };
 
+export const TaxBreakdownEntry = v.strictObject({
+  taxCategory: v.picklist(TAX_CATEGORIES),
+  taxRate: taxRateOut,
+  taxableAmount: v.pipe(money, v.description("Σ amount of the lines of this category and rate")),
+  taxAmount: v.pipe(money, v.description("Σ round(amount × taxRate) of those lines")),
+});
+const taxBreakdown = v.pipe(
+  v.array(TaxBreakdownEntry),
+  v.description("One entry per (category, rate), by rate descending then category; adds up to subtotal and taxTotal"),
+);
+
 export const Invoice = v.strictObject({
   id: idOut,
   clientId: idOut,
@@ -147,6 +160,14 @@ export const Invoice = v.strictObject({
   paymentReference: nullableText,
   recurringScheduleId: v.nullable(idOut),
   estimateId: v.nullable(idOut),
+  taxBreakdown,
+  taxExemptionReason: nullableText,
+  buyerReference: nullableText,
+  purchaseOrderReference: nullableText,
+  deliveryDate: v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description("Date of supply"))),
+  clientAddress: v.nullable(Address),
+  clientTaxId: nullableText,
+  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at finalize; null while draft"))),
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -166,6 +187,11 @@ export const Estimate = v.strictObject({
   clientEmail: v.nullable(emailOut),
   lineItems: v.array(LineItem),
   publicToken,
+  taxBreakdown,
+  taxExemptionReason: nullableText,
+  clientAddress: v.nullable(Address),
+  clientTaxId: nullableText,
+  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at send; null until sent"))),
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -187,8 +213,12 @@ export const RecurringSchedule = v.strictObject({
   currency: currencyOut,
   notes: nullableText,
   terms: nullableText,
+  taxExemptionReason: nullableText,
+  buyerReference: nullableText,
+  purchaseOrderReference: nullableText,
   lineItems: v.array(LineItem),
   ...totals,
+  taxBreakdown,
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -253,6 +283,7 @@ export const Health = v.strictObject({ status: v.literal("ok") });
 /** The named response shapes: components.schemas of the OpenAPI document, by these names. */
 export const resources = {
   LineItem,
+  TaxBreakdownEntry,
   Address,
   Client,
   Profile,

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
 import { paymentTermsDays } from "./clients";
-import { currency, id, lineItems, notes, pathId, timestamp } from "./common";
+import { currency, id, lineItems, notes, optionalText, pathId, timestamp } from "./common";
 
 /**
  * Recurring schedule bodies (API.md section 8). Rules that need the clock or the stored schedule
@@ -26,6 +26,9 @@ const templateFields = {
   currency: v.optional(currency),
   notes: v.optional(v.nullable(notes)),
   terms: v.optional(v.nullable(notes)),
+  taxExemptionReason: optionalText(500),
+  buyerReference: optionalText(200),
+  purchaseOrderReference: optionalText(200),
 };
 
 export const createScheduleBody = v.strictObject({
