@@ -43,7 +43,7 @@ api.route("$default", {
 });
 
 /**
- * The PDFs have their own function: pdf-lib is the heaviest dependency and only these two paths use
+ * The PDFs have their own function: pdf-lib is the heaviest dependency and only these four paths use
  * it, so the API function's bundle (and every cold start of it) stays without it. ANY: the PDF
  * app answers 405 for other methods itself, as the API would. It reads the table and, for the
  * pay link printed on the PDF, the API's URL.
@@ -57,3 +57,5 @@ const pdfFunction = {
 };
 api.route("ANY /invoices/{id}/pdf", pdfFunction);
 api.route("ANY /public/invoices/{token}/pdf", pdfFunction);
+api.route("ANY /estimates/{id}/pdf", pdfFunction);
+api.route("ANY /public/estimates/{token}/pdf", pdfFunction);

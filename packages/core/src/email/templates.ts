@@ -74,7 +74,7 @@ export function reminderEmail(deps: LinkDeps, invoice: InvoiceItem, now: string,
 /** An estimate, on its send: what was quoted, until when, and the link to its public page. */
 export function estimateEmail(
   deps: LinkDeps,
-  estimate: PublicEstimate & { publicToken: string },
+  estimate: Omit<PublicEstimate, "taxBreakdown"> & { publicToken: string },
   to: string,
 ): OutgoingEmail {
   const number = estimate.estimateNumber ?? "";
