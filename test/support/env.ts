@@ -10,6 +10,7 @@ import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
+import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
 import { ensureTable } from "../../packages/local/src/bootstrap";
 
 /**
@@ -62,6 +63,8 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     clock: () => clock.now,
     publicBaseUrl: "http://localhost:3000",
     outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
+    // As the local server: PDFs drawn in process (email attachments).
+    renderPdf: (view, now) => renderDocumentPdf(view, { now }),
     ...options.extraDeps,
   };
   const app = createApp(deps);

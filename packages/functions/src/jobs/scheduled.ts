@@ -1,5 +1,6 @@
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
 import { createDeps } from "../deps";
+import { withDocumentRenderer } from "../document-deps";
 
 /** Thrown by a job's Lambda when core has no such job yet (it is missing from jobs/all.ts). */
 export class JobNotImplementedError extends Error {
@@ -16,7 +17,8 @@ export class JobNotImplementedError extends Error {
  * container, at init, like the API's.
  */
 export function scheduledJob(name: JobName): (event?: unknown) => Promise<JobResult> {
-  const deps = createDeps();
+  // With the PDF renderer: the reminders job's sweep delivers invoice emails with their PDF.
+  const deps = withDocumentRenderer(createDeps());
   return async () => {
     const job = jobs[name];
     if (!job) throw new JobNotImplementedError(name);
