@@ -407,9 +407,8 @@ class Layout {
       const fit = Math.max(1, Math.floor((this.y - BOTTOM - 10) / leading));
       const chunk = description.slice(start, start + fit);
       const top = this.y - 6;
-      chunk.forEach((text, i) => {
-        this.page.drawText(text, { x: MARGIN + COLUMNS[0].x, y: top - size - i * leading, size, font: this.fonts.regular, color: INK });
-      });
+      // One text object for the cell's lines: pdf-lib's cost is per drawText call, not per line.
+      this.page.drawText(chunk.join("\n"), { x: MARGIN + COLUMNS[0].x, y: top - size, size, lineHeight: leading, font: this.fonts.regular, color: INK });
       if (start === 0) {
         this.y = top - size;
         for (const col of COLUMNS.slice(1)) this.cell(col, line[col.key], this.fonts.regular, size, INK);
