@@ -136,9 +136,12 @@ describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
   it("routes everything to the app ($default) but the PDFs, which have their own function", () => {
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf"]);
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual([
+      "$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf", "ANY /estimates/{id}/pdf",
+      "ANY /public/estimates/{token}/pdf",
+    ]);
     const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
-    expect(pdf.map((fn) => fn.handler)).toEqual(["packages/functions/src/pdf-api.handler", "packages/functions/src/pdf-api.handler"]);
+    expect(pdf.map((fn) => fn.handler)).toEqual(Array(4).fill("packages/functions/src/pdf-api.handler"));
     expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
   });
 
