@@ -19,7 +19,9 @@ export type DomainErrorCode =
   | "idempotency_key_reused"
   | "service_unavailable"
   | "invalid_signature"
-  | "tax_exemption_reason_required";
+  | "tax_exemption_reason_required"
+  | "webhook_url_not_allowed"
+  | "limit_exceeded";
 
 export class DomainError extends Error {
   constructor(

@@ -17,26 +17,32 @@ export async function readRawBody(c: Context<AppEnv>): Promise<string> {
   return text;
 }
 
-/** The body's bytes, at most MAX_BODY_BYTES (else 413, before anything else is looked at). */
+/** The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these. */
 export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
+  const cached = c.get("bodyBytes");
+  if (cached !== undefined) return cached;
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const stream = c.req.raw.body;
-  if (!stream) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+  let bytes = new Uint8Array(0);
+  if (stream) {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    bytes = Buffer.concat(chunks);
   }
-  return Buffer.concat(chunks);
+  c.set("bodyBytes", bytes);
+  return bytes;
 }
 
 const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);

@@ -1,6 +1,6 @@
 import { handle } from "hono/aws-lambda";
 import { createDeps } from "./deps";
-import { withDocumentRenderer } from "./document-deps";
+import { pdfRenderer } from "./pdf/renderer";
 import { pdfRoutes } from "./routes/pdf";
 import { buildApp } from "./spine";
 
@@ -8,4 +8,4 @@ import { buildApp } from "./spine";
  * The PDF Lambda: API Gateway sends it the two PDF paths (infra/api.ts), with the same spine
  * (auth, errors, 405) as the API. Its own function keeps pdf-lib out of the API's bundle.
  */
-export const handler = handle(buildApp(withDocumentRenderer(createDeps()), [pdfRoutes]));
+export const handler = handle(buildApp(createDeps(), [pdfRenderer, pdfRoutes]));

@@ -1,8 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
-import { createDeps } from "@invoicing/functions/deps";
-import { withDocumentRenderer } from "@invoicing/functions/document-deps";
+import { createDeliveryDeps as createDeps } from "@invoicing/functions/delivery-deps";
 import { ensureTable } from "./bootstrap";
 import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
 import { dynamoDir, endpointFile, readIfExists } from "./paths";
@@ -40,7 +39,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
     client.destroy();
   }
   // The local server and the jobs draw PDFs (email attachments) in process.
-  return withDocumentRenderer(createDeps(env));
+  return createDeps(env);
 }
 
 /**
@@ -51,7 +50,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
  */
 async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<void> }> {
   if (process.env.SST_RESOURCE_Table && !process.env.DYNAMODB_ENDPOINT) {
-    return { deps: withDocumentRenderer(createDeps()), close: async () => {} };
+    return { deps: createDeps(), close: async () => {} };
   }
   const database = await openLocalDatabase({ allowShared: true });
   try {

@@ -226,6 +226,7 @@ export function toMessage(item: OutboxItem): EmailMessage {
     fromName: item.fromName ?? null,
     replyTo: item.replyTo ?? null,
     createdAt: item.createdAt,
+    userId: item.userId,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
 import { envelope, renderEml } from "./eml";
+import { feedbackTags } from "./bounces";
 import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
 
 /**
@@ -30,6 +31,8 @@ export class SesTransport implements EmailTransport {
       FromEmailAddress: envelope(message, this.settings).from,
       Destination: { ToAddresses: [message.to] },
       ConfigurationSetName: this.settings.configurationSet,
+      // Lead a bounce or complaint back to the outbox record (email/bounces.ts).
+      EmailTags: message.userId ? feedbackTags(message.userId, message.id) : undefined,
       Content: { Raw: { Data: Buffer.from(renderEml(message, this.settings), "utf8") } },
     };
   }

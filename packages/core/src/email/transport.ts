@@ -20,6 +20,8 @@ export interface EmailMessage {
   replyTo?: string | null;
   /** ISO time the message was queued: its Date header. */
   createdAt: string;
+  /** The user it is sent for: with `id`, what a bounce report leads back to (email/bounces.ts). */
+  userId?: string;
   /** Files sent along (the invoice PDF), rendered by the deliverer, never stored. */
   attachments?: EmailAttachment[];
 }

@@ -1,6 +1,5 @@
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
-import type { Deps } from "@invoicing/core/context";
-import { createDeps } from "../deps";
+import { createDeliveryDeps } from "../delivery-deps";
 
 /** Thrown by a job's Lambda when core has no such job yet (it is missing from jobs/all.ts). */
 export class JobNotImplementedError extends Error {
@@ -16,11 +15,8 @@ export class JobNotImplementedError extends Error {
  * clock, so the handler is the same call `npm run jobs` makes. Dependencies are built once per
  * container, at init, like the API's.
  */
-export function scheduledJob(
-  name: JobName,
-  extend: (deps: Deps) => Deps = (deps) => deps,
-): (event?: unknown) => Promise<JobResult> {
-  const deps = extend(createDeps());
+export function scheduledJob(name: JobName): (event?: unknown) => Promise<JobResult> {
+  const deps = createDeliveryDeps();
   return async () => {
     const job = jobs[name];
     if (!job) throw new JobNotImplementedError(name);

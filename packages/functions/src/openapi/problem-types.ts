@@ -31,6 +31,9 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   tax_exemption_reason_required:
     "Finalize (invoice) or send (estimate) with an `exempt`, `reverse_charge`, `intra_community`, `export` or `outside_scope` line and no `taxExemptionReason`.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  webhook_url_not_allowed:
+    "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
+  limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };

@@ -7,6 +7,7 @@ import { documentAssets } from "@invoicing/core/public/assets";
 import { estimateView, invoiceView, type DocumentView, type PartyView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
 import { toPublicEstimate } from "../public-estimate";
+import { describe } from "../openapi/describe";
 
 /**
  * The public pages (API.md section 9): what a client opens from the email link, without an API key.
@@ -257,17 +258,39 @@ const token = (c: Context<AppEnv>): string => c.req.param("token") ?? "";
 
 export const publicPages = new Hono<AppEnv>()
   .use("/public/*", securityHeaders)
-  .get("/public/invoices/:token", async (c) => {
-    const deps = c.get("deps");
-    const invoice = await findPublicInvoice(deps, token(c));
-    if (!invoice) throw notFound("invoice");
-    const view = invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps);
-    return htmlPage(c, view, `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`);
-  })
-  .get("/public/estimates/:token", async (c) => {
-    const deps = c.get("deps");
-    const estimate = await findPublicEstimate(deps, token(c));
-    if (!estimate) throw notFound("estimate");
-    const view = estimateView(toPublicEstimate(estimate), await documentAssets(deps, estimate.userId, estimate));
-    return htmlPage(c, view, `/public/estimates/${encodeURIComponent(estimate.publicToken)}/pdf`);
-  });
+  .get(
+    "/public/invoices/:token",
+    describe({
+      operationId: "getPublicInvoicePage",
+      tag: "Public",
+      summary: "The public page of an invoice",
+      description: "An HTML page of a non-draft invoice (void included), with a pay button when a payment link exists.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const invoice = await findPublicInvoice(deps, token(c));
+      if (!invoice) throw notFound("invoice");
+      const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
+      return htmlPage(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps), pdfHref);
+    },
+  )
+  .get(
+    "/public/estimates/:token",
+    describe({
+      operationId: "getPublicEstimatePage",
+      tag: "Public",
+      summary: "The public page of an estimate",
+      description: "An HTML page of a non-draft estimate.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const estimate = await findPublicEstimate(deps, token(c));
+      if (!estimate) throw notFound("estimate");
+      const view = estimateView(toPublicEstimate(estimate), await documentAssets(deps, estimate.userId, estimate));
+      return htmlPage(c, view, `/public/estimates/${encodeURIComponent(estimate.publicToken)}/pdf`);
+    },
+  );

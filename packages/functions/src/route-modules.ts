@@ -1,0 +1,11 @@
+import { apiRouteModules } from "./api-routes";
+import { pdfRoutes } from "./routes/pdf";
+
+/**
+ * Every route module of the service, each mounted at "/": the API function's and the PDF
+ * function's. One list for the local server and the tests (app.ts), the typed client (client.ts
+ * derives AppType from it) and GET /openapi.json (openapi/operations.ts walks it), so a module
+ * added here is routed, typed and documented at once. Route modules are light to load: what is
+ * heavy (pdf-lib) reaches them through the app (pdf/renderer.ts).
+ */
+export const routeModules = [...apiRouteModules, pdfRoutes] as const;
