@@ -4,6 +4,7 @@ import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { measureCalls } from "./calls";
 import { measureInit } from "./init";
 import { measureJobs } from "./jobs";
+import { measureRender } from "./render";
 import { measureThroughput } from "./throughput";
 import { createWorld } from "./world";
 
@@ -18,6 +19,8 @@ async function main() {
     const world = await createWorld(dynamo.endpoint);
     console.error("bench: DynamoDB requests per API call…");
     const calls = await measureCalls(world.app, world.meter, world.key);
+    console.error("bench: rendering the largest valid invoice…");
+    const render = await measureRender(await createWorld(dynamo.endpoint));
     console.error("bench: handler init and bundle size…");
     const init = await measureInit();
     console.error("bench: throughput…");
@@ -32,11 +35,13 @@ async function main() {
     console.table(init.rows.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Throughput: GET /invoices/{id} vs raw SDK GetItem");
     console.table([{ ...throughput, met: verdict(throughput.meetsGoal) }]);
+    console.log("Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)");
+    console.table(render.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
 
     mkdirSync("bench", { recursive: true });
-    const results = { date: new Date().toISOString(), node: process.version, calls, init, throughput, jobs };
+    const results = { date: new Date().toISOString(), node: process.version, calls, init, render, throughput, jobs };
     writeFileSync("bench/results.json", JSON.stringify(results, null, 2) + "\n");
     console.log("written: bench/results.json");
   } finally {

@@ -45,7 +45,7 @@ api.route("$default", {
 });
 
 /**
- * The PDFs have their own function: pdf-lib is the heaviest dependency and only these two paths use
+ * The PDFs have their own function: pdf-lib is the heaviest dependency and only these four paths use
  * it, so the API function's bundle (and every cold start of it) stays without it. ANY: the PDF
  * app answers 405 for other methods itself, as the API would. It reads the table and, for the
  * pay link printed on the PDF, the API's URL.
@@ -59,6 +59,8 @@ const pdfFunction = {
 };
 api.route("ANY /invoices/{id}/pdf", pdfFunction);
 api.route("ANY /public/invoices/{token}/pdf", pdfFunction);
+api.route("ANY /estimates/{id}/pdf", pdfFunction);
+api.route("ANY /public/estimates/{token}/pdf", pdfFunction);
 // E-invoices: Factur-X is the invoice PDF with its XML attached, so they are documents too.
 api.route("ANY /invoices/{id}/e-invoice", pdfFunction);
 api.route("ANY /public/invoices/{token}/e-invoice", pdfFunction);

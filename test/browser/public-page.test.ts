@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,6 +7,9 @@ import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, type TestEnv } from "../support/env";
+import { BUYER, LINES, SELLER } from "../support/documents";
+
+const LOGO = readFileSync(resolve(import.meta.dirname, "../fixtures/logo.png"));
 
 /**
  * The public invoice page as a person sees it: served over real HTTP by @hono/node-server, opened
@@ -125,6 +128,61 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     const shot = join(ARTIFACTS, "public-invoice.png");
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
+    await page.close();
+  }, 60_000);
+
+  it("shows a full invoice as a client sees it: logo, seller, a long address, two tax rates, payment instructions", async () => {
+    const user = await env.user();
+    expect((await user.call("PATCH", "/profile", SELLER)).status).toBe(200);
+    const upload = await env.app.request("http://localhost/profile/logo", {
+      method: "PUT", body: LOGO, headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
+    });
+    expect(upload.status).toBe(204);
+    const clientId = (await user.call("POST", "/clients", BUYER)).body.id;
+    const created = await user.call("POST", "/invoices", {
+      clientId, currency: "EUR", lineItems: LINES, buyerReference: "04011000-12345-03", purchaseOrderReference: "PO-2026-7781",
+      deliveryDate: "2026-11-20", notes: "Thank you for the pleasant collaboration.", terms: "Payable within 14 days without deduction.",
+    });
+    await user.call("POST", `/invoices/${created.body.id}/finalize`);
+    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    // The logo is drawn (a data: image the page's CSP allows), at its natural aspect ratio.
+    const logo = page.getByTestId("logo");
+    expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(360);
+    const box = (await logo.boundingBox())!;
+    expect(box.width / box.height).toBeCloseTo(3, 1);
+    expect(await page.getByTestId("seller").innerText()).toContain("VAT ID: DE123456789");
+    const billTo = await page.getByTestId("bill-to").innerText();
+    expect(billTo).toContain("Industriestraße 117–121, Gebäude C, Tor 4");
+    expect(billTo).toContain("60311 Frankfurt am Main");
+    const totals = await page.getByTestId("totals").innerText();
+    expect(totals).toMatch(/VAT 19 % on 4,080\.00\s+775\.20/);
+    expect(totals).toMatch(/VAT 7 % on 70\.00\s+4\.90/);
+    expect(totals).toMatch(/Amount due\s+EUR 4,930\.10/);
+    const payment = await page.getByTestId("payment").innerText();
+    expect(payment).toMatch(/IBAN\s+DE89 3704 0044 0532 0130 00/);
+    expect(payment).toMatch(new RegExp(`Reference\\s+${invoice.invoiceNumber}`));
+    // Nothing spills out of the page's column, however long the address lines are.
+    const overflow = await page.evaluate(() => {
+      const main = document.querySelector("main")!.getBoundingClientRect();
+      return [...document.querySelectorAll("main *")].filter((el) => el.getBoundingClientRect().right > main.right + 1).length;
+    });
+    expect(overflow).toBe(0);
+    expect(await page.locator("script").count()).toBe(0);
+    expect(problems, problems.join("\n")).toEqual([]);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shot = join(ARTIFACTS, "public-invoice-full.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(30_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(ARTIFACTS, "public-invoice-full-phone.png"), fullPage: true });
     await page.close();
   }, 60_000);
 

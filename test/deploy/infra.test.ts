@@ -161,13 +161,13 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but the PDFs and e-invoices, which have their own function", () => {
+  it("routes everything to the app ($default) but the documents (PDFs, e-invoices), which have their own function", () => {
     expect(api.routes!.map((r) => r.rawRoute)).toEqual([
-      "$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf",
-      "ANY /invoices/{id}/e-invoice", "ANY /public/invoices/{token}/e-invoice",
+      "$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf", "ANY /estimates/{id}/pdf",
+      "ANY /public/estimates/{token}/pdf", "ANY /invoices/{id}/e-invoice", "ANY /public/invoices/{token}/e-invoice",
     ]);
     const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
-    expect(pdf.map((fn) => fn.handler)).toEqual(Array(4).fill("packages/functions/src/pdf-api.handler"));
+    expect(pdf.map((fn) => fn.handler)).toEqual(Array(6).fill("packages/functions/src/pdf-api.handler"));
     expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
   });
 

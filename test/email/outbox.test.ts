@@ -58,8 +58,12 @@ describe("invoice email on send", () => {
     expect(head).toMatch(/^Date: Sun, 22 Nov 2026 09:30:00 \+0000$/m);
     expect(head).toMatch(/^Message-ID: <20261122T093000000Z-[0-9a-f]{16}@localhost>$/m);
     expect(head).toMatch(/^MIME-Version: 1\.0$/m);
-    expect(head).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
-    expect(head).toMatch(/^Content-Transfer-Encoding: quoted-printable$/m);
+    // The invoice email: text and HTML alternatives, with the invoice PDF attached.
+    expect(head).toMatch(/^Content-Type: multipart\/mixed; boundary="[^"]+"$/m);
+    expect(raw).toMatch(/^Content-Type: multipart\/alternative; boundary="[^"]+"$/m);
+    expect(raw).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
+    expect(raw).toMatch(/^Content-Type: text\/html; charset=utf-8$/m);
+    expect(raw).toMatch(/^Content-Transfer-Encoding: quoted-printable$/m);
     // CRLF everywhere, no line over 78 characters.
     expect(raw.replace(/\r\n/g, "")).not.toMatch(/[\r\n]/);
     for (const l of raw.split("\r\n")) expect(l.length).toBeLessThanOrEqual(78);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import PostalMime from "postal-mime";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_FROM, emailSender } from "@invoicing/core/email/sender";
 import { SesTransport } from "@invoicing/core/email/ses-transport";
@@ -50,19 +51,45 @@ describe("createDeps with a linked Email", () => {
     expect(request!.url).toBe("/v2/email/outbound-emails");
     // Signed with SigV4 for SES in the configured region.
     expect(request!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDLOCALTEST\/\d{8}\/eu-west-1\/ses\/aws4_request/);
-    expect(JSON.parse(request!.body)).toEqual({
+    const sent = JSON.parse(request!.body);
+    expect(sent).toMatchObject({
       FromEmailAddress: "billing@example.com",
       Destination: { ToAddresses: ["client@example.org"] },
-      ReplyToAddresses: ["help@example.com"],
       ConfigurationSetName: "invoicing-events",
-      Content: {
-        Simple: {
-          Subject: { Data: "Invoice INV-000001 for USD 64.92, due 6 Dec 2026", Charset: "UTF-8" },
-          Body: { Text: { Data: "Hello Acme,\n\nGrüße: http://example.com/public/invoices/abc\n", Charset: "UTF-8" } },
-          Headers: [{ Name: "X-Invoicing-Message-Id", Value: "20261122T093000000Z-0123456789abcdef" }],
-        },
-      },
     });
+    // Raw MIME: the same message the local outbox writes, parsed back as a mail client would.
+    const mail = await PostalMime.parse(Buffer.from(sent.Content.Raw.Data, "base64").toString("utf8"));
+    expect(mail.from?.address).toBe("billing@example.com");
+    expect(mail.replyTo?.[0]?.address).toBe("help@example.com");
+    expect(mail.to?.[0]?.address).toBe("client@example.org");
+    expect(mail.subject).toBe("Invoice INV-000001 for USD 64.92, due 6 Dec 2026");
+    expect(mail.text).toBe("Hello Acme,\n\nGrüße: http://example.com/public/invoices/abc\n");
+    expect(mail.headers.find((h) => h.key === "x-invoicing-message-id")?.value).toBe("20261122T093000000Z-0123456789abcdef");
+  });
+
+  it("carries the business's name, its reply address, the HTML part and the PDF in the raw message", async () => {
+    const deps = createDeliveryDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1" });
+    const pdf = Buffer.from("%PDF-1.7\n% a test attachment\n%%EOF\n");
+    await deps.outbox!.deliver({
+      id: "20261122T093000000Z-fedcba9876543210",
+      to: "client@example.org",
+      subject: "Invoice INV-000002",
+      text: "Plain",
+      html: "<p>Rich</p>",
+      fromName: "Northwind Studio",
+      replyTo: "owner@northwind.test",
+      createdAt: "2026-11-22T09:30:00.000Z",
+      attachments: [{ filename: "INV-000002.pdf", contentType: "application/pdf", content: pdf }],
+    });
+    const sent = JSON.parse(received.at(-1)!.body);
+    expect(sent.FromEmailAddress).toBe("Northwind Studio <billing@example.com>");
+    const mail = await PostalMime.parse(Buffer.from(sent.Content.Raw.Data, "base64").toString("utf8"));
+    expect(mail.from).toMatchObject({ name: "Northwind Studio", address: "billing@example.com" });
+    expect(mail.replyTo?.[0]?.address).toBe("owner@northwind.test");
+    expect(mail.html?.trim()).toBe("<p>Rich</p>");
+    expect(mail.attachments).toHaveLength(1);
+    expect(mail.attachments[0]).toMatchObject({ filename: "INV-000002.pdf", mimeType: "application/pdf" });
+    expect(Buffer.from(mail.attachments[0]!.content as ArrayBuffer).equals(pdf)).toBe(true);
   });
 
   it("sends from the linked address, from invoices@<domain> for a domain identity, or from EMAIL_FROM", () => {

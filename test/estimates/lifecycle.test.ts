@@ -72,10 +72,18 @@ describe("estimate resource", () => {
       clientName: "Bob's client",
       clientEmail: "pay@bob.test",
       lineItems: [
-        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 },
-        { id: 2, description: "Setup", quantity: "1.00", unitPrice: "100.00", taxRate: "0.10", amount: "100.00", sortOrder: 1 },
+        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
+        { id: 2, description: "Setup", quantity: "1.00", unitPrice: "100.00", taxRate: "0.10", taxCategory: "standard", amount: "100.00", sortOrder: 1 },
       ],
       publicToken: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/),
+      taxBreakdown: [
+        { taxCategory: "standard", taxRate: "0.10", taxableAmount: "100.00", taxAmount: "10.00" },
+        { taxCategory: "standard", taxRate: "0.0825", taxableAmount: "59.97", taxAmount: "4.95" },
+      ],
+      taxExemptionReason: null,
+      clientAddress: null,
+      clientTaxId: null,
+      seller: null,
       createdAt: NOW,
       updatedAt: NOW,
     });

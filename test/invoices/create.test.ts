@@ -50,6 +50,14 @@ describe("create", () => {
       paymentReference: null,
       recurringScheduleId: null,
       estimateId: null,
+      taxBreakdown: [],
+      taxExemptionReason: null,
+      buyerReference: null,
+      purchaseOrderReference: null,
+      deliveryDate: null,
+      clientAddress: null,
+      clientTaxId: null,
+      seller: null,
       createdAt: now,
       updatedAt: now,
     });
@@ -88,7 +96,7 @@ describe("create", () => {
       taxTotal: "4.95",
       total: "59.92",
       lineItems: [
-        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 },
+        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
         { id: 2, description: "Discount", quantity: "1.00", unitPrice: "-5.00", taxRate: "0.00", amount: "-5.00", sortOrder: 1 },
       ],
     });

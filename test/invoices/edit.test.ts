@@ -78,7 +78,7 @@ describe("PATCH /invoices/{id}", () => {
 
     const second = ok(await alice.call("PATCH", `/invoices/${draft.id}`, { lineItems: [line({ description: "Only" })] })).body;
     expect(second.lineItems).toEqual([
-      { id: 6, description: "Only", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 },
+      { id: 6, description: "Only", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
     ]);
     expect(second).toMatchObject({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
 

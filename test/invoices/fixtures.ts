@@ -18,6 +18,8 @@ export const INVOICE_FIELDS = [
   "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail", "lineItems",
   "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink", "createdAt", "updatedAt",
   "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId",
+  "taxBreakdown", "taxExemptionReason", "buyerReference", "purchaseOrderReference", "deliveryDate", "clientAddress",
+  "clientTaxId", "seller",
 ].sort();
 
 export function ok(res: TestResponse, status = 200): TestResponse {

@@ -6,6 +6,7 @@ import { allOperations } from "@invoicing/functions/openapi/operations";
 import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
+import { makePng } from "../support/images";
 import { Conformance, operationsOf, type DocOperation, type Json } from "./doc";
 
 /**
@@ -34,6 +35,7 @@ const NOW = "2026-11-22T09:30:00.000Z";
 const GROUP_TIMEOUT = 180_000;
 /** The operations the routes describe, known before the document is fetched (it.for needs them). */
 const operations = allOperations();
+const LOGO = makePng(40, 20);
 const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 let fake: FakeStripe;
@@ -167,10 +169,10 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   listApiKeys: async () => ({ method: "GET", path: "/api-keys" }),
   deleteApiKey: async () => ({ method: "DELETE", path: `/api-keys/${(await ok(alice.call("POST", "/api-keys", {}), 201)).id}` }),
 
-  createClient: async () => ({ method: "POST", path: "/clients", body: { name: "Globex", address: "1 Main St\nSpringfield", paymentTermsDays: 10 } }),
+  createClient: async () => ({ method: "POST", path: "/clients", body: { name: "Globex", address: { line1: "1 Main St", city: "Springfield", country: "US" }, taxId: "US-123", paymentTermsDays: 10 } }),
   listClients: async () => (await newClient({ name: "Initech" }), { method: "GET", path: "/clients?limit=1" }),
   getClient: async () => ({ method: "GET", path: `/clients/${clientId}` }),
-  updateClient: async () => ({ method: "PATCH", path: `/clients/${await newClient()}`, body: { address: "2 Side St", email: null } }),
+  updateClient: async () => ({ method: "PATCH", path: `/clients/${await newClient()}`, body: { address: { line1: "2 Side St", country: "US" }, email: null } }),
   deleteClient: async () => ({ method: "DELETE", path: `/clients/${await newClient({ name: "Unused" })}` }),
 
   createInvoice: async () => ({ method: "POST", path: "/invoices", body: { clientId, notes: "Thanks", dueDate: "2026-12-31", lineItems: [line] } }),
@@ -267,6 +269,15 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   getPublicInvoicePdf: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pdf` }),
   getPublicInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
+  getProfile: async () => ({ method: "GET", path: "/profile" }),
+  updateProfile: async () => ({ method: "PATCH", path: "/profile", body: { businessName: "Northwind", address: { country: "DE" } } }),
+  putProfileLogo: async () => ({ method: "PUT", path: "/profile/logo", body: LOGO, headers: { "Content-Type": "image/png" } }),
+  getProfileLogo: async () => (
+    await alice.call("PUT", "/profile/logo", LOGO, { "Content-Type": "image/png" }), { method: "GET", path: "/profile/logo" }
+  ),
+  deleteProfileLogo: async () => ({ method: "DELETE", path: "/profile/logo" }),
+  getEstimatePdf: async () => ({ method: "GET", path: `/estimates/${(await draftEstimate()).id}/pdf` }),
+  getPublicEstimatePdf: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}/pdf` }),
   getPublicEstimatePage: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}` }),
   cardProcessorWebhook: async () => signedEvent("customer.created", { id: "cus_conformance", object: "customer" }),
 
@@ -291,7 +302,7 @@ const kept = (op: DocOperation) => (op.operation.parameters as Json[]).some((p) 
 const concrete = (op: DocOperation, id: string) =>
   op.path.replace("{id}", id).replace("{paymentId}", id).replace("{publicToken}", "no-such-token");
 const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefined;
-const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook";
+const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook" || op.operationId === "putProfileLogo";
 
 describe("GET /openapi.json against the running app", () => {
   it("has a success scenario here for every documented operation (and none for operations it lacks)", () => {

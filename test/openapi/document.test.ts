@@ -71,7 +71,7 @@ describe("GET /openapi.json", () => {
       new Set([
         "/health", "/openapi.json", "/docs", "/webhooks/card-processor", "/public/invoices/{publicToken}",
         "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}",
-        "/public/invoices/{publicToken}/e-invoice",
+        "/public/estimates/{publicToken}/pdf", "/public/invoices/{publicToken}/e-invoice",
       ]),
     );
   });

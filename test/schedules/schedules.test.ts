@@ -26,7 +26,8 @@ const FUTURE = "2026-12-01";
 const FIELDS = [
   "id", "clientId", "status", "frequency", "startDate", "endDate", "maxOccurrences", "occurrencesGenerated",
   "nextRunAt", "lastRunAt", "lastInvoiceId", "autoSend", "paymentTermsDays", "currency", "notes", "terms",
-  "lineItems", "subtotal", "taxTotal", "total", "createdAt", "updatedAt",
+  "taxExemptionReason", "buyerReference", "purchaseOrderReference", "lineItems", "subtotal", "taxTotal", "total",
+  "taxBreakdown", "createdAt", "updatedAt",
 ];
 
 async function createSchedule(user: TestUser, body: Record<string, unknown>) {
@@ -67,10 +68,14 @@ describe("POST /recurring-schedules", () => {
       currency: "EUR",
       notes: null,
       terms: null,
-      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 }],
+      taxExemptionReason: null,
+      buyerReference: null,
+      purchaseOrderReference: null,
+      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 }],
       subtotal: "59.97",
       taxTotal: "4.95",
       total: "64.92",
+      taxBreakdown: [{ taxCategory: "standard", taxRate: "0.0825", taxableAmount: "59.97", taxAmount: "4.95" }],
       createdAt: NOW,
       updatedAt: NOW,
     });
@@ -93,7 +98,7 @@ describe("POST /recurring-schedules", () => {
       status: "draft", recurringScheduleId: s.id, clientId: acme, clientName: "Acme", clientEmail: "billing@acme.test",
       currency: "USD", notes: "Thanks", terms: "Net 14", issueDate: NOW, dueDate: "2026-11-29T09:30:00.000Z",
       subtotal: "59.97", taxTotal: "4.95", total: "64.92", invoiceNumber: null,
-      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 }],
+      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 }],
     });
   });
 

@@ -10,6 +10,7 @@ import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
+import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
 
@@ -72,6 +73,8 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     clock: () => clock.now,
     publicBaseUrl: "http://localhost:3000",
     outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
+    // As the local server: PDFs drawn in process (email attachments).
+    renderPdf: (view, now) => renderDocumentPdf(view, { now }),
     ...options.extraDeps,
   };
   const app = createApp(deps);
@@ -105,7 +108,7 @@ export interface AppLike {
   request: (input: string, init?: RequestInit) => Response | Promise<Response>;
 }
 
-/** One HTTP request through the app, JSON in and out. A string body is sent as is. */
+/** One HTTP request through the app, JSON in and out. A string or byte body is sent as is. */
 export async function request(
   app: AppLike,
   method: string,
@@ -115,7 +118,7 @@ export async function request(
 ): Promise<TestResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    init.body = typeof body === "string" || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body);
     (init.headers as Record<string, string>)["Content-Type"] ??= "application/json";
   }
   const res = await app.request(`http://localhost${path}`, init);

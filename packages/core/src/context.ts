@@ -2,6 +2,7 @@ import type { Db } from "./db/client";
 import type { CommitHook } from "./db/commit";
 import type { EmailTransport } from "./email/transport";
 import type { CardProcessor } from "./payments/card-processor";
+import type { DocumentView } from "./public/view";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -25,6 +26,12 @@ export interface Deps {
   trustProxy?: boolean;
   /** Emails a user may queue in any 24 hours (EMAIL_DAILY_QUOTA, default 200; see email/quota.ts). */
   emailDailyQuota?: number;
+  /**
+   * Draws a document as a PDF (pdf-lib). Given only to the functions that render documents — the
+   * PDF function, the jobs and the local server — never to the API function, whose bundle stays
+   * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
+   */
+  renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
   [capability: string]: unknown;
 }
 

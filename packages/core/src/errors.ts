@@ -19,6 +19,7 @@ export type DomainErrorCode =
   | "idempotency_key_reused"
   | "service_unavailable"
   | "invalid_signature"
+  | "tax_exemption_reason_required"
   | "webhook_url_not_allowed"
   | "limit_exceeded"
   | "overpayment"

@@ -18,7 +18,7 @@ describe("buildLineItems", () => {
   it("computes the API.md example: 3 × 19.99 at 0.0825", () => {
     const lines = buildLineItems([{ description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }], 1);
     expect(lines).toEqual([
-      { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 },
+      { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
     ]);
     expect(computeTotals(lines)).toEqual({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
   });

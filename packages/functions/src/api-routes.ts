@@ -8,6 +8,7 @@ import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
+import { profile } from "./routes/profile";
 import { publicPages } from "./routes/public/routes";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
@@ -23,6 +24,7 @@ export const apiRouteModules = [
   health,
   publicPages,
   apiKeys,
+  profile,
   clients,
   invoices,
   reminders,

@@ -7,16 +7,18 @@ import { SesTransport, createSesClient } from "@invoicing/core/email/ses-transpo
 import type { EmailTransport } from "@invoicing/core/email/transport";
 import { createEventBridgeBus } from "@invoicing/core/events/bus";
 import { createDeps } from "./deps";
+import { withDocumentRenderer } from "./document-deps";
 
 /**
  * The dependencies of what delivers: the stream subscriber (events, webhooks, email) and the jobs
- * (the outbox sweep, webhook retries). The request's dependencies plus the email transport and,
- * deployed, the event bus.
+ * (the outbox sweep, webhook retries). The request's dependencies plus the email transport,
+ * deployed, the event bus, and the PDF renderer (the invoice email carries its PDF, drawn where it
+ * is delivered — never in the API function, whose bundle stays without pdf-lib).
  */
 export function createDeliveryDeps(env: NodeJS.ProcessEnv = process.env): Deps {
   const config = loadConfig(env);
   return {
-    ...createDeps(env),
+    ...withDocumentRenderer(createDeps(env)),
     outbox: emailTransport(config, env),
     eventBus: config.eventBusName ? createEventBridgeBus(config.eventBusName, config.region, config.eventBridgeEndpoint) : undefined,
   };

@@ -40,6 +40,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   already_converted: { status: 422, title: "Already converted" },
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
   e_invoice_incomplete: { status: 422, title: "E-invoice incomplete" },
+  tax_exemption_reason_required: { status: 422, title: "Tax exemption reason required" },
   webhook_url_not_allowed: { status: 422, title: "Webhook URL not allowed" },
   limit_exceeded: { status: 422, title: "Limit exceeded" },
   overpayment: { status: 422, title: "Overpayment" },

@@ -38,6 +38,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
   } finally {
     client.destroy();
   }
+  // The local server and the jobs draw PDFs (email attachments) in process.
   return createDeps(env);
 }
 

@@ -7,6 +7,8 @@ import { entityKey } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
+import { readAddress, toAddress, type Address, type AddressInput } from "../address/address";
+import { getProfile } from "../profile/profile";
 
 export interface Client {
   id: number;
@@ -14,12 +16,16 @@ export interface Client {
   email: string | null;
   currency: string;
   paymentTermsDays: number;
-  address: string | null;
+  address: Address | null;
+  /** The client's VAT or tax number. */
+  taxId: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface ClientItem extends Client {
+export interface ClientItem extends Omit<Client, "address"> {
+  /** Structured, or free text stored before addresses were structured (read by readAddress). */
+  address: Address | string | null;
   pk: string;
   sk: string;
   version: number;
@@ -32,7 +38,8 @@ export interface ClientInput {
   email?: string | null;
   currency?: string;
   paymentTermsDays?: number;
-  address?: string | null;
+  address?: AddressInput | null;
+  taxId?: string | null;
 }
 
 export type ClientPatch = Partial<ClientInput>;
@@ -43,12 +50,15 @@ export const toClient = (item: ClientItem): Client => ({
   email: item.email ?? null,
   currency: item.currency,
   paymentTermsDays: item.paymentTermsDays,
-  address: item.address ?? null,
+  address: readAddress(item.address),
+  taxId: item.taxId ?? null,
   createdAt: item.createdAt,
   updatedAt: item.updatedAt,
 });
 
 export async function createClient(ctx: Ctx, input: ClientInput): Promise<ClientItem> {
+  // The profile's defaults apply only to what the request leaves out: read it only then.
+  const profile = input.currency === undefined || input.paymentTermsDays === undefined ? await getProfile(ctx) : undefined;
   const id = await nextId(ctx.db, ctx.userId, "client");
   const now = nowIso(ctx);
   const item: ClientItem = {
@@ -56,9 +66,10 @@ export async function createClient(ctx: Ctx, input: ClientInput): Promise<Client
     id,
     name: input.name,
     email: input.email ?? null,
-    currency: input.currency ?? "USD",
-    paymentTermsDays: input.paymentTermsDays ?? 30,
-    address: input.address ?? null,
+    currency: input.currency ?? profile!.defaultCurrency,
+    paymentTermsDays: input.paymentTermsDays ?? profile!.defaultPaymentTermsDays,
+    address: input.address ? toAddress(input.address) : null,
+    taxId: input.taxId ?? null,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -96,7 +107,9 @@ export function listClients(ctx: Ctx, page: PageRequest): Promise<Page<ClientIte
 export async function updateClient(ctx: Ctx, id: number, patch: ClientPatch, ifMatch?: string): Promise<ClientItem> {
   const current = await getClient(ctx, id);
   assertIfMatch(ifMatch, current.version);
-  const next: ClientItem = { ...current, ...patch, updatedAt: nowIso(ctx), version: current.version + 1 };
+  const { address, ...rest } = patch;
+  const next: ClientItem = { ...current, ...rest, updatedAt: nowIso(ctx), version: current.version + 1 };
+  if (address !== undefined) next.address = address ? toAddress(address) : null;
   await commit(ctx, [{
     op: putIfVersion(ctx.db.table, next, current.version),
     onConditionFailed: (old) =>

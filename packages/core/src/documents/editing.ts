@@ -8,6 +8,7 @@ import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { type DomainError, notFound } from "../errors";
 import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from "./line-items";
+import { clientCopies, type ClientCopies } from "./parties";
 
 /**
  * Reading, editing and deleting invoices and estimates: one implementation of the rules both
@@ -26,6 +27,8 @@ export interface DocumentItem {
   clientId: number;
   clientName: string;
   clientEmail: string | null;
+  clientAddress: ClientCopies["clientAddress"];
+  clientTaxId: string | null;
   lineItems: LineItem[];
   /** The id the next new line gets: line ids are never reused within a document. */
   nextLineId: number;
@@ -79,7 +82,7 @@ export const isEmptyPatch = (patch: object): boolean => Object.values(patch).eve
  * PATCH: the record is written whole, conditioned on the version read, so a concurrent change or a
  * transition in between is never overwritten. With If-Match a lost race is 412; without, the edit is
  * re-applied to the fresh record (or refused if the record left the editable statuses). A new
- * `clientId` refreshes clientName/clientEmail and moves the client reference in the same transaction.
+ * `clientId` refreshes the client copies (name, email, address, tax id) and moves the client reference in the same transaction.
  */
 export async function patchDocument<T extends DocumentItem>(
   ctx: Ctx,
@@ -98,11 +101,7 @@ export async function patchDocument<T extends DocumentItem>(
     const writes: Write[] = [];
     if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
       const client = await requireClient(ctx, patch.clientId);
-      Object.assign(next, clientIndexKeys(ctx.userId, rules.kind, client.id, id), {
-        clientId: client.id,
-        clientName: client.name,
-        clientEmail: client.email ?? null,
-      });
+      Object.assign(next, clientIndexKeys(ctx.userId, rules.kind, client.id, id), { clientId: client.id, ...clientCopies(client) });
       writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
     }
     const given = patch as Record<string, unknown>;

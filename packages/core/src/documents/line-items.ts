@@ -16,11 +16,21 @@ import {
  * cannot fail except through a programming error.
  */
 
+/** EN 16931 VAT categories (codes S, Z, E, AE, K, G, O). */
+export const TAX_CATEGORIES = [
+  "standard", "zero_rated", "exempt", "reverse_charge", "intra_community", "export", "outside_scope",
+] as const;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number];
+
+/** The categories that charge no tax for a reason the document must state (taxExemptionReason). */
+export const NEEDS_EXEMPTION_REASON: readonly TaxCategory[] = ["exempt", "reverse_charge", "intra_community", "export", "outside_scope"];
+
 export interface LineItemInput {
   description: string;
   quantity?: string | number;
   unitPrice: string | number;
   taxRate?: string | number;
+  taxCategory?: TaxCategory;
 }
 
 /** A line as stored and as returned: every number a formatted decimal string. */
@@ -30,8 +40,21 @@ export interface LineItem {
   quantity: string;
   unitPrice: string;
   taxRate: string;
+  taxCategory: TaxCategory;
   amount: string;
   sortOrder: number;
+}
+
+/**
+ * A line's category: the one given, else `standard` when it charges tax and `zero_rated` when not.
+ * Lines stored before categories existed read the same way.
+ */
+export const defaultTaxCategory = (taxRate: bigint): TaxCategory => (taxRate > 0n ? "standard" : "zero_rated");
+
+/** Why a (category, rate) pair is not allowed, or null: standard charges tax, every other category none. */
+export function taxCategoryProblem(category: TaxCategory, taxRate: bigint): string | null {
+  if (category === "standard") return taxRate > 0n ? null : "standard needs a taxRate above 0";
+  return taxRate === 0n ? null : `${category} needs taxRate 0`;
 }
 
 export interface Totals {
@@ -57,6 +80,7 @@ export function buildLineItems(inputs: readonly LineItemInput[], firstId: number
       quantity: formatQuantity(quantity),
       unitPrice: formatMoney(unitPrice),
       taxRate: formatTaxRate(taxRate),
+      taxCategory: input.taxCategory ?? defaultTaxCategory(taxRate),
       amount: formatMoney(lineAmount(quantity, unitPrice)),
       sortOrder: index,
     };
@@ -65,7 +89,54 @@ export function buildLineItems(inputs: readonly LineItemInput[], firstId: number
 
 /** Copies lines into another document (estimate → invoice, schedule → invoice) with fresh ids. */
 export function copyLineItems(lines: readonly LineItem[], firstId = 1): LineItem[] {
-  return lines.map((line, index) => ({ ...line, id: firstId + index, sortOrder: index }));
+  return readLineItems(lines).map((line, index) => ({ ...line, id: firstId + index, sortOrder: index }));
+}
+
+/** Stored lines as the API shows them: every field present (a category for lines stored before them). */
+export function readLineItems(lines: readonly LineItem[]): LineItem[] {
+  return lines.map((line) => ({
+    id: line.id,
+    description: line.description,
+    quantity: line.quantity,
+    unitPrice: line.unitPrice,
+    taxRate: line.taxRate,
+    taxCategory: line.taxCategory ?? defaultTaxCategory(must(parseTaxRate(line.taxRate), "taxRate")),
+    amount: line.amount,
+    sortOrder: line.sortOrder,
+  }));
+}
+
+export interface TaxBreakdownEntry {
+  taxCategory: TaxCategory;
+  taxRate: string;
+  taxableAmount: string;
+  taxAmount: string;
+}
+
+/**
+ * One entry per distinct (category, rate), by rate descending, then category name:
+ * taxableAmount = Σ amount and taxAmount = Σ round(amount × rate) of its lines — the very sums
+ * computeTotals makes, grouped, so the entries add up exactly to subtotal and taxTotal.
+ */
+export function taxBreakdown(lines: readonly LineItem[]): TaxBreakdownEntry[] {
+  const groups = new Map<string, { category: TaxCategory; rate: bigint; taxable: bigint; tax: bigint }>();
+  for (const line of readLineItems(lines)) {
+    const rate = must(parseTaxRate(line.taxRate), "taxRate");
+    const amount = centsOf(line.amount);
+    const key = `${line.taxCategory}|${rate}`;
+    const group = groups.get(key) ?? { category: line.taxCategory, rate, taxable: 0n, tax: 0n };
+    group.taxable += amount;
+    group.tax += lineTax(amount, rate);
+    groups.set(key, group);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.rate === b.rate ? (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) : a.rate > b.rate ? -1 : 1))
+    .map((g) => ({
+      taxCategory: g.category,
+      taxRate: formatTaxRate(g.rate),
+      taxableAmount: formatMoney(g.taxable),
+      taxAmount: formatMoney(g.tax),
+    }));
 }
 
 /** subtotal = Σ amount, taxTotal = Σ round(amount × taxRate), total = subtotal + taxTotal. */

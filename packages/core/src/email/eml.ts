@@ -1,31 +1,80 @@
+import { randomBytes } from "node:crypto";
 import type { EmailMessage, EmailSender } from "./transport";
 
 /**
  * RFC 5322 messages (with the MIME headers of RFC 2045–2047), the `.eml` format every mail client
- * opens. Bodies are plain text in UTF-8, quoted-printable, so any byte survives any mail path and
- * lines stay under 78 characters; header text outside printable ASCII becomes RFC 2047 encoded
- * words. CR and LF never reach a header from the message's fields: no header injection.
+ * opens and the raw message SES sends. Text and HTML bodies are UTF-8, quoted-printable, as a
+ * multipart/alternative; attachments (the invoice PDF) are base64 parts of a multipart/mixed that
+ * wraps it. Lines stay under 78 characters; header text outside printable ASCII becomes RFC 2047
+ * encoded words. CR and LF never reach a header from the message's fields: no header injection.
  */
 const CRLF = "\r\n";
 const MAX_LINE = 76;
 
+/** The From and Reply-To a message goes out with: the business's name on the service's address. */
+export function envelope(message: EmailMessage, sender: EmailSender): { from: string; replyTo?: string } {
+  const address = addressOf(sender.from);
+  const from = message.fromName ? `${message.fromName} <${address}>` : sender.from;
+  const replyTo = message.replyTo ?? sender.replyTo;
+  return replyTo ? { from, replyTo } : { from };
+}
+
 export function renderEml(message: EmailMessage, sender: EmailSender): string {
+  const { from, replyTo } = envelope(message, sender);
   const headers: [string, string][] = [
-    ["From", formatAddress(sender.from)],
+    ["From", formatAddress(from)],
     ["To", formatAddress(message.to)],
   ];
-  if (sender.replyTo) headers.push(["Reply-To", formatAddress(sender.replyTo)]);
+  if (replyTo) headers.push(["Reply-To", formatAddress(replyTo)]);
   headers.push(
     ["Subject", encodeHeaderText(message.subject)],
     ["Date", rfc5322Date(message.createdAt)],
     ["Message-ID", messageIdHeader(message.id, sender.from)],
+    ["X-Invoicing-Message-Id", message.id],
     ["MIME-Version", "1.0"],
-    ["Content-Type", "text/plain; charset=utf-8"],
-    ["Content-Transfer-Encoding", "quoted-printable"],
   );
   const head = headers.map(([name, value]) => fold(`${name}: ${value}`)).join(CRLF);
-  return `${head}${CRLF}${CRLF}${quotedPrintable(message.text)}`;
+  return `${head}${CRLF}${body(message)}`;
 }
+
+/** The MIME body, starting with its own Content-Type header lines. */
+function body(message: EmailMessage): string {
+  const text = textPart("text/plain", message.text);
+  const content = message.html ? multipart("alternative", [text, textPart("text/html", message.html)]) : text;
+  const attachments = message.attachments ?? [];
+  if (attachments.length === 0) return content;
+  return multipart("mixed", [
+    content,
+    ...attachments.map((a) => {
+      const name = a.filename.replace(/["\\\r\n]/g, "_");
+      return [
+        `Content-Type: ${a.contentType}; name="${name}"`,
+        `Content-Disposition: attachment; filename="${name}"`,
+        "Content-Transfer-Encoding: base64",
+        "",
+        base64Lines(a.content),
+      ].join(CRLF);
+    }),
+  ]);
+}
+
+const textPart = (type: string, content: string): string =>
+  [`Content-Type: ${type}; charset=utf-8`, "Content-Transfer-Encoding: quoted-printable", "", quotedPrintable(content)].join(CRLF);
+
+/** A multipart entity; its boundary is random, and no quoted-printable or base64 line can contain "--=_". */
+function multipart(subtype: string, parts: string[]): string {
+  const boundary = `=_${subtype[0]}${randomBytes(8).toString("hex")}`;
+  return [
+    `Content-Type: multipart/${subtype}; boundary="${boundary}"`,
+    "",
+    ...parts.map((part) => `--${boundary}${CRLF}${part}`),
+    `--${boundary}--`,
+    "",
+  ].join(CRLF);
+}
+
+const base64Lines = (bytes: Uint8Array): string =>
+  (Buffer.from(bytes).toString("base64").match(/.{1,76}/g) ?? []).join(CRLF);
 
 /** `Sun, 22 Nov 2026 09:30:00 +0000`. */
 export function rfc5322Date(iso: string): string {
@@ -41,6 +90,12 @@ export function messageIdHeader(id: string, from: string): string {
 const oneLine = (text: string): string => text.replace(/[\r\n]+/g, " ");
 const isPrintableAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
 const SIMPLE_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
+
+/** The bare address of `Name <addr>` or `addr`. */
+export function addressOf(input: string): string {
+  const match = /<([^<>]+)>\s*$/.exec(oneLine(input));
+  return (match ? match[1]! : input).trim().replace(/[\r\n<>]/g, "");
+}
 
 /** `addr`, or `Display Name <addr>` (a name in quotes when it has specials, encoded when not ASCII). */
 export function formatAddress(input: string): string {

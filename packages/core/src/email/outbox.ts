@@ -5,6 +5,7 @@ import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
+import { attachmentsFor, type AttachmentSpec } from "./attachments";
 import type { EmailMessage } from "./transport";
 
 /**
@@ -27,7 +28,9 @@ import type { EmailMessage } from "./transport";
  */
 export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
 
-export interface OutboxItem extends EmailMessage {
+export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
+  /** What to attach, rendered at delivery (the PDF is never stored with the email). */
+  attachment?: AttachmentSpec;
   pk: string;
   sk: string;
   type: "outbox";
@@ -50,6 +53,10 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  html?: string;
+  fromName?: string | null;
+  replyTo?: string | null;
+  attachment?: AttachmentSpec;
 }
 
 export const MAX_ATTEMPTS = 5;
@@ -60,6 +67,10 @@ const KEEP_SENT_SECONDS = 30 * 86_400;
 export const newMessageId = (at: string): string => `${at.replace(/[-:.]/g, "")}-${randomBytes(8).toString("hex")}`;
 export const outboxKey = (userId: string, id: string) => ({ pk: userPk(userId), sk: `OUTBOX#${id}` });
 
+/**
+ * `no_transport`: nothing here can deliver it (no transport, or an attachment to render and no
+ * renderer here — the API function has none): it stays pending for a deliverer that can.
+ */
 export type DeliveryOutcome = "delivered" | "failed" | "skipped" | "no_transport";
 
 export interface QueuedEmail {
@@ -70,7 +81,7 @@ export interface QueuedEmail {
   deliver(): Promise<DeliveryOutcome>;
 }
 
-type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox">;
+type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "publicBaseUrl">;
 
 /** An email for `userId`, queued at `at` (the request's or the job's now). */
 export function queueEmail(deps: OutboxDeps, userId: string, email: OutgoingEmail, at: string = nowIso(deps)): QueuedEmail {
@@ -85,6 +96,10 @@ export function queueEmail(deps: OutboxDeps, userId: string, email: OutgoingEmai
     to: email.to,
     subject: email.subject,
     text: email.text,
+    ...(email.html ? { html: email.html } : {}),
+    fromName: email.fromName ?? null,
+    replyTo: email.replyTo ?? null,
+    ...(email.attachment ? { attachment: email.attachment } : {}),
     createdAt: at,
     status: "pending",
     attempts: 0,
@@ -107,6 +122,7 @@ export function queueEmail(deps: OutboxDeps, userId: string, email: OutgoingEmai
 export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise<DeliveryOutcome> {
   const transport = deps.outbox;
   if (!transport) return "no_transport";
+  if (item.attachment && !deps.renderPdf) return "no_transport";
   const attempt = item.attempts + 1;
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
@@ -131,7 +147,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 
   let receipt;
   try {
-    receipt = await transport.deliver(toMessage(item));
+    receipt = await transport.deliver({ ...toMessage(item), attachments: await attachmentsFor(deps, item) });
   } catch (error) {
     log("email delivery failed", item, error);
     await release(deps, item, attempt, error).catch((e: unknown) => log("outbox release failed", item, e));
@@ -201,7 +217,17 @@ export async function sweepOutbox(deps: OutboxDeps, now: string): Promise<{ deli
 }
 
 export function toMessage(item: OutboxItem): EmailMessage {
-  return { id: item.id, to: item.to, subject: item.subject, text: item.text, createdAt: item.createdAt, userId: item.userId };
+  return {
+    id: item.id,
+    to: item.to,
+    subject: item.subject,
+    text: item.text,
+    ...(item.html ? { html: item.html } : {}),
+    fromName: item.fromName ?? null,
+    replyTo: item.replyTo ?? null,
+    createdAt: item.createdAt,
+    userId: item.userId,
+  };
 }
 
 class ClaimLost extends Error {}

@@ -1,12 +1,15 @@
 import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
+import { envelope, renderEml } from "./eml";
 import { feedbackTags } from "./bounces";
 import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
 
 /**
  * The deployed backend: Amazon SES (API v2) sends the message from the configured sender (the
  * address or domain of infra's `sst.aws.Email`, whose identity the function is allowed to send
- * from). SES builds the MIME message itself from the plain-text body; our message id travels in an
- * `X-Invoicing-Message-Id` header so a delivered email can be traced back to its outbox record.
+ * from). The message goes as raw MIME — the very bytes the local .eml outbox writes (eml.ts):
+ * text and HTML alternatives, the invoice PDF attached, the business's name on the From line;
+ * our message id travels in an `X-Invoicing-Message-Id` header so a delivered email can be traced
+ * back to its outbox record.
  */
 export interface SesSettings extends EmailSender {
   /** The linked Email's configuration set (bounce and complaint events). */
@@ -25,19 +28,12 @@ export class SesTransport implements EmailTransport {
   /** The SendEmail request for a message: exposed so a test can check what would be sent. */
   commandInput(message: EmailMessage): SendEmailCommandInput {
     return {
-      FromEmailAddress: this.settings.from,
+      FromEmailAddress: envelope(message, this.settings).from,
       Destination: { ToAddresses: [message.to] },
-      ReplyToAddresses: this.settings.replyTo ? [this.settings.replyTo] : undefined,
       ConfigurationSetName: this.settings.configurationSet,
       // Lead a bounce or complaint back to the outbox record (email/bounces.ts).
       EmailTags: message.userId ? feedbackTags(message.userId, message.id) : undefined,
-      Content: {
-        Simple: {
-          Subject: { Data: message.subject, Charset: "UTF-8" },
-          Body: { Text: { Data: message.text, Charset: "UTF-8" } },
-          Headers: [{ Name: "X-Invoicing-Message-Id", Value: message.id }],
-        },
-      },
+      Content: { Raw: { Data: Buffer.from(renderEml(message, this.settings), "utf8") } },
     };
   }
 

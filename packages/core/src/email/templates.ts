@@ -1,43 +1,80 @@
 import type { Deps } from "../context";
 import type { InvoiceItem } from "../invoices/model";
+import type { Seller } from "../profile/profile";
 import { amountDue, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
 import { displayDate, displayMoney } from "./format";
+import { renderEmailHtml, type EmailLayout } from "./html";
 import { publicEstimateUrl, publicInvoiceUrl } from "./links";
 import type { OutgoingEmail } from "./outbox";
 
 /**
- * The emails' words. Plain text: user text (a client's name, notes) can be anything and is never
- * interpreted. Subjects carry only what we generate (numbers, amounts, dates), never user text.
+ * The emails' words, each as plain text and as HTML (one multipart/alternative). They come from
+ * the business: its name is the From display name and the signature, replies go to its email. User
+ * text (names, notes) is never interpreted: plain in the text part, escaped in the HTML part.
+ * Subjects carry only what we generate (numbers, amounts, dates), never user text.
  */
 type LinkDeps = Pick<Deps, "publicBaseUrl">;
 
-const signOff = "Thank you for your business.";
+const THANKS = "Thank you for your business.";
 
-/** The invoice itself, on send: to the send's recipient, with the public link. */
+/** From the business (the document's seller): display name and reply address, when it has them. */
+const fromSeller = (seller: Seller | null | undefined) => ({
+  fromName: seller?.businessName ?? seller?.legalName ?? null,
+  replyTo: seller?.email ?? null,
+});
+
+/** The text part, from the same layout as the HTML part, so the two always say the same. */
+function textOf(e: EmailLayout): string {
+  const lines = [e.heading, "", ...e.paragraphs.flatMap((p) => [p, ""])];
+  if (e.summary.length) lines.push(...e.summary.map((r) => `${r.label}: ${r.value}`), "");
+  if (e.button) lines.push(`${e.button.label}:`, e.button.href, "");
+  for (const a of e.after) lines.push(a, "");
+  lines.push(e.signature, "");
+  if (e.footer) lines.push("--", e.footer, "");
+  return lines.join("\n");
+}
+
+function parts(e: EmailLayout): { text: string; html: string } {
+  return { text: textOf(e), html: renderEmailHtml(e) };
+}
+
+const signature = (seller: Seller | null | undefined) => `${THANKS}\n${seller?.businessName ?? seller?.legalName ?? ""}`.trim();
+
+/** The invoice itself, on send: to the send's recipient, with the public link and the PDF attached. */
 export function invoiceEmail(deps: LinkDeps, invoice: InvoiceItem, to: string): OutgoingEmail {
   const total = displayMoney(invoice.total, invoice.currency);
+  const due = displayDate(invoice.dueDate);
+  const number = invoice.invoiceNumber ?? "";
+  const link = publicInvoiceUrl(deps, invoice.publicToken);
   return {
     to,
-    subject: `Invoice ${invoice.invoiceNumber} for ${total}, due ${displayDate(invoice.dueDate)}`,
-    text: [
-      `Hello ${invoice.clientName},`,
-      "",
-      `Here is invoice ${invoice.invoiceNumber} for ${total}, due on ${displayDate(invoice.dueDate)}.`,
-      "",
-      "View, download or pay it here:",
-      publicInvoiceUrl(deps, invoice.publicToken),
-      "",
-      signOff,
-      "",
-    ].join("\n"),
+    subject: `Invoice ${number} for ${total}, due ${due}`,
+    ...fromSeller(invoice.seller),
+    ...parts({
+      preheader: `Invoice ${number} for ${total}, due ${due}.`,
+      sender: invoice.seller?.businessName ?? null,
+      heading: `Invoice ${number}`,
+      paragraphs: [`Hello ${invoice.clientName},`, `Here is invoice ${number} for ${total}, due on ${due}. The PDF is attached.`],
+      summary: [
+        { label: "Invoice", value: number },
+        { label: "Issue date", value: displayDate(invoice.issueDate) },
+        { label: "Due date", value: due },
+        { label: "Amount due", value: displayMoney(amountDue(invoice), invoice.currency), strong: true },
+      ],
+      button: { href: link, label: "View, download or pay it here" },
+      after: [`Attached: ${number}.pdf`],
+      signature: signature(invoice.seller),
+      footer: invoice.seller?.footer ?? null,
+    }),
+    attachment: { kind: "invoice_pdf", invoiceId: invoice.id },
   };
 }
 
 /**
- * A payment reminder: the amount still due and the public link. Worded by where `now` stands
- * against the due date (not by the reminder's kind), so a reminder a late job run sends is still
- * true: one sent after the due day says the invoice is overdue.
+ * A payment reminder: the amount still due and the public link (the PDF is one click from there).
+ * Worded by where `now` stands against the due date (not by the reminder's kind), so a reminder a
+ * late job run sends is still true: one sent after the due day says the invoice is overdue.
  */
 export function reminderEmail(deps: LinkDeps, invoice: InvoiceItem, now: string, to: string): OutgoingEmail {
   const number = invoice.invoiceNumber ?? "";
@@ -50,49 +87,54 @@ export function reminderEmail(deps: LinkDeps, invoice: InvoiceItem, now: string,
       : today === dueDay
         ? [`Reminder: invoice ${number} is due today`, `A friendly reminder that invoice ${number} is due today (${due}).`]
         : [`Overdue: invoice ${number} was due on ${due}`, `Our records show that invoice ${number} was due on ${due} and has not been paid yet.`];
+  const link = publicInvoiceUrl(deps, invoice.publicToken);
   return {
     to,
     subject,
-    text: [
-      `Hello ${invoice.clientName},`,
-      "",
-      lead,
-      "",
-      `Amount due: ${displayMoney(amountDue(invoice), invoice.currency)}`,
-      "",
-      "View, download or pay it here:",
-      publicInvoiceUrl(deps, invoice.publicToken),
-      "",
-      "If you have already paid, please disregard this message.",
-      "",
-      signOff,
-      "",
-    ].join("\n"),
+    ...fromSeller(invoice.seller),
+    ...parts({
+      preheader: lead,
+      sender: invoice.seller?.businessName ?? null,
+      heading: subject,
+      paragraphs: [`Hello ${invoice.clientName},`, lead],
+      summary: [
+        { label: "Invoice", value: number },
+        { label: "Due date", value: due },
+        { label: "Amount due", value: displayMoney(amountDue(invoice), invoice.currency), strong: true },
+      ],
+      button: { href: link, label: "View, download or pay it here" },
+      after: [`The invoice PDF: ${link}/pdf`, "If you have already paid, please disregard this message."],
+      signature: signature(invoice.seller),
+      footer: invoice.seller?.footer ?? null,
+    }),
   };
 }
 
 /** An estimate, on its send: what was quoted, until when, and the link to its public page. */
 export function estimateEmail(
   deps: LinkDeps,
-  estimate: PublicEstimate & { publicToken: string },
+  estimate: Omit<PublicEstimate, "taxBreakdown"> & { publicToken: string },
   to: string,
 ): OutgoingEmail {
   const number = estimate.estimateNumber ?? "";
   const total = displayMoney(estimate.total, estimate.currency);
   const validity = estimate.validUntil ? ` It is valid until ${displayDate(estimate.validUntil)}.` : "";
+  const summary = [{ label: "Estimate", value: number }, { label: "Total", value: total, strong: true }];
+  if (estimate.validUntil) summary.splice(1, 0, { label: "Valid until", value: displayDate(estimate.validUntil) });
   return {
     to,
     subject: `Estimate ${number} for ${total}`,
-    text: [
-      `Hello ${estimate.clientName},`,
-      "",
-      `Here is estimate ${number} for ${total}.${validity}`,
-      "",
-      "View it here:",
-      publicEstimateUrl(deps, estimate.publicToken),
-      "",
-      signOff,
-      "",
-    ].join("\n"),
+    ...fromSeller(estimate.seller),
+    ...parts({
+      preheader: `Estimate ${number} for ${total}.${validity}`,
+      sender: estimate.seller?.businessName ?? null,
+      heading: `Estimate ${number}`,
+      paragraphs: [`Hello ${estimate.clientName},`, `Here is estimate ${number} for ${total}.${validity}`],
+      summary,
+      button: { href: publicEstimateUrl(deps, estimate.publicToken), label: "View it here" },
+      after: [],
+      signature: signature(estimate.seller),
+      footer: estimate.seller?.footer ?? null,
+    }),
   };
 }

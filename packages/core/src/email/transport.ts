@@ -5,17 +5,31 @@
  * the `outbox` capability of Deps.
  */
 
-/** One plain-text email to one recipient, as the outbox stores it and a transport delivers it. */
+/** One email to one recipient, as the outbox stores it and a transport delivers it. */
 export interface EmailMessage {
   /** Unique and sortable (creation time first): the Message-ID's left part and the .eml file name. */
   id: string;
   to: string;
   subject: string;
   text: string;
+  /** The same content as HTML (inline styles, tables, no external assets); with `text` a multipart/alternative. */
+  html?: string;
+  /** The From display name (the business's name); the address stays the service's sender. */
+  fromName?: string | null;
+  /** Where replies go (the business's email), instead of the sender's own reply-to. */
+  replyTo?: string | null;
   /** ISO time the message was queued: its Date header. */
   createdAt: string;
   /** The user it is sent for: with `id`, what a bounce report leads back to (email/bounces.ts). */
   userId?: string;
+  /** Files sent along (the invoice PDF), rendered by the deliverer, never stored. */
+  attachments?: EmailAttachment[];
+}
+
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
 }
 
 /** Who emails come from, configured per deployment (never per request). */

@@ -1,4 +1,4 @@
-import { requireClient, clientRefWrite } from "../clients/clients";
+import { clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
@@ -15,6 +15,7 @@ import {
   type PatchRules,
 } from "../documents/editing";
 import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from "../documents/line-items";
+import { clientCopies, requireParties } from "../documents/parties";
 import { lastNumber, MAX_NUMBERING_ATTEMPTS, numberingBackoff, takeNumberWrite } from "../documents/numbering";
 import { DomainError } from "../errors";
 import { newPublicToken } from "../tokens";
@@ -37,6 +38,7 @@ export interface EstimateInput {
   validUntil?: string | null;
   notes?: string | null;
   terms?: string | null;
+  taxExemptionReason?: string | null;
   lineItems?: LineItemInput[];
 }
 
@@ -50,7 +52,7 @@ const RULES = { kind: "ESTIMATE", noun: "estimate", notEditable } as const;
 const PATCH_RULES: PatchRules<EstimateItem> = {
   ...RULES,
   editable: EDITABLE_STATUSES,
-  fields: ["currency", "validUntil", "notes", "terms"],
+  fields: ["currency", "validUntil", "notes", "terms", "taxExemptionReason"],
   // A sent estimate whose validUntil moves (or is cleared) moves on the expiry list with it.
   derive: syncExpiryKeys,
 };
@@ -62,7 +64,7 @@ const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
  * transaction as the Put (see documents/numbering.ts), so numbers follow creation order without gaps.
  */
 export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<EstimateItem> {
-  const client = await requireClient(ctx, input.clientId);
+  const { client, profile } = await requireParties(ctx, input.clientId);
   const id = await nextId(ctx.db, ctx.userId, "estimate");
   const lines = buildLineItems(input.lineItems ?? [], 1);
   const publicToken = newPublicToken();
@@ -82,12 +84,14 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
       status: "draft",
       currency: input.currency ?? client.currency,
       ...computeTotals(lines),
-      notes: input.notes ?? null,
-      terms: input.terms ?? null,
+      // Absent notes and terms take the profile's defaults; an explicit null stays null.
+      notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+      terms: input.terms === undefined ? profile.defaultTerms : input.terms,
       validUntil: input.validUntil ?? null,
       convertedInvoiceId: null,
-      clientName: client.name,
-      clientEmail: client.email ?? null,
+      ...clientCopies(client),
+      taxExemptionReason: input.taxExemptionReason ?? null,
+      seller: null,
       lineItems: lines,
       nextLineId: nextLineId(lines),
       publicToken,

@@ -1,5 +1,5 @@
 import { putIfVersion } from "../db/versioning";
-import { findClient, requireClient } from "../clients/clients";
+import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
@@ -7,6 +7,8 @@ import { isTransactionConflict } from "../db/errors";
 import { nextId } from "../db/ids";
 import { transition } from "../db/transition";
 import { copyLineItems } from "../documents/line-items";
+import { assertExemptionReason, clientCopies, readParties } from "../documents/parties";
+import { sellerOf } from "../profile/profile";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { queueEmail } from "../email/outbox";
 import { EmailQuotaRaced, reserveEmails } from "../email/quota";
@@ -47,7 +49,8 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
   for (let attempt = 1; ; attempt++) {
     const estimate = await getEstimate(ctx, id, true);
     if (estimate.status !== "draft") throw wrongState(id, "send")(estimate as unknown as Record<string, unknown>);
-    const client = await findClient(ctx, estimate.clientId);
+    assertExemptionReason(estimate, `estimate ${id}`);
+    const { client, profile } = await readParties(ctx, estimate.clientId);
     const clientEmail = client ? (client.email ?? null) : estimate.clientEmail;
     const recipient = options.to ?? clientEmail;
     if (!recipient) {
@@ -59,8 +62,9 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
       ...estimate,
       ...estimateStatusKeys(ctx.userId, "sent", id),
       status: "sent",
-      clientName: client?.name ?? estimate.clientName,
-      clientEmail,
+      // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
+      ...(client ? clientCopies(client) : {}),
+      seller: sellerOf(profile),
       recipient,
       sentAt: now,
       updatedAt: now,
@@ -134,6 +138,7 @@ export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem
       currency: estimate.currency,
       notes: estimate.notes,
       terms: estimate.terms,
+      taxExemptionReason: estimate.taxExemptionReason ?? null,
       estimateId: estimate.id,
     }, now);
     const next: EstimateItem = {

@@ -2,7 +2,9 @@ import { dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/key
 import { formatDocumentNumber } from "../documents/numbering";
 import { toResource } from "../documents/resource";
 import type { DocumentItem } from "../documents/editing";
-import type { LineItem } from "../documents/line-items";
+import type { Address } from "../address/address";
+import { readLineItems, taxBreakdown, type LineItem, type TaxBreakdownEntry } from "../documents/line-items";
+import type { Seller } from "../profile/profile";
 
 /** The estimate resource and its stored item. */
 export const ESTIMATE_STATUSES = ["draft", "sent", "accepted", "declined", "expired", "converted"] as const;
@@ -30,11 +32,18 @@ export interface Estimate {
   clientEmail: string | null;
   lineItems: LineItem[];
   publicToken: string;
+  /** Derived from the lines whenever the estimate is shown; never stored. */
+  taxBreakdown: TaxBreakdownEntry[];
+  taxExemptionReason: string | null;
+  clientAddress: Address | null;
+  clientTaxId: string | null;
+  /** The business profile as it was at send; null until sent. */
+  seller: Seller | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface EstimateItem extends Estimate, DocumentItem, IndexedItem {
+export interface EstimateItem extends Omit<Estimate, "taxBreakdown">, DocumentItem, IndexedItem {
   /** Tells estimates from invoices where both meet (the byToken index of the public pages). */
   kind: "estimate";
   version: number;
@@ -48,10 +57,15 @@ export interface EstimateItem extends Estimate, DocumentItem, IndexedItem {
 
 const ESTIMATE_FIELDS = [
   "id", "clientId", "estimateNumber", "status", "currency", "subtotal", "taxTotal", "total", "notes", "terms",
-  "validUntil", "convertedInvoiceId", "clientName", "clientEmail", "lineItems", "publicToken", "createdAt", "updatedAt",
+  "validUntil", "convertedInvoiceId", "clientName", "clientEmail", "lineItems", "publicToken", "taxExemptionReason",
+  "clientAddress", "clientTaxId", "seller", "createdAt", "updatedAt",
 ] as const satisfies readonly (keyof Estimate)[];
 
-export const toEstimate = (item: EstimateItem): Estimate => toResource<Estimate>(item, ESTIMATE_FIELDS);
+export const toEstimate = (item: EstimateItem): Estimate => ({
+  ...toResource<Estimate>(item, ESTIMATE_FIELDS),
+  lineItems: readLineItems(item.lineItems),
+  taxBreakdown: taxBreakdown(item.lineItems),
+});
 
 export const estimateKey = (userId: string, id: number) => entityKey(userId, "ESTIMATE", id);
 export const estimateStatusKeys = (userId: string, status: EstimateStatus, id: number) =>

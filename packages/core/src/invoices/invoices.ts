@@ -1,4 +1,3 @@
-import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
@@ -6,6 +5,7 @@ import { nextId } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
 import { buildLineItems, type LineItemInput } from "../documents/line-items";
+import { requireParties } from "../documents/parties";
 import { DomainError } from "../errors";
 import {
   createInvoiceWrites,
@@ -28,9 +28,15 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
 };
 
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
-  const client = await requireClient(ctx, input.clientId);
+  const { client, profile } = await requireParties(ctx, input.clientId);
   const id = await nextId(ctx.db, ctx.userId, "invoice");
-  const item = newDraftInvoice(ctx, id, client, buildLineItems(input.lineItems ?? [], 1), input, nowIso(ctx));
+  // Absent notes and terms take the profile's defaults; an explicit null stays null.
+  const fields = {
+    ...input,
+    notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+    terms: input.terms === undefined ? profile.defaultTerms : input.terms,
+  };
+  const item = newDraftInvoice(ctx, id, client, buildLineItems(input.lineItems ?? [], 1), fields, nowIso(ctx));
   await commit(ctx, createInvoiceWrites(ctx, item), item);
   return item;
 }
@@ -63,7 +69,10 @@ const PATCH_RULES: PatchRules<InvoiceItem> = {
   ...RULES,
   editable: DRAFT_ONLY,
   // `currency` stays as it is when clientId changes: only clientName/clientEmail follow the client.
-  fields: ["currency", "issueDate", "dueDate", "notes", "terms", "altProcessorPaymentLink"],
+  fields: [
+    "currency", "issueDate", "dueDate", "notes", "terms", "altProcessorPaymentLink", "taxExemptionReason", "buyerReference",
+    "purchaseOrderReference", "deliveryDate",
+  ],
 };
 
 const DELETE_RULES: DeleteRules = { ...RULES, deletable: DRAFT_ONLY };

@@ -1,6 +1,8 @@
 import { putIfVersion } from "../db/versioning";
-import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
 import { findClient, type ClientItem } from "../clients/clients";
+import { batchGet, batchKey } from "../db/batch-get";
+import { assertExemptionReason, clientCopies } from "../documents/parties";
+import { profileKey, readProfile, sellerOf } from "../profile/profile";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
@@ -36,10 +38,11 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   for (let attempt = 0; ; attempt++) {
-    const { invoice, client, lastNumber } = await readForFinalize(ctx, id);
+    const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
     if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
     if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
     if (centsOf(invoice.total) < 0n) throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
+    assertExemptionReason(invoice, `invoice ${id}`);
 
     const now = nowIso(ctx);
     const issueDate = invoice.issueDate ?? now;
@@ -52,8 +55,9 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
       invoiceNumber: formatInvoiceNumber(number),
       issueDate,
       dueDate: invoice.dueDate ?? addDays(issueDate, terms),
-      clientName: client?.name ?? invoice.clientName,
-      clientEmail: client ? (client.email ?? null) : invoice.clientEmail,
+      // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
+      ...(client ? clientCopies(client) : {}),
+      seller: sellerOf(profile),
       updatedAt: now,
       version: invoice.version + 1,
     };
@@ -83,29 +87,19 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
   }
 }
 
-/** Two reads: the invoice with the user's last invoice number (one batch), then its client. */
+/**
+ * Two reads: the invoice with the user's last invoice number and the profile (one batch), then
+ * its client.
+ */
 async function readForFinalize(ctx: Ctx, id: number) {
-  const keys = [invoiceKey(ctx.userId, id), counterKey(ctx.userId, "invoiceNumber")];
-  const first = await batchGet(ctx, keys);
-  const invoice = first.get(keys[0]!.sk) as InvoiceItem | undefined;
+  const keys = [invoiceKey(ctx.userId, id), counterKey(ctx.userId, "invoiceNumber"), profileKey(ctx.userId)];
+  const first = await batchGet(ctx.db, keys);
+  const invoice = first.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
   if (!invoice) throw notFound("invoice", id);
   const clientKey = entityKey(ctx.userId, "CLIENT", invoice.clientId);
-  const client = (await batchGet(ctx, [clientKey])).get(clientKey.sk) as ClientItem | undefined;
-  const counter = first.get(keys[1]!.sk);
-  return { invoice, client, lastNumber: Number(counter?.value ?? 0) };
-}
-
-async function batchGet(ctx: Ctx, keys: { pk: string; sk: string }[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] | undefined = keys;
-  while (pending && pending.length) {
-    const out: BatchGetCommandOutput = await ctx.db.doc.send(
-      new BatchGetCommand({ RequestItems: { [ctx.db.table]: { Keys: pending, ConsistentRead: true } } }),
-    );
-    for (const item of out.Responses?.[ctx.db.table] ?? []) found.set(item.sk as string, item);
-    pending = out.UnprocessedKeys?.[ctx.db.table]?.Keys;
-  }
-  return found;
+  const client = (await batchGet(ctx.db, [clientKey])).get(batchKey(clientKey)) as ClientItem | undefined;
+  const counter = first.get(batchKey(keys[1]!));
+  return { invoice, client, profile: readProfile(ctx.userId, first.get(batchKey(keys[2]!))), lastNumber: Number(counter?.value ?? 0) };
 }
 
 export interface SendOptions {

@@ -3,7 +3,10 @@ import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
 import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
-import { computeTotals, nextLineId, type LineItem } from "../documents/line-items";
+import type { Address } from "../address/address";
+import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem, type TaxBreakdownEntry } from "../documents/line-items";
+import { clientCopies } from "../documents/parties";
+import type { Seller } from "../profile/profile";
 import { toResource } from "../documents/resource";
 import { centsOf, formatMoney } from "../money/money";
 import { newPublicToken } from "../tokens";
@@ -44,11 +47,22 @@ export interface Invoice {
   paymentReference: string | null;
   recurringScheduleId: number | null;
   estimateId: number | null;
+  /** Derived from the lines whenever the invoice is shown; never stored. */
+  taxBreakdown: TaxBreakdownEntry[];
+  taxExemptionReason: string | null;
+  buyerReference: string | null;
+  purchaseOrderReference: string | null;
+  /** The date of supply, YYYY-MM-DD. */
+  deliveryDate: string | null;
+  clientAddress: Address | null;
+  clientTaxId: string | null;
+  /** The business profile as it was at finalize; null while draft. */
+  seller: Seller | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface InvoiceItem extends Omit<Invoice, "amountDue">, IndexedItem {
+export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">, IndexedItem {
   version: number;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
@@ -62,13 +76,18 @@ const INVOICE_FIELDS = [
   "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue",
   "notes", "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail",
   "lineItems", "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink",
-  "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId", "createdAt", "updatedAt",
+  "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId", "taxExemptionReason", "buyerReference",
+  "purchaseOrderReference", "deliveryDate", "clientAddress", "clientTaxId", "seller", "createdAt", "updatedAt",
 ] as const satisfies readonly (keyof Invoice)[];
 
-/** The public shape: every field present, `null` where there is no value. */
+/** The public shape: every field present, `null` where there is no value; the breakdown from the lines. */
 export function toInvoice(item: InvoiceItem): Invoice {
   const amountDue = formatMoney(centsOf(item.total) - centsOf(item.amountPaid));
-  return toResource<Invoice>({ ...item, amountDue }, INVOICE_FIELDS);
+  return {
+    ...toResource<Invoice>({ ...item, amountDue }, INVOICE_FIELDS),
+    lineItems: readLineItems(item.lineItems),
+    taxBreakdown: taxBreakdown(item.lineItems),
+  };
 }
 
 export const invoiceKey = (userId: string, id: number) => entityKey(userId, "INVOICE", id);
@@ -84,13 +103,17 @@ export interface DraftFields {
   altProcessorPaymentLink?: string | null;
   recurringScheduleId?: number | null;
   estimateId?: number | null;
+  taxExemptionReason?: string | null;
+  buyerReference?: string | null;
+  purchaseOrderReference?: string | null;
+  deliveryDate?: string | null;
 }
 
 /** A new draft invoice item for `client`, with its lines already built (ids from 1). */
 export function newDraftInvoice(
   ctx: Pick<Ctx, "userId">,
   id: number,
-  client: Pick<ClientItem, "id" | "name" | "email" | "currency">,
+  client: Pick<ClientItem, "id" | "name" | "email" | "currency" | "address" | "taxId">,
   lines: LineItem[],
   fields: DraftFields,
   now: string,
@@ -115,8 +138,8 @@ export function newDraftInvoice(
     sentAt: null,
     paidAt: null,
     publicToken: newPublicToken(),
-    clientName: client.name,
-    clientEmail: client.email ?? null,
+    ...clientCopies(client),
+    seller: null,
     lineItems: lines,
     nextLineId: nextLineId(lines),
     cardProcessorPaymentLink: null,
@@ -126,6 +149,10 @@ export function newDraftInvoice(
     paymentReference: null,
     recurringScheduleId: fields.recurringScheduleId ?? null,
     estimateId: fields.estimateId ?? null,
+    taxExemptionReason: fields.taxExemptionReason ?? null,
+    buyerReference: fields.buyerReference ?? null,
+    purchaseOrderReference: fields.purchaseOrderReference ?? null,
+    deliveryDate: fields.deliveryDate ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -1,9 +1,9 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
 import { entitySk } from "../db/keys";
+import type { EstimateItem } from "../estimates/model";
 import type { InvoiceItem } from "../invoices/model";
 import { PUBLIC_TOKEN_SHAPE } from "../tokens";
-import type { PublicEstimate } from "./view";
 
 /**
  * The public pages' only way in: a token names one invoice or estimate, and nothing else of its
@@ -15,7 +15,7 @@ export type PublicDocument =
   | { kind: "invoice"; item: InvoiceItem }
   | { kind: "estimate"; item: EstimateRecord };
 
-type EstimateRecord = PublicEstimate & { publicToken: string };
+type EstimateRecord = EstimateItem;
 
 /** Sort key prefixes of the two kinds (db/keys.ts entitySk). */
 const INVOICE_SK = entitySk("INVOICE", 1).replace(/\d+$/, "");

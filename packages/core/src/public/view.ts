@@ -1,17 +1,35 @@
+import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
-import type { LineItem } from "../documents/line-items";
+import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "../email/links";
 import { displayDate, displayMoney } from "../email/format";
 import type { Estimate } from "../estimates/model";
 import type { Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
+import { displayIban } from "../profile/iban";
+import type { Logo } from "../profile/logo";
+import type { Seller } from "../profile/profile";
 
 /**
- * What a client sees of an invoice or an estimate: the public page and the PDF render this same
- * view, so they cannot disagree, and it holds only what the client may see (no user id, no
- * internal keys, no other record). Values are display strings; user text stays raw here and is
+ * What a client sees of an invoice or an estimate: the public page, the PDF and the email render
+ * this same view, so they cannot disagree, and it holds only what the client may see (no user id,
+ * no internal keys, no other record). Values are display strings; user text stays raw here and is
  * escaped by each renderer (HTML escaping on the page, plain text in the PDF).
  */
+export interface LabelledValue {
+  label: string;
+  value: string;
+}
+
+export interface PartyView {
+  name: string;
+  /** The registered name, when it differs from the name shown. */
+  legalName: string | null;
+  addressLines: string[];
+  /** VAT number, company number, email, phone, website: whichever are set. */
+  details: LabelledValue[];
+}
+
 export interface DocumentView {
   kind: "invoice" | "estimate";
   /** "Invoice INV-000001", "Estimate EST-000001", "Draft invoice". */
@@ -20,29 +38,46 @@ export interface DocumentView {
   status: string;
   statusLabel: string;
   draft: boolean;
-  billedTo: { name: string; email: string | null };
-  dates: { label: string; value: string }[];
+  currency: string;
+  logo: Logo | null;
+  /** Null when the business has not filled in its profile yet. */
+  seller: PartyView | null;
+  billTo: PartyView;
+  /** Number, dates, references: the facts block next to "Bill to". */
+  facts: LabelledValue[];
   lines: { description: string; quantity: string; unitPrice: string; taxRate: string; amount: string }[];
-  totals: { label: string; value: string; emphasis?: boolean }[];
-  notes: string | null;
-  terms: string | null;
+  /** One row per tax breakdown entry: "VAT 19 % on 3,840.00" → "729.60". */
+  taxRows: LabelledValue[];
+  totals: (LabelledValue & { emphasis?: boolean })[];
+  taxExemptionReason: string | null;
+  /** Bank transfer details with the invoice number as reference, while something is due. */
+  payment: { heading: string; rows: LabelledValue[] } | null;
   /** Where the pay button goes; null: no button. */
   payLink: string | null;
+  notes: string | null;
+  terms: string | null;
+  footer: string | null;
 }
 
-/** The estimate fields the public view reads, plus when it was sent. */
+/** The estimate fields the views and emails read (the resource plus when it was sent). */
 export type PublicEstimate = Pick<
   Estimate,
-  "status" | "currency" | "subtotal" | "taxTotal" | "total" | "notes" | "terms" | "validUntil" | "clientName" | "clientEmail" | "lineItems" | "createdAt"
+  | "status" | "currency" | "subtotal" | "taxTotal" | "total" | "notes" | "terms" | "validUntil" | "clientName" | "clientEmail"
+  | "lineItems" | "createdAt" | "taxBreakdown" | "taxExemptionReason" | "clientAddress" | "clientTaxId" | "seller"
 > & { estimateNumber: string | null; sentAt?: string | null };
+
+/** What a document shows besides itself: the seller (its snapshot, or the current profile) and the logo. */
+export interface DocumentAssets {
+  seller: Seller | null;
+  logo: Logo | null;
+}
 
 const PAYABLE: readonly string[] = ["finalized", "sent", "overdue"];
 
 /**
  * THE pay button's target, in one place: the card processor's link when there is one, else the
- * alternative processor's; none once the invoice is paid or void. (The card processor's own
- * checkout route can replace this without touching the page or the PDF.) Only https links: they
- * come from users, and a `javascript:` URL must never become a button.
+ * alternative processor's; none once the invoice is paid or void. Only https links: they come
+ * from users, and a `javascript:` URL must never become a button.
  */
 export function payLinkOf(
   invoice: Pick<Invoice, "status" | "publicToken" | "cardProcessorPaymentLink" | "altProcessorPaymentLink">,
@@ -66,13 +101,70 @@ const STATUS_LABELS: Record<string, string> = {
 };
 const statusLabel = (status: string): string => STATUS_LABELS[status] ?? status;
 
-/** "0.0825" → "8.25%": the decimal point moved two places, exactly. */
+/** "0.0825" → "8.25 %": the decimal point moved two places, exactly. */
 export function displayTaxRate(rate: string): string {
   const [whole = "0", fraction = ""] = rate.split(".");
   const digits = fraction.padEnd(2, "0");
   const intPart = String(Number(whole) * 100 + Number(digits.slice(0, 2)));
   const rest = digits.slice(2).replace(/0+$/, "");
-  return `${intPart}${rest ? `.${rest}` : ""}%`;
+  return `${intPart}${rest ? `.${rest}` : ""} %`;
+}
+
+/** "4569.6" grouped as "4,569.60", without the currency (tax rows read "VAT 19 % on 3,840.00"). */
+const plainAmount = (amount: string): string => displayMoney(amount, "").trimStart();
+
+const TAX_LABELS: Record<TaxCategory, string> = {
+  standard: "VAT",
+  zero_rated: "VAT (zero-rated)",
+  exempt: "VAT exempt",
+  reverse_charge: "Reverse charge",
+  intra_community: "Intra-community supply",
+  export: "Export",
+  outside_scope: "Outside the scope of VAT",
+};
+
+export function taxRows(breakdown: readonly TaxBreakdownEntry[]): LabelledValue[] {
+  return breakdown.map((entry) => ({
+    label: `${TAX_LABELS[entry.taxCategory]} ${displayTaxRate(entry.taxRate)} on ${plainAmount(entry.taxableAmount)}`,
+    value: plainAmount(entry.taxAmount),
+  }));
+}
+
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+/** "DE" → "Germany" for people; the code itself when the runtime has no name for it. */
+export const countryName = (code: string): string => {
+  try {
+    return regionNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
+
+const printAddress = (address: Address | null): string[] => addressLines(address, countryName);
+
+function sellerView(seller: Seller | null): PartyView | null {
+  if (!seller || !(seller.businessName || seller.legalName)) return null;
+  const name = seller.businessName ?? seller.legalName!;
+  const details: LabelledValue[] = [];
+  if (seller.taxId) details.push({ label: "VAT ID", value: seller.taxId });
+  if (seller.companyId) details.push({ label: "Company no.", value: seller.companyId });
+  if (seller.contactName) details.push({ label: "Contact", value: seller.contactName });
+  if (seller.email) details.push({ label: "Email", value: seller.email });
+  if (seller.phone) details.push({ label: "Phone", value: seller.phone });
+  if (seller.website) details.push({ label: "Web", value: seller.website });
+  return {
+    name,
+    legalName: seller.legalName && seller.legalName !== name ? seller.legalName : null,
+    addressLines: printAddress(seller.address),
+    details,
+  };
+}
+
+function billToView(doc: Pick<Invoice, "clientName" | "clientEmail" | "clientAddress" | "clientTaxId">): PartyView {
+  const details: LabelledValue[] = [];
+  if (doc.clientTaxId) details.push({ label: "VAT ID", value: doc.clientTaxId });
+  if (doc.clientEmail) details.push({ label: "Email", value: doc.clientEmail });
+  return { name: doc.clientName, legalName: null, addressLines: printAddress(doc.clientAddress ?? null), details };
 }
 
 const displayQuantity = (quantity: string): string => quantity.replace(/\.00$/, "");
@@ -89,21 +181,45 @@ function lineViews(lines: readonly LineItem[], currency: string): DocumentView["
     }));
 }
 
-export function invoiceView(invoice: Invoice, deps: Pick<Deps, "publicBaseUrl">): DocumentView {
+const dateOnly = (value: string): string => displayDate(`${value}T00:00:00Z`);
+
+export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick<Deps, "publicBaseUrl">): DocumentView {
   const money = (amount: string) => displayMoney(amount, invoice.currency);
   const draft = invoice.status === "draft";
-  const dates = [
-    { label: "Issued", value: displayDate(invoice.issueDate) },
-    { label: "Due", value: displayDate(invoice.dueDate) },
+  const due = amountDue(invoice);
+  const facts: LabelledValue[] = [
+    { label: "Invoice no.", value: invoice.invoiceNumber ?? "Draft" },
+    { label: "Issue date", value: displayDate(invoice.issueDate) },
+    { label: "Due date", value: displayDate(invoice.dueDate) },
   ];
-  if (invoice.paidAt) dates.push({ label: "Paid", value: displayDate(invoice.paidAt) });
+  if (invoice.deliveryDate) facts.push({ label: "Delivery date", value: dateOnly(invoice.deliveryDate) });
+  if (invoice.buyerReference) facts.push({ label: "Your reference", value: invoice.buyerReference });
+  if (invoice.purchaseOrderReference) facts.push({ label: "Purchase order", value: invoice.purchaseOrderReference });
+  if (invoice.paidAt) facts.push({ label: "Paid on", value: displayDate(invoice.paidAt) });
+
   const totals: DocumentView["totals"] = [
     { label: "Subtotal", value: money(invoice.subtotal) },
-    { label: "Tax", value: money(invoice.taxTotal) },
+    { label: "Tax", value: money(invoice.taxTotal) }, // preceded by the tax rows on the documents
     { label: "Total", value: money(invoice.total), emphasis: true },
+    { label: "Amount paid", value: money(invoice.amountPaid) },
   ];
-  if (invoice.amountPaid !== "0.00") totals.push({ label: "Paid", value: money(invoice.amountPaid) });
-  if (invoice.status !== "void") totals.push({ label: "Amount due", value: money(amountDue(invoice)), emphasis: true });
+  if (invoice.status !== "void") totals.push({ label: "Amount due", value: money(due), emphasis: true });
+
+  const bank = assets.seller?.bankAccount;
+  const owing = (draft || PAYABLE.includes(invoice.status)) && centsOf(due) > 0n;
+  const payment = bank && owing
+    ? {
+        heading: "Payment by bank transfer",
+        rows: [
+          ...(bank.accountName ? [{ label: "Account holder", value: bank.accountName }] : []),
+          { label: "IBAN", value: displayIban(bank.iban) },
+          ...(bank.bic ? [{ label: "BIC", value: bank.bic }] : []),
+          { label: "Reference", value: invoice.invoiceNumber ?? "the invoice number (given when issued)" },
+          { label: "Amount", value: money(due) },
+        ],
+      }
+    : null;
+
   return {
     kind: "invoice",
     title: invoice.invoiceNumber ? `Invoice ${invoice.invoiceNumber}` : "Draft invoice",
@@ -111,17 +227,24 @@ export function invoiceView(invoice: Invoice, deps: Pick<Deps, "publicBaseUrl">)
     status: invoice.status,
     statusLabel: statusLabel(invoice.status),
     draft,
-    billedTo: { name: invoice.clientName, email: invoice.clientEmail },
-    dates,
+    currency: invoice.currency,
+    logo: assets.logo,
+    seller: sellerView(assets.seller),
+    billTo: billToView(invoice),
+    facts,
     lines: lineViews(invoice.lineItems, invoice.currency),
+    taxRows: taxRows(invoice.taxBreakdown),
     totals,
+    taxExemptionReason: invoice.taxExemptionReason,
+    payment,
+    payLink: payLinkOf(invoice, deps),
     notes: invoice.notes,
     terms: invoice.terms,
-    payLink: payLinkOf(invoice, deps),
+    footer: assets.seller?.footer ?? null,
   };
 }
 
-export function estimateView(estimate: PublicEstimate): DocumentView {
+export function estimateView(estimate: PublicEstimate, assets: DocumentAssets): DocumentView {
   const money = (amount: string) => displayMoney(amount, estimate.currency);
   return {
     kind: "estimate",
@@ -130,19 +253,27 @@ export function estimateView(estimate: PublicEstimate): DocumentView {
     status: estimate.status,
     statusLabel: statusLabel(estimate.status),
     draft: estimate.status === "draft",
-    billedTo: { name: estimate.clientName, email: estimate.clientEmail },
-    dates: [
+    currency: estimate.currency,
+    logo: assets.logo,
+    seller: sellerView(assets.seller),
+    billTo: billToView(estimate),
+    facts: [
+      { label: "Estimate no.", value: estimate.estimateNumber ?? "—" },
       { label: "Date", value: displayDate(estimate.sentAt ?? estimate.createdAt) },
       { label: "Valid until", value: displayDate(estimate.validUntil) },
     ],
     lines: lineViews(estimate.lineItems, estimate.currency),
+    taxRows: taxRows(estimate.taxBreakdown),
     totals: [
       { label: "Subtotal", value: money(estimate.subtotal) },
       { label: "Tax", value: money(estimate.taxTotal) },
       { label: "Total", value: money(estimate.total), emphasis: true },
     ],
+    taxExemptionReason: estimate.taxExemptionReason,
+    payment: null,
+    payLink: null,
     notes: estimate.notes,
     terms: estimate.terms,
-    payLink: null,
+    footer: assets.seller?.footer ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import { clientIndexKeys, dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
-import type { LineItem } from "../documents/line-items";
+import { readLineItems, taxBreakdown, type LineItem, type TaxBreakdownEntry } from "../documents/line-items";
 import { toResource } from "../documents/resource";
 import { occurrenceAt, type Frequency } from "./recurrence";
 
@@ -24,15 +24,21 @@ export interface RecurringSchedule {
   currency: string;
   notes: string | null;
   terms: string | null;
+  /** Copied to every generated invoice, like notes and terms. */
+  taxExemptionReason: string | null;
+  buyerReference: string | null;
+  purchaseOrderReference: string | null;
   lineItems: LineItem[];
   subtotal: string;
   taxTotal: string;
   total: string;
+  /** Derived from the lines whenever the schedule is shown; never stored. */
+  taxBreakdown: TaxBreakdownEntry[];
   createdAt: string;
   updatedAt: string;
 }
 
-export interface ScheduleItem extends RecurringSchedule, IndexedItem {
+export interface ScheduleItem extends Omit<RecurringSchedule, "taxBreakdown">, IndexedItem {
   version: number;
   /**
    * The index of the next occurrence to generate. It differs from occurrencesGenerated once a
@@ -48,11 +54,16 @@ export interface ScheduleItem extends RecurringSchedule, IndexedItem {
 const SCHEDULE_FIELDS = [
   "id", "clientId", "status", "frequency", "startDate", "endDate", "maxOccurrences", "occurrencesGenerated",
   "nextRunAt", "lastRunAt", "lastInvoiceId", "autoSend", "paymentTermsDays", "currency", "notes", "terms",
-  "lineItems", "subtotal", "taxTotal", "total", "createdAt", "updatedAt",
+  "taxExemptionReason", "buyerReference", "purchaseOrderReference", "lineItems", "subtotal", "taxTotal", "total",
+  "createdAt", "updatedAt",
 ] as const satisfies readonly (keyof RecurringSchedule)[];
 
 /** The public shape: every field present, `null` where there is no value. */
-export const toSchedule = (item: ScheduleItem): RecurringSchedule => toResource<RecurringSchedule>(item, SCHEDULE_FIELDS);
+export const toSchedule = (item: ScheduleItem): RecurringSchedule => ({
+  ...toResource<RecurringSchedule>(item, SCHEDULE_FIELDS),
+  lineItems: readLineItems(item.lineItems),
+  taxBreakdown: taxBreakdown(item.lineItems),
+});
 
 export const scheduleKey = (userId: string, id: number) => entityKey(userId, "SCHEDULE", id);
 

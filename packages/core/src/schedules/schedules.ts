@@ -34,6 +34,9 @@ export interface ScheduleInput {
   currency?: string;
   notes?: string | null;
   terms?: string | null;
+  taxExemptionReason?: string | null;
+  buyerReference?: string | null;
+  purchaseOrderReference?: string | null;
   lineItems: LineItemInput[];
 }
 
@@ -98,6 +101,9 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
     currency: input.currency ?? client.currency,
     notes: input.notes ?? null,
     terms: input.terms ?? null,
+    taxExemptionReason: input.taxExemptionReason ?? null,
+    buyerReference: input.buyerReference ?? null,
+    purchaseOrderReference: input.purchaseOrderReference ?? null,
     lineItems,
     nextLineId: nextLineId(lineItems),
     ...computeTotals(lineItems),
@@ -187,7 +193,10 @@ const bump = (ctx: Ctx, item: ScheduleItem): ScheduleItem => ({ ...item, updated
 const EDITABLE: readonly ScheduleStatus[] = ["active", "paused"];
 /** What defines the occurrences (and whom they bill): fixed once the first invoice exists. */
 const DEFINING = ["frequency", "startDate", "clientId"] as const;
-const TEMPLATE = ["currency", "notes", "terms", "paymentTermsDays", "autoSend", "endDate", "maxOccurrences"] as const;
+const TEMPLATE = [
+  "currency", "notes", "terms", "taxExemptionReason", "buyerReference", "purchaseOrderReference", "paymentTermsDays",
+  "autoSend", "endDate", "maxOccurrences",
+] as const;
 
 const notEditable = (detail: string) => new DomainError("schedule_not_editable", detail);
 

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { FieldError } from "@invoicing/core/errors";
 import type { Invoice } from "@invoicing/core/invoices/model";
+import { documentAssets } from "@invoicing/core/public/assets";
 import { invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
 import { HttpProblem } from "../problems";
@@ -21,12 +22,20 @@ export type WriteEInvoice = (
 >;
 
 /** The e-invoice of a non-draft invoice, or 422 e_invoice_incomplete naming every missing field. */
-export async function eInvoiceResponse(c: Context<AppEnv>, invoice: Invoice, format: EInvoiceFormat): Promise<Response> {
+export async function eInvoiceResponse(
+  c: Context<AppEnv>,
+  invoice: Invoice,
+  userId: string,
+  format: EInvoiceFormat,
+): Promise<Response> {
   const write = c.get("writeEInvoice");
   const render = c.get("renderPdf");
   if (!write || !render) throw new Error("this app writes no e-invoices: mount einvoice/writer.ts and pdf/renderer.ts");
-  const now = c.get("deps").clock();
-  const outcome = await write(invoice, format, () => render(invoiceView(invoice, c.get("deps")), { now }), now);
+  const deps = c.get("deps");
+  const now = deps.clock();
+  // Factur-X is the invoice PDF itself: drawn (with the seller and logo) only when the format needs it.
+  const pdf = async () => render(invoiceView(invoice, await documentAssets(deps, userId, invoice), deps), { now });
+  const outcome = await write(invoice, format, pdf, now);
   if (!outcome.ok) {
     const detail = `the ${format} e-invoice needs: ${outcome.errors.map((e) => e.path).join(", ")}`;
     throw new HttpProblem("e_invoice_incomplete", detail.slice(0, 1000), {}, outcome.errors);

@@ -28,6 +28,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   negative_total: "Finalize of an invoice whose total is below zero.",
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
+  tax_exemption_reason_required:
+    "Finalize (invoice) or send (estimate) with an `exempt`, `reverse_charge`, `intra_community`, `export` or `outside_scope` line and no `taxExemptionReason`.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
   e_invoice_incomplete:
     "An e-invoice asked for while data its format must carry is missing. `errors[]` names each missing field where the user sets it: `profile.<field>` (the seller, copied at finalize), `client.<field>` (the buyer, copied at finalize) or the invoice's own field (`buyerReference`, `lineItems`, …).",

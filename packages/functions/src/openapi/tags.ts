@@ -4,6 +4,7 @@
  */
 export const TAGS = {
   "API keys": "Account settings: the bearer keys of the acting user.",
+  Profile: "The user's business: the seller on every document, its logo and the defaults.",
   Clients: "Who invoices, estimates and schedules bill.",
   Invoices: "Drafts, the lifecycle draft → finalized → sent → paid / overdue / void, reminders and PDFs.",
   Estimates: "Quotes with line items, their lifecycle and conversion to an invoice.",

@@ -1,16 +1,19 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { invalidTransition, notFound } from "@invoicing/core/errors";
+import { getEstimate } from "@invoicing/core/estimates/estimates";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
 import { toInvoice } from "@invoicing/core/invoices/model";
-import { findPublicInvoice } from "@invoicing/core/public/documents";
-import { invoiceView } from "@invoicing/core/public/view";
+import { documentAssets } from "@invoicing/core/public/assets";
+import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
+import { estimateView, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
 import { eInvoiceResponse } from "../einvoice/response";
 import { E_INVOICE_FORMATS } from "../einvoice/source";
 import { describe } from "../openapi/describe";
 import { idParam } from "../params";
 import { pdfResponse } from "../pdf/response";
+import { toPublicEstimate } from "../public-estimate";
 import { queryParams } from "../validators";
 import { securityHeaders } from "./public/headers";
 
@@ -29,8 +32,9 @@ const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORM
 
 /**
  * The PDFs, served by their own Lambda when deployed (pdf-api.ts), which mounts pdf/renderer.ts:
- * - GET /invoices/{id}/pdf: the owner's PDF of any of their invoices; a draft is marked DRAFT.
- * - GET /public/invoices/{token}/pdf: the client's, for a non-draft invoice, no auth.
+ * - GET /invoices/{id}/pdf, /estimates/{id}/pdf: the owner's, any status; a draft is marked DRAFT.
+ * - GET /public/invoices/{token}/pdf, /public/estimates/{token}/pdf: the client's, non-draft, no auth.
+ * Every one is drawn from the same view as the public page (core/src/public/view.ts).
  * - GET /invoices/{id}/e-invoice and /public/invoices/{token}/e-invoice: the same invoice as an
  *   EN 16931 e-invoice (docs/e-invoices.md); a draft has none.
  */
@@ -46,8 +50,9 @@ export const pdfRoutes = new Hono<AppEnv>()
       success: PDF,
     }),
     async (c) => {
-      const invoice = await getInvoice(c.get("ctx"), idParam(c));
-      return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
+      const ctx = c.get("ctx");
+      const invoice = await getInvoice(ctx, idParam(c));
+      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(ctx, ctx.userId, invoice), ctx));
     },
   )
   .get(
@@ -60,9 +65,43 @@ export const pdfRoutes = new Hono<AppEnv>()
       problems: ["not_found"],
     }),
     async (c) => {
-      const invoice = await findPublicInvoice(c.get("deps"), c.req.param("token") ?? "");
+      const deps = c.get("deps");
+      const invoice = await findPublicInvoice(deps, c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return pdfResponse(c, invoiceView(toInvoice(invoice), c.get("deps")));
+      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps));
+    },
+  )
+  .get(
+    "/estimates/:id/pdf",
+    describe({
+      operationId: "getEstimatePdf",
+      tag: "Estimates",
+      summary: "Download an estimate as PDF",
+      description: "Any status; a draft is marked DRAFT.",
+      success: PDF,
+    }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const estimate = await getEstimate(ctx, idParam(c));
+      const assets = await documentAssets(ctx, ctx.userId, estimate);
+      return pdfResponse(c, estimateView(toPublicEstimate(estimate), assets));
+    },
+  )
+  .get(
+    "/public/estimates/:token/pdf",
+    describe({
+      operationId: "getPublicEstimatePdf",
+      tag: "Public",
+      summary: "The PDF of a non-draft estimate",
+      success: PDF,
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const estimate = await findPublicEstimate(deps, c.req.param("token") ?? "");
+      if (!estimate) throw notFound("estimate");
+      const assets = await documentAssets(deps, estimate.userId, estimate);
+      return pdfResponse(c, estimateView(toPublicEstimate(estimate), assets));
     },
   )
   .get(
@@ -77,10 +116,11 @@ export const pdfRoutes = new Hono<AppEnv>()
     }),
     eInvoiceQuery,
     async (c) => {
-      const invoice = await getInvoice(c.get("ctx"), idParam(c));
+      const ctx = c.get("ctx");
+      const invoice = await getInvoice(ctx, idParam(c));
       // A draft has no number, seller or final amounts yet: it is not an invoice to exchange.
       if (invoice.status === "draft") throw invalidTransition("invoice", "draft", "write an e-invoice of");
-      return eInvoiceResponse(c, toInvoice(invoice), c.req.valid("query").format);
+      return eInvoiceResponse(c, toInvoice(invoice), ctx.userId, c.req.valid("query").format);
     },
   )
   .get(
@@ -97,6 +137,6 @@ export const pdfRoutes = new Hono<AppEnv>()
     async (c) => {
       const invoice = await findPublicInvoice(c.get("deps"), c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return eInvoiceResponse(c, toInvoice(invoice), c.req.valid("query").format);
+      return eInvoiceResponse(c, toInvoice(invoice), invoice.userId, c.req.valid("query").format);
     },
   );

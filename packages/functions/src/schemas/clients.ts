@@ -1,8 +1,8 @@
 import * as v from "valibot";
+import { address, taxId } from "./address";
 import { currency, email } from "./common";
 
 const name = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(200));
-const address = v.pipe(v.string(), v.maxLength(1000));
 /** Days from issue to due date (also the schedules' override of the client's). */
 export const paymentTermsDays = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365));
 
@@ -12,6 +12,7 @@ export const createClientBody = v.strictObject({
   currency: v.optional(currency),
   paymentTermsDays: v.optional(paymentTermsDays),
   address: v.optional(v.nullable(address)),
+  taxId: v.optional(v.nullable(taxId)),
 });
 
 export const updateClientBody = v.strictObject({
@@ -20,4 +21,5 @@ export const updateClientBody = v.strictObject({
   currency: v.optional(currency),
   paymentTermsDays: v.optional(paymentTermsDays),
   address: v.optional(v.nullable(address)),
+  taxId: v.optional(v.nullable(taxId)),
 });

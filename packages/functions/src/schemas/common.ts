@@ -9,6 +9,7 @@ import {
 } from "@invoicing/core/money/money";
 import type { ParseResult } from "@invoicing/core/money/decimal";
 import { parseTimestamp } from "@invoicing/core/time";
+import { TAX_CATEGORIES, taxCategoryProblem } from "@invoicing/core/documents/line-items";
 
 /**
  * Building blocks of the request schemas. The same schemas validate requests and generate the
@@ -35,12 +36,32 @@ export const unitPrice = decimal(parseMoney, (p) => p <= MAX_UNIT_PRICE_CENTS &&
 export const positiveAmount = decimal(parseMoney, (a) => a > 0n && a <= MAX_UNIT_PRICE_CENTS, "must be > 0 and ≤ 999999999.99", "250.00");
 export const taxRate = decimal(parseTaxRate, (r) => r >= 0n && r <= TAX_RATE_ONE, "must be between 0 and 1", "0.0825");
 
-export const lineItemInput = v.strictObject({
-  description: v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(1000)),
-  quantity: v.optional(quantity),
-  unitPrice,
-  taxRate: v.optional(taxRate),
-});
+export const taxCategory = v.picklist(TAX_CATEGORIES, `must be one of ${TAX_CATEGORIES.join(", ")}`);
+
+/**
+ * A line; its category and rate must agree (standard charges tax, every other category none),
+ * reported on the line's `taxCategory`. An absent category follows the rate.
+ */
+export const lineItemInput = v.pipe(
+  v.strictObject({
+    description: v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(1000)),
+    quantity: v.optional(quantity),
+    unitPrice,
+    taxRate: v.optional(taxRate),
+    taxCategory: v.optional(taxCategory),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed || dataset.value.taxCategory === undefined) return;
+    const rate = parseTaxRate(dataset.value.taxRate ?? "0");
+    const problem = rate.ok ? taxCategoryProblem(dataset.value.taxCategory, rate.value) : null;
+    if (problem) {
+      addIssue({
+        message: problem,
+        path: [{ type: "object", origin: "value", input: dataset.value, key: "taxCategory", value: dataset.value.taxCategory }],
+      });
+    }
+  }),
+);
 
 export const MAX_LINE_ITEMS = 100;
 
@@ -77,6 +98,19 @@ export const timestamp = v.pipe(
     return parsed;
   }),
 );
+
+/** A calendar date `YYYY-MM-DD` that exists (the date of supply). */
+export const dateOnly = v.pipe(
+  v.string(),
+  v.check((value) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  }, "must be a date YYYY-MM-DD"),
+);
+
+/** Free text of at most `max` characters, null to clear. */
+export const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max))));
 
 const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 export const currency = v.pipe(

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { currency, email, lineItems, notes, pathId } from "./common";
+import { currency, email, lineItems, notes, optionalText, pathId } from "./common";
 
 /**
  * Request pieces invoices and estimates share ("same rules as invoices").
@@ -11,6 +11,8 @@ export const documentFields = {
   notes: v.optional(v.nullable(notes)),
   terms: v.optional(v.nullable(notes)),
   lineItems: v.optional(lineItems),
+  /** Why a line charges no tax (exempt, reverse charge, …): printed on the document. */
+  taxExemptionReason: optionalText(500),
 };
 
 /** The list filters `status` (one of the kind's statuses) and `clientId`. */

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { INVOICE_STATUSES, PAYMENT_METHODS } from "@invoicing/core/invoices/model";
-import { httpsUrl, id, timestamp } from "./common";
+import { dateOnly, httpsUrl, id, optionalText, timestamp } from "./common";
 import { documentFields, documentListFilters } from "./documents";
 
 const draftFields = {
@@ -8,6 +8,9 @@ const draftFields = {
   issueDate: v.optional(v.nullable(timestamp)),
   dueDate: v.optional(v.nullable(timestamp)),
   altProcessorPaymentLink: v.optional(v.nullable(httpsUrl)),
+  buyerReference: optionalText(200),
+  purchaseOrderReference: optionalText(200),
+  deliveryDate: v.optional(v.nullable(dateOnly)),
 };
 
 export const createInvoiceBody = v.strictObject({ clientId: id, ...draftFields });

@@ -3,6 +3,7 @@ import { ESTIMATE_STATUSES } from "@invoicing/core/estimates/model";
 import { INVOICE_STATUSES, PAYMENT_METHODS } from "@invoicing/core/invoices/model";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
+import { TAX_CATEGORIES } from "@invoicing/core/documents/line-items";
 import { EVENT_TYPES, RESOURCE_TYPES } from "@invoicing/core/events/types";
 import { PROBLEM_CODES } from "../openapi/problem-types";
 
@@ -55,8 +56,24 @@ export const LineItem = v.strictObject({
   quantity: quantityOut,
   unitPrice: money,
   taxRate: taxRateOut,
+  taxCategory: v.picklist(TAX_CATEGORIES),
   amount: v.pipe(money, v.description("round(quantity × unitPrice) to cents, half away from zero")),
   sortOrder: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Zero-based position in the array")),
+});
+
+export const Address = v.strictObject({
+  line1: nullableText,
+  line2: nullableText,
+  city: nullableText,
+  postalCode: nullableText,
+  region: nullableText,
+  country: v.nullable(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Z]{2}$/),
+      v.description("ISO 3166-1 alpha-2. Null only for a client address stored as free text before addresses were structured"),
+    ),
+  ),
 });
 
 export const Client = v.strictObject({
@@ -65,9 +82,41 @@ export const Client = v.strictObject({
   email: v.nullable(emailOut),
   currency: currencyOut,
   paymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
-  address: nullableText,
+  address: v.nullable(Address),
+  taxId: nullableText,
   createdAt: timestampOut,
   updatedAt: timestampOut,
+});
+
+export const BankAccount = v.strictObject({
+  accountName: nullableText,
+  iban: v.pipe(v.string(), v.regex(/^[A-Z]{2}\d{2}[A-Z0-9]+$/), v.description("Without spaces, uppercase")),
+  bic: nullableText,
+});
+
+/** The seller as a document froze it (finalize, an estimate's send). */
+export const Seller = v.strictObject({
+  businessName: nullableText,
+  legalName: nullableText,
+  address: v.nullable(Address),
+  taxId: nullableText,
+  companyId: nullableText,
+  contactName: nullableText,
+  email: v.nullable(emailOut),
+  phone: nullableText,
+  website: nullableText,
+  bankAccount: v.nullable(BankAccount),
+  footer: nullableText,
+});
+
+export const Profile = v.strictObject({
+  ...Seller.entries,
+  defaultCurrency: currencyOut,
+  defaultPaymentTermsDays: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(365)),
+  defaultNotes: nullableText,
+  defaultTerms: nullableText,
+  hasLogo: v.boolean(),
+  updatedAt: v.nullable(v.pipe(timestampOut, v.description("Null until the profile is first changed"))),
 });
 
 const totals = {
@@ -75,6 +124,17 @@ const totals = {
   taxTotal: money,
   total: money,
 };
+
+export const TaxBreakdownEntry = v.strictObject({
+  taxCategory: v.picklist(TAX_CATEGORIES),
+  taxRate: taxRateOut,
+  taxableAmount: v.pipe(money, v.description("Σ amount of the lines of this category and rate")),
+  taxAmount: v.pipe(money, v.description("Σ round(amount × taxRate) of those lines")),
+});
+const taxBreakdown = v.pipe(
+  v.array(TaxBreakdownEntry),
+  v.description("One entry per (category, rate), by rate descending then category; adds up to subtotal and taxTotal"),
+);
 
 export const Invoice = v.strictObject({
   id: idOut,
@@ -102,6 +162,14 @@ export const Invoice = v.strictObject({
   paymentReference: nullableText,
   recurringScheduleId: v.nullable(idOut),
   estimateId: v.nullable(idOut),
+  taxBreakdown,
+  taxExemptionReason: nullableText,
+  buyerReference: nullableText,
+  purchaseOrderReference: nullableText,
+  deliveryDate: v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description("Date of supply"))),
+  clientAddress: v.nullable(Address),
+  clientTaxId: nullableText,
+  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at finalize; null while draft"))),
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -121,6 +189,11 @@ export const Estimate = v.strictObject({
   clientEmail: v.nullable(emailOut),
   lineItems: v.array(LineItem),
   publicToken,
+  taxBreakdown,
+  taxExemptionReason: nullableText,
+  clientAddress: v.nullable(Address),
+  clientTaxId: nullableText,
+  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at send; null until sent"))),
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -142,8 +215,12 @@ export const RecurringSchedule = v.strictObject({
   currency: currencyOut,
   notes: nullableText,
   terms: nullableText,
+  taxExemptionReason: nullableText,
+  buyerReference: nullableText,
+  purchaseOrderReference: nullableText,
   lineItems: v.array(LineItem),
   ...totals,
+  taxBreakdown,
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });
@@ -259,7 +336,11 @@ export const DeliveryResource = v.strictObject({
 
 export const resources = {
   LineItem,
+  TaxBreakdownEntry,
+  Address,
   Client,
+  Profile,
+  Seller,
   Invoice,
   Estimate,
   RecurringSchedule,

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
 import { paymentTermsDays } from "./clients";
-import { currency, id, notes, pathId, templateLineItems, timestamp } from "./common";
+import { currency, id, lineItems, notes, optionalText, pathId, templateLineItems, timestamp } from "./common";
 
 /**
  * Recurring schedule bodies. Rules that need the clock or the stored schedule
@@ -25,6 +25,9 @@ const templateFields = {
   currency: v.optional(currency),
   notes: v.optional(v.nullable(notes)),
   terms: v.optional(v.nullable(notes)),
+  taxExemptionReason: optionalText(500),
+  buyerReference: optionalText(200),
+  purchaseOrderReference: optionalText(200),
 };
 
 export const createScheduleBody = v.strictObject({

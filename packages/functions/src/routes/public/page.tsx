@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { DocumentView } from "@invoicing/core/public/view";
+import type { DocumentView, PartyView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../../env";
 import { CSS } from "./style";
 
@@ -7,8 +7,30 @@ import { CSS } from "./style";
  * The public page of an invoice or estimate, rendered on the server with hono/jsx, which escapes
  * every text and attribute value, so user text (descriptions, names, notes) is always shown as text.
  */
+function Party(props: { heading: string; party: PartyView; testId: string }) {
+  const { party } = props;
+  return (
+    <div class="party" data-testid={props.testId}>
+      <h2>{props.heading}</h2>
+      <p class="name">{party.name}</p>
+      {party.legalName ? <p class="muted">{party.legalName}</p> : null}
+      {party.addressLines.map((line) => (
+        <p>{line}</p>
+      ))}
+      {party.details.map((d) => (
+        <p class="detail">
+          {d.label}: {d.value}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+const logoSrc = (view: DocumentView): string | null =>
+  view.logo ? `data:${view.logo.contentType};base64,${Buffer.from(view.logo.bytes).toString("base64")}` : null;
 function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
   const { view } = props;
+  const logo = logoSrc(view);
   return (
     <html lang="en">
       <head>
@@ -22,23 +44,27 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
       </head>
       <body>
         <main>
-          <header>
-            <div>
-              <h1>{view.title}</h1>
+          <header class="top">
+            <div class="brand">
+              {logo ? (
+                <img class="logo" src={logo} alt={view.seller?.name ?? "Logo"} data-testid="logo" />
+              ) : view.seller ? (
+                <div class="brand-name">{view.seller.name}</div>
+              ) : null}
             </div>
-            <span class={`status status-${view.status}`} data-testid="status">
-              {view.statusLabel}
-            </span>
+            <div class="heading">
+              <h1>{view.title}</h1>
+              <span class={`status status-${view.status}`} data-testid="status">
+                {view.statusLabel}
+              </span>
+            </div>
           </header>
 
           <div class="parties">
-            <div>
-              <h2>Billed to</h2>
-              <p>{view.billedTo.name}</p>
-              {view.billedTo.email ? <p class="muted">{view.billedTo.email}</p> : null}
-            </div>
-            <dl>
-              {view.dates.map((d) => (
+            {view.seller ? <Party heading="From" party={view.seller} testId="seller" /> : null}
+            <Party heading="Bill to" party={view.billTo} testId="bill-to" />
+            <dl data-testid="facts">
+              {view.facts.map((d) => (
                 <>
                   <dt>{d.label}</dt>
                   <dd>{d.value}</dd>
@@ -70,14 +96,26 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
             </tbody>
           </table>
 
-          <div class="totals" data-testid="totals">
-            {view.totals.map((t) => (
-              <div class={t.emphasis ? "emphasis" : undefined}>
-                <span>{t.label}</span>
-                <span>{t.value}</span>
-              </div>
-            ))}
+          <div class="summary">
+            <div class="totals" data-testid="totals">
+              {view.totals.flatMap((t) => [
+                ...(t.label === "Tax"
+                  ? view.taxRows.map((row) => (
+                      <div class="tax">
+                        <span>{row.label}</span>
+                        <span>{row.value}</span>
+                      </div>
+                    ))
+                  : []),
+                <div class={t.emphasis ? "emphasis" : undefined}>
+                  <span>{t.label}</span>
+                  <span>{t.value}</span>
+                </div>,
+              ])}
+            </div>
           </div>
+
+          {view.taxExemptionReason ? <p class="exemption">{view.taxExemptionReason}</p> : null}
 
           {view.payLink || props.pdfHref ? (
             <div class="actions">
@@ -88,6 +126,20 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
               ) : null}
               {props.pdfHref ? <a href={props.pdfHref}>Download PDF</a> : null}
             </div>
+          ) : null}
+
+          {view.payment ? (
+            <section class="payment" data-testid="payment">
+              <h2>{view.payment.heading}</h2>
+              <dl>
+                {view.payment.rows.map((d) => (
+                  <>
+                    <dt>{d.label}</dt>
+                    <dd>{d.value}</dd>
+                  </>
+                ))}
+              </dl>
+            </section>
           ) : null}
 
           {view.notes ? (
@@ -102,12 +154,9 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
               <p>{view.terms}</p>
             </section>
           ) : null}
+          {view.footer ? <div class="doc-footer">{view.footer}</div> : null}
         </main>
-        <footer>
-          {view.kind === "invoice"
-            ? "Questions about this invoice? Reply to the email it came with."
-            : "Questions about this estimate? Reply to the email it came with."}
-        </footer>
+        <footer>{view.kind === "invoice" ? "Questions about this invoice? Reply to the email it came with." : "Questions about this estimate? Reply to the email it came with."}</footer>
       </body>
     </html>
   );

@@ -1,10 +1,12 @@
 import { Hono, type Context } from "hono";
 import { notFound } from "@invoicing/core/errors";
 import { toInvoice } from "@invoicing/core/invoices/model";
+import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../../env";
 import { describe } from "../../openapi/describe";
+import { toPublicEstimate } from "../../public-estimate";
 import { securityHeaders } from "./headers";
 import { htmlPage } from "./page";
 
@@ -29,10 +31,11 @@ export const publicPages = new Hono<AppEnv>()
       problems: ["not_found"],
     }),
     async (c) => {
-      const invoice = await findPublicInvoice(c.get("deps"), token(c));
+      const deps = c.get("deps");
+      const invoice = await findPublicInvoice(deps, token(c));
       if (!invoice) throw notFound("invoice");
       const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
-      return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), pdfHref);
+      return htmlPage(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps), pdfHref);
     },
   )
   .get(
@@ -46,8 +49,10 @@ export const publicPages = new Hono<AppEnv>()
       problems: ["not_found"],
     }),
     async (c) => {
-      const estimate = await findPublicEstimate(c.get("deps"), token(c));
+      const deps = c.get("deps");
+      const estimate = await findPublicEstimate(deps, token(c));
       if (!estimate) throw notFound("estimate");
-      return htmlPage(c, estimateView(estimate), null);
+      const view = estimateView(toPublicEstimate(estimate), await documentAssets(deps, estimate.userId, estimate));
+      return htmlPage(c, view, `/public/estimates/${encodeURIComponent(estimate.publicToken)}/pdf`);
     },
   );

@@ -1,0 +1,76 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { Ctx, Deps } from "../context";
+import { nowIso } from "../context";
+import { commit, type Write } from "../db/commit";
+import { userPk } from "../db/keys";
+import { ValidationError, notFound } from "../errors";
+import { inspectImage, type ImageType } from "./image";
+import { profileKey } from "./profile";
+
+/**
+ * The profile's logo. Stored in the table itself, as one binary attribute of its own item
+ * (sk BUSINESS_PROFILE#LOGO): at most 256 KiB fits well under DynamoDB's 400 KB item limit, needs no bucket,
+ * no second store to keep consistent and no extra IAM grant, and the item is read only when a
+ * document is drawn (the profile item carries `hasLogo` instead). See docs/profile.md.
+ */
+export const MAX_LOGO_BYTES = 256 * 1024;
+export const MAX_LOGO_PIXELS = 2000;
+
+export interface Logo {
+  contentType: ImageType;
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export const logoKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE#LOGO" });
+
+/** The writes that mark the profile as having (or not having) a logo, bumping its version. */
+function hasLogoWrite(ctx: Ctx, hasLogo: boolean): Write {
+  return {
+    op: {
+      Update: {
+        TableName: ctx.db.table,
+        Key: profileKey(ctx.userId),
+        UpdateExpression: "SET hasLogo = :has, updatedAt = :now ADD #version :one",
+        ExpressionAttributeNames: { "#version": "version" },
+        ExpressionAttributeValues: { ":has": hasLogo, ":now": nowIso(ctx), ":one": 1 },
+      },
+    },
+  };
+}
+
+/** PUT /profile/logo: checks the bytes (type, integrity, ≤ 2000 × 2000), then stores them. */
+export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageType): Promise<void> {
+  const check = inspectImage(bytes, contentType);
+  if (!check.ok) throw new ValidationError([{ path: "", message: `the body ${check.reason}` }]);
+  const { width, height } = check.image;
+  if (width > MAX_LOGO_PIXELS || height > MAX_LOGO_PIXELS) {
+    throw new ValidationError([{ path: "", message: `the image is ${width} × ${height} pixels; at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}` }]);
+  }
+  await commit(ctx, [
+    { op: { Put: { TableName: ctx.db.table, Item: { ...logoKey(ctx.userId), contentType, bytes, width, height } } } },
+    hasLogoWrite(ctx, true),
+  ]);
+}
+
+export async function findLogo(deps: Pick<Deps, "db">, userId: string): Promise<Logo | undefined> {
+  const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: logoKey(userId) }));
+  if (!out.Item) return undefined;
+  const item = out.Item;
+  return { contentType: item.contentType, bytes: item.bytes as Uint8Array, width: item.width, height: item.height };
+}
+
+export async function getLogo(ctx: Ctx): Promise<Logo> {
+  const logo = await findLogo(ctx, ctx.userId);
+  if (!logo) throw notFound("logo");
+  return logo;
+}
+
+/** DELETE /profile/logo: idempotent (no logo is not an error: the result is the same). */
+export async function deleteLogo(ctx: Ctx): Promise<void> {
+  await commit(ctx, [
+    { op: { Delete: { TableName: ctx.db.table, Key: logoKey(ctx.userId) } } },
+    hasLogoWrite(ctx, false),
+  ]);
+}

@@ -1,0 +1,161 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { readAddress, toAddress, type Address, type AddressInput } from "../address/address";
+import type { Ctx } from "../context";
+import { nowIso } from "../context";
+import { commit } from "../db/commit";
+import { userPk } from "../db/keys";
+import { assertIfMatch } from "../db/versioning";
+import { DomainError } from "../errors";
+
+/**
+ * The user's business profile: the seller on every invoice and estimate, and the defaults new
+ * clients and documents get. Every user has exactly one: before the first change it reads as all
+ * nulls with the defaults (USD, 30 days), version 0. One item per user (sk BUSINESS_PROFILE; the
+ * item PROFILE is the account record of api-keys.ts); the logo is its own item (profile/logo.ts),
+ * so that reading the profile never drags 256 KiB along.
+ */
+export interface BankAccount {
+  accountName: string | null;
+  iban: string;
+  bic: string | null;
+}
+
+export interface Profile {
+  businessName: string | null;
+  legalName: string | null;
+  address: Address | null;
+  taxId: string | null;
+  companyId: string | null;
+  contactName: string | null;
+  email: string | null;
+  phone: string | null;
+  website: string | null;
+  bankAccount: BankAccount | null;
+  defaultCurrency: string;
+  defaultPaymentTermsDays: number;
+  defaultNotes: string | null;
+  defaultTerms: string | null;
+  footer: string | null;
+  hasLogo: boolean;
+  /** Null until the profile is first changed. */
+  updatedAt: string | null;
+}
+
+export interface ProfileItem extends Profile {
+  pk: string;
+  sk: string;
+  /** 0 until the first change (the ETag "0"). */
+  version: number;
+}
+
+/** What a document freezes of the profile when it is issued (finalize, an estimate's send). */
+export const SELLER_FIELDS = [
+  "businessName", "legalName", "address", "taxId", "companyId", "contactName", "email", "phone", "website",
+  "bankAccount", "footer",
+] as const satisfies readonly (keyof Profile)[];
+export type Seller = Pick<Profile, (typeof SELLER_FIELDS)[number]>;
+
+export type ProfilePatch = Partial<Omit<Profile, "hasLogo" | "updatedAt" | "address" | "bankAccount">> & {
+  address?: AddressInput | null;
+  bankAccount?: { accountName?: string | null; iban: string; bic?: string | null } | null;
+};
+
+export const DEFAULT_CURRENCY = "USD";
+export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
+
+export const profileKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE" });
+
+/** The stored item (or nothing) as a whole profile: absent fields null, defaults filled in. */
+export function readProfile(userId: string, stored: Record<string, unknown> | undefined): ProfileItem {
+  const s = (stored ?? {}) as Partial<ProfileItem>;
+  return {
+    ...profileKey(userId),
+    version: s.version ?? 0,
+    businessName: s.businessName ?? null,
+    legalName: s.legalName ?? null,
+    address: readAddress(s.address),
+    taxId: s.taxId ?? null,
+    companyId: s.companyId ?? null,
+    contactName: s.contactName ?? null,
+    email: s.email ?? null,
+    phone: s.phone ?? null,
+    website: s.website ?? null,
+    bankAccount: s.bankAccount ?? null,
+    defaultCurrency: s.defaultCurrency ?? DEFAULT_CURRENCY,
+    defaultPaymentTermsDays: s.defaultPaymentTermsDays ?? DEFAULT_PAYMENT_TERMS_DAYS,
+    defaultNotes: s.defaultNotes ?? null,
+    defaultTerms: s.defaultTerms ?? null,
+    footer: s.footer ?? null,
+    hasLogo: s.hasLogo ?? false,
+    updatedAt: s.updatedAt ?? null,
+  };
+}
+
+export const PROFILE_FIELDS = [
+  ...SELLER_FIELDS, "defaultCurrency", "defaultPaymentTermsDays", "defaultNotes", "defaultTerms", "hasLogo", "updatedAt",
+] as const satisfies readonly (keyof Profile)[];
+
+export function toProfile(item: ProfileItem): Profile {
+  const out: Record<string, unknown> = {};
+  for (const field of PROFILE_FIELDS) out[field] = item[field];
+  return out as unknown as Profile;
+}
+
+export function sellerOf(profile: Profile): Seller {
+  const out: Record<string, unknown> = {};
+  for (const field of SELLER_FIELDS) out[field] = profile[field];
+  return out as unknown as Seller;
+}
+
+export async function getProfile(ctx: Pick<Ctx, "db" | "userId">, consistent = false): Promise<ProfileItem> {
+  const out = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: profileKey(ctx.userId), ConsistentRead: consistent }),
+  );
+  return readProfile(ctx.userId, out.Item);
+}
+
+/**
+ * PATCH: the given fields replace the stored ones (`null` clears; an address or bank account is
+ * replaced whole); `{}` changes nothing. Written whole, conditioned on the version read (or on the
+ * item's absence for the first change), so a concurrent change is never lost: 412 under If-Match,
+ * otherwise the patch is applied again to the fresh profile.
+ */
+export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: string): Promise<ProfileItem> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getProfile(ctx, true);
+    assertIfMatch(ifMatch, current.version);
+    if (Object.values(patch).every((value) => value === undefined)) return current;
+    const next: ProfileItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
+    for (const [field, value] of Object.entries(patch)) {
+      if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
+    }
+    // Replaced whole, every member present (null when not given).
+    if (patch.address) next.address = toAddress(patch.address);
+    if (patch.bankAccount) {
+      next.bankAccount = { accountName: patch.bankAccount.accountName ?? null, iban: patch.bankAccount.iban, bic: patch.bankAccount.bic ?? null };
+    }
+    let raced = false;
+    try {
+      await commit(ctx, [{
+        op: {
+          Put: {
+            TableName: ctx.db.table,
+            Item: next,
+            ConditionExpression: current.version === 0 ? "attribute_not_exists(pk) OR #version = :v" : "#version = :v",
+            ExpressionAttributeNames: { "#version": "version" },
+            ExpressionAttributeValues: { ":v": current.version },
+          },
+        },
+        onConditionFailed: () => {
+          raced = true;
+          return ifMatch !== undefined
+            ? new DomainError("precondition_failed", "the profile was changed concurrently")
+            : new DomainError("service_unavailable", "the profile keeps changing concurrently; retry");
+        },
+      }], next);
+      return next;
+    } catch (error) {
+      if (!raced || ifMatch !== undefined || attempt >= 6) throw error;
+    }
+  }
+}

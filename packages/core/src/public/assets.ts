@@ -1,0 +1,25 @@
+import type { Deps } from "../context";
+import { batchGet, batchKey } from "../db/batch-get";
+import { logoKey, type Logo } from "../profile/logo";
+import { profileKey, readProfile, sellerOf, type Seller } from "../profile/profile";
+import type { DocumentAssets } from "./view";
+
+/**
+ * The seller and logo a document is drawn with, in one round trip: the seller frozen on the
+ * document when it was issued, else (a draft, or a document issued before sellers were frozen)
+ * the current profile; the current logo (the profile's logo is shown on every document).
+ */
+export async function documentAssets(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  doc: { seller?: Seller | null },
+): Promise<DocumentAssets> {
+  const keys = [profileKey(userId), logoKey(userId)];
+  const found = await batchGet(deps.db, doc.seller ? [keys[1]!] : keys);
+  const logoItem = found.get(batchKey(keys[1]!));
+  const logo: Logo | null = logoItem
+    ? { contentType: logoItem.contentType as Logo["contentType"], bytes: logoItem.bytes as Uint8Array, width: Number(logoItem.width), height: Number(logoItem.height) }
+    : null;
+  const seller = doc.seller ?? sellerOf(readProfile(userId, found.get(batchKey(keys[0]!))));
+  return { seller, logo };
+}
