@@ -7,6 +7,11 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
  */
 export interface Meter {
   calls: number;
+  /**
+   * Sequential round trips: calls that started while no other was in flight. Calls sent together
+   * (a Query alongside a GetItem) count once: the latency a caller waits is this many trips.
+   */
+  roundTrips: number;
   byCommand: Record<string, number>;
   itemsRead: number;
   capacityUnits: number;
@@ -24,13 +29,16 @@ interface CapacityLike {
 }
 
 export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.random().toString(36).slice(2)}`): Meter {
+  let inFlight = 0;
   const meter: Meter = {
     calls: 0,
+    roundTrips: 0,
     byCommand: {},
     itemsRead: 0,
     capacityUnits: 0,
     reset() {
       this.calls = 0;
+      this.roundTrips = 0;
       this.byCommand = {};
       this.itemsRead = 0;
       this.capacityUnits = 0;
@@ -45,8 +53,15 @@ export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.ra
       const input = args.input as Record<string, unknown>;
       if (CAPACITY_COMMANDS.has(command)) input.ReturnConsumedCapacity ??= "TOTAL";
       meter.calls++;
+      if (inFlight === 0) meter.roundTrips++;
       meter.byCommand[command] = (meter.byCommand[command] ?? 0) + 1;
-      const result = await next(args);
+      inFlight++;
+      let result;
+      try {
+        result = await next(args);
+      } finally {
+        inFlight--;
+      }
       const output = result.output as Record<string, unknown>;
       meter.itemsRead += itemsRead(command, output);
       const consumed = output.ConsumedCapacity as CapacityLike | CapacityLike[] | undefined;
