@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { Ctx } from "@invoicing/core/context";
+import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { beforeAll, describe, expect, it } from "vitest";
 import { attachMeter, type Meter } from "@invoicing/core/db/metering";
-import { userPk } from "@invoicing/core/db/keys";
+import { entityKey, userPk } from "@invoicing/core/db/keys";
 import { hashKey } from "@invoicing/core/keys/api-keys";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
@@ -171,5 +173,65 @@ describe("a key of the earlier format (inv_<secret>)", () => {
     expect(meter.roundTrips).toBe(2);
     // Its user comes from the key item alone: alice's invoice, not bob's of the same id.
     expect(res.body.clientName).toBe("Acme");
+  });
+});
+
+describe("creating a document: one read, one transaction", () => {
+  const bodies = (clientId: number): [string, string, unknown][] => [
+    ["invoice", "/invoices", { clientId, lineItems: [line] }],
+    ["estimate", "/estimates", { clientId, lineItems: [line] }],
+    ["schedule starting later", "/recurring-schedules", { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }],
+    ["schedule with its first invoice", "/recurring-schedules", { clientId, frequency: "monthly", lineItems: [line] }],
+  ];
+
+  it.each([0, 1, 2, 3])("%#: the key, the client and the counters in one BatchGetItem, then the transaction", async (i) => {
+    const client = await alice.call("POST", "/clients", { name: "Counted", currency: "EUR" });
+    const [what, path, body] = bodies(client.body.id)[i]!;
+    meter.reset();
+    const res = await alice.call("POST", path, body);
+    expect(res.status, what).toBe(201);
+    expect(res.body.currency, what).toBe("EUR");
+    expect({ what, commands: meter.byCommand, roundTrips: meter.roundTrips }).toEqual({
+      what,
+      commands: { BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 },
+      roundTrips: 2,
+    });
+  });
+
+  it("an unknown client is 422 client_not_found and nothing is written", async () => {
+    meter.reset();
+    for (const [, path, body] of bodies(424242)) expectProblem(await alice.call("POST", path, body), 422, "client_not_found");
+    expect(Object.keys(meter.byCommand)).toEqual(["BatchGetItemCommand"]);
+  });
+
+  it("a client deleted between the read and the transaction: the transaction's condition says 422", async () => {
+    const client = await alice.call("POST", "/clients", { name: "Vanishing" });
+    const db = env.deps.db;
+    // The client is read, then deleted for real in DynamoDB Local before the transaction runs.
+    const racing = Object.create(db.doc, {
+      send: {
+        value: async (command: Parameters<typeof db.doc.send>[0]) => {
+          const out = await db.doc.send(command as never);
+          if (command instanceof GetCommand && String(command.input.Key?.sk).startsWith("CLIENT#")) {
+            await db.doc.send(new DeleteCommand({ TableName: db.table, Key: entityKey(alice.userId, "CLIENT", client.body.id) }));
+          }
+          return out;
+        },
+      },
+    });
+    const ctx: Ctx = { ...env.deps, db: { doc: racing, table: db.table }, userId: alice.userId };
+    await expect(createInvoice(ctx, { clientId: client.body.id, lineItems: [line] })).rejects.toMatchObject({ code: "client_not_found" });
+    const listed = await alice.call("GET", `/invoices?clientId=${client.body.id}`);
+    expect(listed.body).toEqual([]);
+  });
+
+  it("concurrent creates of one user take distinct, consecutive ids", async () => {
+    const user = await env.user();
+    const client = await user.call("POST", "/clients", { name: "Busy" });
+    const created = await Promise.all(
+      Array.from({ length: 12 }, () => user.call("POST", "/invoices", { clientId: client.body.id, lineItems: [line] })),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(created.map((r) => r.body.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
   });
 });

@@ -2,7 +2,7 @@ import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
-import { nextId } from "../db/ids";
+import { counterValue, retryWhileTaken, takeCounterWrite } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
 import { buildLineItems, type LineItemInput } from "../documents/line-items";
@@ -27,13 +27,24 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
   lineItems?: LineItemInput[];
 };
 
+/**
+ * A new draft: one read and one transaction. The read fetches the client (its name, email and
+ * currency are copied onto the draft) and the id counter together — on a request's first read, with
+ * the API key too (keys/authorized-db.ts) — and the transaction takes the id, puts the invoice and
+ * counts the client's reference on the condition that the client still exists (a client deleted
+ * meanwhile is 422 client_not_found from the cancellation reason).
+ */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
-  const client = await requireClient(ctx, input.clientId);
-  const id = await nextId(ctx.db, ctx.userId, "invoice");
-  const item = newDraftInvoice(ctx, id, client, buildLineItems(input.lineItems ?? [], 1), input, nowIso(ctx));
-  await commit(ctx, createInvoiceWrites(ctx, item), item);
-  return item;
+  const lines = buildLineItems(input.lineItems ?? [], 1);
+  return retryWhileTaken(async (onTaken) => {
+    const [client, lastId] = await Promise.all([requireClient(ctx, input.clientId), counterValue(ctx, "invoice")]);
+    const item = newDraftInvoice(ctx, lastId + 1, client, lines, input, nowIso(ctx));
+    await commit(ctx, [takeCounterWrite(ctx, "invoice", lastId, onTaken), ...createInvoiceWrites(ctx, item)], item);
+    return item;
+  }, idsBusy);
 }
+
+const idsBusy = () => new DomainError("service_unavailable", "invoice ids are being taken by concurrent requests; retry");
 
 export function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
   return findDocument<InvoiceItem>(ctx, "INVOICE", id, consistent);
