@@ -13,6 +13,8 @@ export interface RecordedComponent {
   routes?: { rawRoute: string; handler: unknown; args: Record<string, unknown> }[];
   /** Placeholder outputs (ApiGatewayV2, Function): a deploy knows the real ones. */
   url?: string;
+  /** Function: a placeholder ARN, which API routes may name to invoke it. */
+  arn?: string;
   /** Dynamo: a placeholder table name. */
   name?: string;
 }
@@ -34,7 +36,8 @@ export interface InfraFunction {
   link: RecordedComponent[];
   nodejs?: { minify?: boolean; install?: string[] };
   trigger:
-    | { kind: "api"; api: string; route: string }
+    /** The API routes that invoke it: one for a route's own function, several for a shared one. */
+    | { kind: "api"; api: string; routes: string[] }
     | { kind: "cron"; schedule: string; event: unknown }
     | { kind: "invoke" };
   [setting: string]: unknown;

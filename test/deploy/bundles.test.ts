@@ -9,12 +9,13 @@ import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, jobs, type JobName } from "@invoicing/core/jobs/all";
 import { createClient } from "@invoicing/core/clients/clients";
-import { createInvoice } from "@invoicing/core/invoices/invoices";
-import { finalizeInvoice } from "@invoicing/core/invoices/lifecycle";
+import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
+import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { ensureTable } from "../../packages/local/src/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf, type InfraFunction } from "../../scripts/infra.mjs";
+import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { httpApiEvent, httpApiResponse, invokeBundle, lambdaSetup, type LinkForm, type LinkedValues } from "./lambda";
 
 /**
@@ -26,9 +27,17 @@ import { httpApiEvent, httpApiResponse, invokeBundle, lambdaSetup, type LinkForm
  */
 const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@example.com" } });
 const functions = functionsOf(infra);
-const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route === "$default");
-const pdfFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
+const routesOf = (fn: InfraFunction): string[] => (fn.trigger.kind === "api" ? fn.trigger.routes : []);
+const apiFunctions = functions.filter((fn) => routesOf(fn).includes("$default"));
+const documentFunctions = functions.filter((fn) => fn.handler.endsWith("/documents-api.handler"));
+const paymentFunctions = functions.filter((fn) => fn.handler.endsWith("/payments-api.handler"));
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
+/** The route of `fn` that serves `path` (a real event carries its route key). */
+const routeFor = (fn: InfraFunction, path: string): string => {
+  const route = routesOf(fn).find((r) => new RegExp(`^${r.replace(/^\S+ /, "").replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+  if (!route) throw new Error(`${fn.id} has no route for ${path}`);
+  return route;
+};
 
 const endpoint = inject("dynamoEndpoint");
 const linked: LinkedValues = {
@@ -54,11 +63,11 @@ afterAll(() => {
 });
 
 /** Invokes `fn`'s bundle with `events`, one warm container, as Lambda would. */
-function invoke(fn: InfraFunction, events: unknown[], form: LinkForm = "environment") {
+function invoke(fn: InfraFunction, events: unknown[], form: LinkForm = "environment", values: LinkedValues = linked, extraEnv: Record<string, string> = {}) {
   const bundle = built.get(fn.id);
   if (!bundle) throw new Error(`${fn.id} was not bundled`);
-  const { env, files } = lambdaSetup(fn, linked, endpoint, form);
-  return invokeBundle(bundle.bundle, bundle.exportName, events, env, files);
+  const { env, files } = lambdaSetup(fn, values, endpoint, form);
+  return invokeBundle(bundle.bundle, bundle.exportName, events, { ...env, ...extraEnv }, files);
 }
 
 /** The names of a user's clients, read from the linked table directly. */
@@ -73,7 +82,7 @@ async function storedClients(userId: string): Promise<string[]> {
   return (stored.Items ?? []).map((item) => String(item.name)).sort();
 }
 
-describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
   it("answers its PDF routes with a PDF, and the spine's 401, 404 and 405", async () => {
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const { key } = await createApiKey(db, userId, "bundle test", new Date());
@@ -82,14 +91,17 @@ describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
     const invoice = await finalizeInvoice(ctx, draft.id);
     const auth = { authorization: `Bearer ${key}` };
+    const event = (method: string, path: string, headers?: Record<string, string>) =>
+      httpApiEvent(method, path, { headers, routeKey: routeFor(fn, path) });
 
-    const [owner, anonymous, publicPdf, unknownToken, wrongMethod] = (
+    const [owner, anonymous, publicPdf, unknownToken, wrongMethod, forged] = (
       await invoke(fn, [
-        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`, { headers: auth }),
-        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`),
-        httpApiEvent("GET", `/public/invoices/${invoice.publicToken}/pdf`),
-        httpApiEvent("GET", `/public/invoices/${"A".repeat(32)}/pdf`),
-        httpApiEvent("POST", `/invoices/${invoice.id}/pdf`, { headers: auth }),
+        event("GET", `/invoices/${invoice.id}/pdf`, auth),
+        event("GET", `/invoices/${invoice.id}/pdf`),
+        event("GET", `/public/invoices/${invoice.publicToken}/pdf`),
+        event("GET", `/public/invoices/${"A".repeat(32)}/pdf`),
+        event("POST", `/invoices/${invoice.id}/pdf`, auth),
+        event("GET", `/invoices/${invoice.id}/pdf`, { authorization: `Bearer inv_${userId}_${"A".repeat(43)}` }),
       ])
     ).map(httpApiResponse);
 
@@ -99,14 +111,92 @@ describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
       expect(pdf.text.startsWith("%PDF-")).toBe(true);
     }
     expect(anonymous!.status).toBe(401);
+    expect(forged!.status).toBe(401);
     expect(unknownToken!.status).toBe(404);
     expect(wrongMethod!.status).toBe(405);
     expect(wrongMethod!.headers.allow).toContain("GET");
   });
 });
 
-it("infra names an API route and one scheduled function per job", () => {
-  expect(apiFunctions.map((fn) => fn.trigger)).toContainEqual({ kind: "api", api: "Api", route: "$default" });
+describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  let fake: FakeStripe;
+  beforeAll(async () => {
+    fake = await startFakeStripe();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("the pay link creates a checkout session at the card processor, and its signed webhook pays the invoice", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
+    const client = await createClient(ctx, { name: "Pay Co", email: "ap@pay.example" });
+    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "120.00" }] });
+    await finalizeInvoice(ctx, draft.id);
+    // Sent without a card processor here: the session is made when the link is opened.
+    const invoice = await sendInvoice(ctx, draft.id, {});
+    const webhookSecret = "whsec_bundle_test";
+    const values: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: webhookSecret } };
+    const stripeEnv = { STRIPE_API_BASE: fake.url };
+    const pay = `/public/invoices/${invoice.publicToken}/pay`;
+
+    const [redirect, wrongMethod] = (
+      await invoke(fn, [
+        httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
+        httpApiEvent("DELETE", pay, { routeKey: routeFor(fn, pay) }),
+      ], "key-file", values, stripeEnv)
+    ).map(httpApiResponse);
+    expect(redirect!.status).toBe(303);
+    const [session] = [...fake.sessions.values()].filter((s) => redirect!.headers.location === s.url);
+    expect(session).toBeDefined();
+    expect(session!.amount_total).toBe(12000);
+    expect(redirect!.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(wrongMethod!.status).toBe(405);
+
+    const paid = fake.completeSession(session!.id);
+    const { payload, header } = signedStripeEvent("checkout.session.completed", paid, { secret: webhookSecret, now: new Date() });
+    const hook = "/webhooks/card-processor";
+    const [accepted, unsigned] = (
+      await invoke(fn, [
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": header }, body: payload }),
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json" }, body: payload }),
+      ], "key-file", values, stripeEnv)
+    ).map(httpApiResponse);
+    expect(accepted!.status).toBe(200);
+    expect(unsigned!.status).toBe(400);
+    expect(unsigned!.body).toMatchObject({ code: "invalid_signature" });
+    const stored = await getInvoice(ctx, invoice.id, true);
+    expect({ status: stored.status, amountPaid: stored.amountPaid, paymentMethod: stored.paymentMethod }).toEqual({
+      status: "paid",
+      amountPaid: "120.00",
+      paymentMethod: "card",
+    });
+  });
+
+  it("without the card processor's secrets (their placeholders), the pay link is 404 and every webhook 400", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
+    const client = await createClient(ctx, { name: "No Stripe Co" });
+    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "5.00" }] });
+    await finalizeInvoice(ctx, draft.id);
+    const invoice = await sendInvoice(ctx, draft.id, { to: "ap@nostripe.example" });
+    const pay = `/public/invoices/${invoice.publicToken}/pay`;
+    const hook = "/webhooks/card-processor";
+    const [redirect, webhook] = (
+      await invoke(fn, [
+        httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" }, body: "{}" }),
+      ])
+    ).map(httpApiResponse);
+    expect(redirect!.status).toBe(404);
+    expect(webhook!.status).toBe(400);
+  });
+});
+
+it("infra names an API route, one documents and one payments function, and one scheduled function per job", () => {
+  expect(apiFunctions.map((fn) => fn.trigger)).toEqual([{ kind: "api", api: "Api", routes: ["$default"] }]);
+  expect(documentFunctions).toHaveLength(1);
+  expect(paymentFunctions).toHaveLength(1);
   expect(jobFunctions.map(jobOf).sort()).toEqual([...JOB_NAMES].sort());
 });
 

@@ -19,10 +19,11 @@ const only = (infra: typeof dev, kind: string) => {
   return found[0]!;
 };
 const jobOf = (fn: InfraFunction) => fn.handler.replace(/^.*\/jobs\/([^/.]+)\.handler$/, "$1");
-const apiFunction = (infra: typeof dev) => functionsOf(infra).find((fn) => fn.trigger.kind === "api")!;
-/** "api" for the $default function, "pdf" for the PDF routes' function, else the job's name. */
+const isDefault = (fn: InfraFunction) => fn.trigger.kind === "api" && fn.trigger.routes.includes("$default");
+const apiFunction = (infra: typeof dev) => functionsOf(infra).find(isDefault)!;
+/** "api" for the $default function, "documents" / "payments" for those functions, else the job's name. */
 const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
-  fn.trigger.kind === "api" ? (fn.trigger.route === "$default" ? "api" : "pdf") : jobOf(fn);
+  fn.trigger.kind === "api" ? (isDefault(fn) ? "api" : fn.id.toLowerCase()) : jobOf(fn);
 const jobFunctions = (infra: typeof dev) => functionsOf(infra).filter((fn) => fn.trigger.kind === "cron");
 
 /** "25 seconds" / "5 minutes" → seconds; "1024 MB" → MB. SST's own unit strings. */
@@ -96,12 +97,15 @@ describe("links: each function gets what it uses and nothing more", () => {
    * - every function reads and writes the table;
    * - emailing needs the sender and the API URL (public links in the email): the API (send), the
    *   recurring job (auto-send) and the reminders job (reminders, and the outbox sweep);
-   * - creating a card payment link needs the processor's key: the API (send) and recurring (auto-send);
-   * - verifying the processor's webhooks needs its webhook secret: the API alone.
+   * - creating a card payment link needs the processor's key: the API (send), payments (the pay
+   *   link) and recurring (auto-send);
+   * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
+   * - documents read the table and print the API's URL (the pay link).
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Email", "Api", "StripeSecretKey", "StripeWebhookSecret"],
-    pdf: ["Table", "Api"],
+    api: ["Table", "Email", "Api", "StripeSecretKey"],
+    documents: ["Table", "Api"],
+    payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table"],
     recurring: ["Table", "Email", "Api", "StripeSecretKey"],
     reminders: ["Table", "Email", "Api"],
@@ -135,11 +139,20 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but the PDFs, which have their own function", () => {
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf"]);
-    const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
-    expect(pdf.map((fn) => fn.handler)).toEqual(["packages/functions/src/pdf-api.handler", "packages/functions/src/pdf-api.handler"]);
-    expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
+  it("routes everything to the app ($default) but documents and card payments, one function each", () => {
+    const documentPaths = ["/invoices/{id}/pdf", "/public/invoices/{token}/pdf", "/estimates/{id}/pdf", "/public/estimates/{token}/pdf", "/invoices/{id}/e-invoice", "/public/invoices/{token}/e-invoice"];
+    const paymentPaths = ["/public/invoices/{token}/pay", "/webhooks/card-processor"];
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", ...[...documentPaths, ...paymentPaths].map((p) => `ANY ${p}`)]);
+    const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
+    expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
+      ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
+      ["Documents", "packages/functions/src/documents-api.handler", { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) }],
+      ["Payments", "packages/functions/src/payments-api.handler", { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) }],
+    ]);
+    // Routed by ARN: SST then points each route at that one Lambda instead of creating one per route.
+    const shared = componentsOf(production, "sst.aws.Function");
+    expect(shared.map((fn) => fn.logicalName)).toEqual(["Documents", "Payments"]);
+    for (const route of api.routes!.slice(1)) expect(shared.map((fn) => fn.arn)).toContain(route.handler);
   });
 
   it("allows cross-origin calls with the headers the contract reads, and exposes the ones it sets", () => {

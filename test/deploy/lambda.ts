@@ -52,17 +52,20 @@ export interface LinkedValues {
   tableName: string;
   emailSender: string;
   apiUrl: string;
+  /** Values of linked secrets by name; a secret not named here has its placeholder "". */
+  secrets?: Record<string, string>;
 }
 
 /** What SST puts in a linked resource's JSON, per component kind (their getSSTLink()). */
-function linkedResource(kind: string, values: LinkedValues): Record<string, unknown> {
+function linkedResource(kind: string, name: string, values: LinkedValues): Record<string, unknown> {
   switch (kind) {
     case "sst.aws.Dynamo":
       return { name: values.tableName, type: kind };
     case "sst.aws.Email":
       return { sender: values.emailSender, configSet: "invoicing-test-config", type: kind };
     case "sst.sst.Secret":
-      return { value: "", type: kind }; // the placeholder: card processor not configured
+      // The placeholder unless the test sets a value: card processor not configured.
+      return { value: values.secrets?.[name] ?? "", type: kind };
     case "sst.aws.ApiGatewayV2":
       return { url: values.apiUrl, type: kind };
     default:
@@ -90,7 +93,7 @@ export function lambdaSetup(
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     SST_RESOURCE_App: JSON.stringify({ name: "invoicing", stage: "dev" }),
   };
-  const links = Object.fromEntries(fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, values)]));
+  const links = Object.fromEntries(fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, resource.logicalName, values)]));
   if (form === "environment") {
     for (const [name, resource] of Object.entries(links)) env[`SST_RESOURCE_${name}`] = JSON.stringify(resource);
     return { env, files: {} };
@@ -105,12 +108,17 @@ export function lambdaSetup(
   return { env, files: { "resource.enc": sealed } };
 }
 
-/** An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it. */
+/**
+ * An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it, or, with
+ * `routeKey` (e.g. "ANY /invoices/{id}/pdf"), as that route does: its route key and path parameters.
+ */
 export function httpApiEvent(
   method: string,
   path: string,
-  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean } = {},
+  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean; routeKey?: string } = {},
 ): APIGatewayProxyEventV2 {
+  const routeKey = options.routeKey ?? "$default";
+  const pathParameters = routeKey === "$default" ? undefined : pathParametersOf(routeKey, path);
   const domainName = "abc123defg.execute-api.us-east-1.amazonaws.com";
   const query = options.query ?? "";
   const queryStringParameters: Record<string, string> = {};
@@ -122,7 +130,7 @@ export function httpApiEvent(
   const now = new Date();
   return {
     version: "2.0",
-    routeKey: "$default",
+    routeKey,
     rawPath: path,
     rawQueryString: query,
     headers: {
@@ -137,6 +145,7 @@ export function httpApiEvent(
       ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     },
     ...(query ? { queryStringParameters } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
     requestContext: {
       accountId: "123456789012",
       apiId: "abc123defg",
@@ -144,7 +153,7 @@ export function httpApiEvent(
       domainPrefix: "abc123defg",
       http: { method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent: "bundle-test" },
       requestId: `req-${now.getTime()}`,
-      routeKey: "$default",
+      routeKey,
       stage: "$default",
       time: clfTime(now),
       timeEpoch: now.getTime(),
@@ -152,6 +161,20 @@ export function httpApiEvent(
     ...(body === undefined ? {} : { body }),
     isBase64Encoded: Boolean(options.base64),
   };
+}
+
+/** The values of a route's {variables} in a path: "ANY /invoices/{id}/pdf", "/invoices/7/pdf" → { id: "7" }. */
+function pathParametersOf(routeKey: string, path: string): Record<string, string> {
+  const template = routeKey.replace(/^\S+ /, "").split("/");
+  const parts = path.split("/");
+  if (template.length !== parts.length) throw new Error(`${path} does not match the route ${routeKey}`);
+  const parameters: Record<string, string> = {};
+  template.forEach((segment, i) => {
+    const variable = /^\{(\w+)\}$/.exec(segment);
+    if (variable) parameters[variable[1]!] = decodeURIComponent(parts[i]!);
+    else if (segment !== parts[i]) throw new Error(`${path} does not match the route ${routeKey}`);
+  });
+  return parameters;
 }
 
 /** API Gateway's request time: "22/Nov/2026:09:30:00 +0000". */

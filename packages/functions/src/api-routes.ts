@@ -1,19 +1,19 @@
 import { apiKeys } from "./routes/api-keys";
+import { cardPayments } from "./routes/card-payments";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
 import { estimates } from "./routes/estimates";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
-import { payments } from "./routes/payments";
 import { publicPages } from "./routes/public";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
-import { webhooks } from "./routes/webhooks";
 
 /**
- * What the API Lambda (api.ts, API Gateway's $default route) serves: everything but the PDFs,
- * which have their own function (pdf-api.ts) so that pdf-lib, the heaviest dependency, is not in
+ * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON (and the
+ * public HTML pages). Documents (PDFs, e-invoices: documents-routes.ts) and the card processor's
+ * paths (payments-routes.ts) have their own functions, so pdf-lib and the Stripe SDK are not in
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, cardPayments, docs] as const;

@@ -10,7 +10,8 @@ import { HttpProblem, errorToResponse, problemResponse } from "./problems";
  * API.md's error precedence: auth (401) runs before routing (404 unknown route, 405), and each
  * route reads its body itself (413 → 415 → 400) before it looks anything up (404 unknown id).
  * The whole service is app.ts's createApp; Lambda functions that serve a part of it (api.ts,
- * pdf-api.ts) build it from their own modules, so each bundle holds only what it serves.
+ * documents-api.ts, payments-api.ts) build it from their own modules, so each bundle holds only
+ * what it serves.
  */
 export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -10,7 +10,7 @@ import { pdfResponse } from "../pdf/response";
 import { securityHeaders } from "./public";
 
 /**
- * The PDFs (API.md section 9), served by their own Lambda when deployed (pdf-api.ts):
+ * The PDFs (API.md section 9), served by the documents Lambda when deployed (documents-api.ts):
  * - GET /invoices/{id}/pdf: the owner's PDF of any of their invoices; a draft is marked DRAFT.
  * - GET /public/invoices/{token}/pdf: the client's, for a non-draft invoice, no auth.
  */
