@@ -15,6 +15,9 @@ export interface Meter {
   byCommand: Record<string, number>;
   itemsRead: number;
   capacityUnits: number;
+  /** capacityUnits split by kind: on-demand tables bill read and write request units apart. */
+  readUnits: number;
+  writeUnits: number;
   reset(): void;
   detach(): void;
 }
@@ -26,7 +29,11 @@ const CAPACITY_COMMANDS = new Set([
 
 interface CapacityLike {
   CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
 }
+
+const READ_COMMANDS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
 
 export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.random().toString(36).slice(2)}`): Meter {
   let inFlight = 0;
@@ -36,12 +43,16 @@ export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.ra
     byCommand: {},
     itemsRead: 0,
     capacityUnits: 0,
+    readUnits: 0,
+    writeUnits: 0,
     reset() {
       this.calls = 0;
       this.roundTrips = 0;
       this.byCommand = {};
       this.itemsRead = 0;
       this.capacityUnits = 0;
+      this.readUnits = 0;
+      this.writeUnits = 0;
     },
     detach() {
       doc.middlewareStack.remove(name);
@@ -65,7 +76,16 @@ export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.ra
       const output = result.output as Record<string, unknown>;
       meter.itemsRead += itemsRead(command, output);
       const consumed = output.ConsumedCapacity as CapacityLike | CapacityLike[] | undefined;
-      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) meter.capacityUnits += c.CapacityUnits ?? 0;
+      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+        const units = c.CapacityUnits ?? 0;
+        meter.capacityUnits += units;
+        // DynamoDB names the kind when it can; otherwise the command's kind decides.
+        if (c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined) {
+          meter.readUnits += c.ReadCapacityUnits ?? 0;
+          meter.writeUnits += c.WriteCapacityUnits ?? 0;
+        } else if (READ_COMMANDS.has(command)) meter.readUnits += units;
+        else meter.writeUnits += units;
+      }
       return result;
     },
     { step: "initialize", name, override: true },
