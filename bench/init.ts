@@ -8,9 +8,11 @@ import { evaluateInfra, functionsOf } from "../scripts/infra.mjs";
 /**
  * Lambda init of EVERY function infra declares, each bundle built exactly as SST builds it, against
  * a baseline built the same way (bench/baseline: bare Hono + lib-dynamodb doing one GetItem). Size
- * in bytes (counted), and cold import time (a fresh Node process importing the bundle: what Lambda's
- * init phase does), median of RUNS (timed: the machine's 2 cores are shared, so these move by
- * ±10 % between runs; the ratio to the baseline measured in the same run is what to read).
+ * in bytes (counted), and the cold import (a fresh Node process importing the bundle: what Lambda's
+ * init phase does) as CPU time, median of RUNS: the machine's 2 cores are shared with other work,
+ * and wall time then measures the queue for a core more than the import (medians moved ±50 %
+ * between runs, CPU time by a few %); Lambda's init runs on its own vCPU share, so CPU time is what
+ * it pays. The wall-time median is printed beside it for reference.
  * Goals for the API function: ≤ 1.3× size, ≤ 1.2× init. The projection row is the API entry without
  * the card processor and email capabilities (bench/projection): what the API carries once those
  * leave it.
@@ -19,7 +21,10 @@ export interface InitRow {
   function: string;
   handler: string;
   bytes: number;
+  /** CPU time of the cold import (ms, median): the init figure the goal reads. */
   coldImportMs: number;
+  /** Wall time of the same imports (ms, median), for reference. */
+  coldImportWallMs: number;
   sizeRatio: number;
   initRatio: number;
   goal?: string;
@@ -30,9 +35,12 @@ const RUNS = 11;
 const SIZE_GOAL = 1.3;
 const INIT_GOAL = 1.2;
 
-/** One cold import of a bundle in a fresh Node process, in ms (what Lambda's init phase does). */
-function coldImportOnce(bundle: string): number {
-  const script = "const t=performance.now();await import(process.argv[1]);console.log(performance.now()-t)";
+/** One cold import of a bundle in a fresh Node process: CPU and wall ms (what Lambda's init phase does). */
+function coldImportOnce(bundle: string): { cpu: number; wall: number } {
+  const script = [
+    "const c=process.cpuUsage(),t=performance.now();await import(process.argv[1]);",
+    "const u=process.cpuUsage(c);console.log((u.user+u.system)/1000, performance.now()-t)",
+  ].join("");
   const out = spawnSync(process.execPath, ["--input-type=module", "-e", script, bundle], {
     encoding: "utf8",
     env: {
@@ -47,20 +55,19 @@ function coldImportOnce(bundle: string): number {
     },
   });
   if (out.status !== 0) throw new Error(`importing ${bundle} failed: ${out.stderr}`);
-  return Number(out.stdout.trim().split("\n").pop());
+  const [cpu, wall] = out.stdout.trim().split("\n").pop()!.split(" ").map(Number);
+  return { cpu: cpu!, wall: wall! };
 }
 
 /**
  * Median cold import of each bundle. Rounds go over every bundle in turn, so a busy moment of the
  * shared machine slows all of them alike instead of whichever happened to be measured then.
  */
-function coldImportMs(bundles: string[]): number[] {
-  const times = bundles.map(() => [] as number[]);
+function coldImportMs(bundles: string[]): { cpu: number; wall: number }[] {
+  const times = bundles.map(() => [] as { cpu: number; wall: number }[]);
   for (let round = 0; round < RUNS; round++) bundles.forEach((bundle, i) => times[i]!.push(coldImportOnce(bundle)));
-  return times.map((t) => {
-    t.sort((a, b) => a - b);
-    return Math.round(t[Math.floor(t.length / 2)]! * 10) / 10;
-  });
+  const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! * 10) / 10;
+  return times.map((t) => ({ cpu: median(t.map((x) => x.cpu)), wall: median(t.map((x) => x.wall)) }));
 }
 
 export async function measureInit(): Promise<{ rows: InitRow[] }> {
@@ -76,15 +83,16 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
     const built = await bundleFunctions([...extra, ...declared], outdir);
     const baseline = built.find((b) => b.id === "Baseline")!;
     const ms = coldImportMs(built.map((b) => b.bundle));
-    const baseMs = ms[built.indexOf(baseline)]!;
+    const baseMs = ms[built.indexOf(baseline)]!.cpu;
     const rows = built.map((b, i): InitRow => {
       const row: InitRow = {
         function: b.id === "Baseline" ? "baseline (Hono + lib-dynamodb GetItem)" : b.id,
         handler: b.handler,
         bytes: b.bytes,
-        coldImportMs: ms[i]!,
+        coldImportMs: ms[i]!.cpu,
+        coldImportWallMs: ms[i]!.wall,
         sizeRatio: round(b.bytes / baseline.bytes),
-        initRatio: round(ms[i]! / baseMs),
+        initRatio: round(ms[i]!.cpu / baseMs),
       };
       if (b.handler === "packages/functions/src/api.handler" || b.id.startsWith("Api projection")) {
         row.goal = `size ≤ ${SIZE_GOAL}×, init ≤ ${INIT_GOAL}×`;
