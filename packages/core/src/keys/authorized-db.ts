@@ -69,9 +69,11 @@ export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now
   };
 
   const checkAlone = (): Promise<Principal | undefined> =>
-    base.doc
-      .send(new GetCommand({ TableName: base.table, Key: keyItemKey(claim), ConsistentRead: true }))
-      .then((out) => principalOf(base, claim, out.Item, now));
+    observed(
+      base.doc
+        .send(new GetCommand({ TableName: base.table, Key: keyItemKey(claim), ConsistentRead: true }))
+        .then((out) => principalOf(base, claim, out.Item, now)),
+    );
 
   /** Sends the GetItems gathered this tick and the key item as one BatchGetItem. */
   function flush(pending: Pending[]): Promise<Principal | undefined> {
@@ -101,11 +103,11 @@ export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now
           const gathering: Pending[] = [];
           batch = gathering;
           let started!: (p: Promise<Principal | undefined>) => void;
-          check = new Promise<Principal | undefined>((resolveCheck) => (started = resolveCheck));
+          check = observed(new Promise<Principal | undefined>((resolveCheck) => (started = resolveCheck)));
           // Everything sent in this tick (a Promise.all of reads) joins the same request.
           queueMicrotask(() => {
             batch = undefined;
-            started(flush(gathering));
+            started(observed(flush(gathering)));
           });
         }
         batch.push({ key: input.Key!, resolve, reject });
@@ -126,6 +128,15 @@ export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now
     db: { doc, table: base.table },
     principal: () => (check ??= checkAlone()),
   };
+}
+
+/**
+ * The check may fail (DynamoDB unavailable) before anyone awaits it — the middleware does, after the
+ * route — and Node ends the process on a rejection nobody handles. Its awaiters still see the error.
+ */
+function observed<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /** A plain GetItem of this table: the only read that can ride along in the key's BatchGetItem. */
