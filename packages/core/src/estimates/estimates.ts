@@ -1,8 +1,7 @@
 import { requireClient, clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit } from "../db/commit";
-import { counterValue, retryWhileTaken, takeCounterWrite } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { clientIndexKeys } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
@@ -14,7 +13,7 @@ import {
   type PatchRules,
 } from "../documents/editing";
 import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from "../documents/line-items";
-import { lastNumber, takeNumberWrite } from "../documents/numbering";
+import { lastNumber } from "../documents/numbering";
 import { DomainError } from "../errors";
 import { newPublicToken } from "../tokens";
 import {
@@ -66,7 +65,7 @@ const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
 export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<EstimateItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
   const publicToken = newPublicToken();
-  return retryWhileTaken(async (onTaken) => {
+  return createTakingValues(ctx, async (take) => {
     const [client, lastId, last] = await Promise.all([
       requireClient(ctx, input.clientId),
       counterValue(ctx, "estimate"),
@@ -101,13 +100,13 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
       createdAt: now,
       updatedAt: now,
     };
-    await commit(ctx, [
-      takeCounterWrite(ctx, "estimate", lastId, onTaken),
-      takeNumberWrite(ctx, "estimateNumber", last, onTaken),
+    const writes = [
+      take("estimate", lastId),
+      take("estimateNumber", last),
       { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
       clientRefWrite(ctx, client.id, 1),
-    ], item);
-    return item;
+    ];
+    return { writes, result: item };
   }, () => new DomainError("service_unavailable", "estimate numbering is busy; retry"));
 }
 

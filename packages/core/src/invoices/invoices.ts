@@ -1,8 +1,7 @@
 import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit } from "../db/commit";
-import { counterValue, retryWhileTaken, takeCounterWrite } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
 import { buildLineItems, type LineItemInput } from "../documents/line-items";
@@ -36,11 +35,10 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
  */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
-  return retryWhileTaken(async (onTaken) => {
+  return createTakingValues(ctx, async (take) => {
     const [client, lastId] = await Promise.all([requireClient(ctx, input.clientId), counterValue(ctx, "invoice")]);
     const item = newDraftInvoice(ctx, lastId + 1, client, lines, input, nowIso(ctx));
-    await commit(ctx, [takeCounterWrite(ctx, "invoice", lastId, onTaken), ...createInvoiceWrites(ctx, item)], item);
-    return item;
+    return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
   }, idsBusy);
 }
 

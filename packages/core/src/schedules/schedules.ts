@@ -3,7 +3,7 @@ import { clientRefWrite, requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { counterValue, retryWhileTaken, takeCounterWrite } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { isEmptyPatch } from "../documents/editing";
@@ -77,7 +77,7 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
   const immediate = startDate <= now;
   // One read (the client, copied into the template, and the counters of the ids taken — on a
   // request's first read with the API key too), then one transaction (db/ids.ts).
-  const first = await retryWhileTaken(async (onTaken) => {
+  const first = await createTakingValues(ctx, async (take) => {
     const [client, lastId, lastInvoiceId] = await Promise.all([
       requireClient(ctx, input.clientId),
       counterValue(ctx, "schedule"),
@@ -116,25 +116,16 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
     const putNew = (item: ScheduleItem): Write => ({
       op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
     });
-    const takeId = takeCounterWrite(ctx, "schedule", lastId, onTaken);
-    if (!immediate) {
-      await commit(ctx, [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], created);
-      return created;
-    }
+    const takeId = take("schedule", lastId);
+    if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
     const invoiceId = lastInvoiceId + 1;
     const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
     const withInvoice: ScheduleItem = { ...schedule, version: 1 };
     // The invoice's own Put, but one client-reference update for both documents (a transaction may
     // touch an item only once).
     const [invoicePut] = createInvoiceWrites(ctx, invoice);
-    await commit(ctx, [
-      takeId,
-      takeCounterWrite(ctx, "invoice", lastInvoiceId, onTaken),
-      putNew(withInvoice),
-      invoicePut!,
-      clientRefWrite(ctx, client.id, 2),
-    ], withInvoice);
-    return withInvoice;
+    const writes = [takeId, take("invoice", lastInvoiceId), putNew(withInvoice), invoicePut!, clientRefWrite(ctx, client.id, 2)];
+    return { writes, result: withInvoice };
   }, () => new DomainError("service_unavailable", "schedule ids are being taken by concurrent requests; retry"));
   if (!immediate) return first;
   const invoiceId = first.lastInvoiceId!;
