@@ -21,10 +21,12 @@ export default $config({
   },
   async run() {
     await import("./infra/storage");
-    await import("./infra/email");
+    const { emailDnsRecords } = await import("./infra/email");
     await import("./infra/secrets");
     const { api } = await import("./infra/api");
     await import("./infra/jobs");
-    return { api: api.url };
+    await import("./infra/stream");
+    // The API's base URL; and, for a domain sender whose DNS is not on Route 53, the records to add.
+    return { api: api.url, ...(emailDnsRecords ? { emailDnsRecords } : {}) };
   },
 });

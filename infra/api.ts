@@ -1,4 +1,4 @@
-import { email } from "./email";
+import { withAccessLogFormat } from "./access-log";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
@@ -9,7 +9,7 @@ import { table } from "./storage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production).
+ * (a year in production), in a format without the raw path (infra/access-log.ts).
  */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: {
@@ -20,6 +20,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
     maxAge: "1 day",
   },
   accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
+  transform: { stage: withAccessLogFormat },
 });
 
 /**
@@ -33,17 +34,17 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
  * itself, as the API would. All stop before API Gateway's 30 s.
  *
- * The API function links what its requests use: the table, the email sender (send delivers the
- * email), the card processor's key (send still creates a payment link) and the API itself (its URL
- * is the base of the public links in emails). Links grant `dynamodb:*` on this table only and SES
- * sending from this identity only.
+ * The API function links what its requests use: the table, the card processor's key (send still
+ * creates a payment link) and the API itself (its URL is the base of the public links in emails).
+ * No email sender: a request only queues an email in the outbox; the stream subscriber
+ * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */
 api.route("$default", {
   handler: "packages/functions/src/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
-  link: [table, email, stripeSecretKey, api],
+  link: [table, stripeSecretKey, api],
   // /docs inlines Swagger UI's browser bundle, read from the package at the first request
   // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
   copyFiles: [

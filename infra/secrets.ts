@@ -1,7 +1,11 @@
 /**
  * The card processor's (Stripe's) keys, set per stage with `npx sst secret set <Name> <value>`.
- * The empty placeholder means "not configured": the app then runs without a card processor (no
- * payment links; the webhook rejects every call), so a stage deploys before anyone has Stripe keys.
+ * The empty placeholder means "not configured", so a stage deploys before anyone has Stripe keys:
+ * - no StripeSecretKey: no card processor (no payment links; the webhook answers 400);
+ * - StripeSecretKey but no StripeWebhookSecret yet: Stripe issues the webhook secret only once the
+ *   endpoint URL exists, i.e. after the first deploy. Until it is set (and deployed again) the webhook
+ *   answers 503 service_unavailable, which Stripe retries for days: card payments made meanwhile wait
+ *   at Stripe and are applied once the secret is deployed (docs/deploying.md).
  */
 export const stripeSecretKey = new sst.Secret("StripeSecretKey", "");
 export const stripeWebhookSecret = new sst.Secret("StripeWebhookSecret", "");

@@ -1,14 +1,18 @@
 /**
- * Bundles a Lambda handler the way SST 4 does when it deploys a Node.js function (its Go runtime,
- * pkg/runtime/node/build.go): esbuild, one ESM `.mjs` file per function, platform node, everything
- * bundled but sharp and pg-native, `module` before `main`, names kept, minified (SST's
- * `nodejs.minify` default), and a banner that gives ESM code the `require`, `__filename` and
- * `__dirname` that CommonJS dependencies expect. The target is the function's runtime (nodejs22.x
- * → node22), so code that runtime cannot parse fails here. `npm run build` and the bundle test
- * (test/deploy/bundles.test.ts) both call this, on the handlers infra names (scripts/infra.mjs).
+ * Bundles a Lambda handler the way SST 4.17.1 does when it deploys a Node.js function (its Go
+ * builder, pkg/runtime/node/build.go; function.ts packs the result): esbuild, one ESM file named
+ * `bundle.mjs` per function (the handler becomes `bundle.<export>`), platform node, everything
+ * bundled but sharp, pg-native and `nodejs.install`, `module` before `main`, names kept, a linked
+ * source map, and a banner that gives ESM code the `require`, `__filename` and `__dirname` that
+ * CommonJS dependencies expect. The target is SST's for the runtime (nodejs22.x → es2023). It
+ * minifies only when `nodejs.minify` is true (SST's documented default is true, its code's is false;
+ * infra/runtime.ts sets it). The zip holds the bundle, the `copyFiles`, and the source map only when
+ * `nodejs.sourcemap` is true (otherwise SST uploads the map to its bootstrap bucket instead).
+ * `npm run build` and the bundle test (test/deploy/bundles.test.ts) both call this, on the handlers
+ * infra names (scripts/infra.mjs).
  */
-import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { root } from "./infra.mjs";
 
@@ -34,11 +38,19 @@ export function resolveHandler(handler) {
   throw new Error(`handler "${handler}": no file ${base}.ts (or .js, …) in ${root}`);
 }
 
-/** nodejs22.x → node22: esbuild's target for the runtime that will run the bundle. */
-export function nodeTarget(runtime = "nodejs22.x") {
-  const match = /^nodejs(\d+)\.x$/.exec(runtime);
-  if (!match) throw new Error(`runtime "${runtime}" is not a Node.js Lambda runtime`);
-  return `node${match[1]}`;
+/** SST's esbuild target per Lambda runtime (build.go's targetMap). */
+const TARGETS = {
+  "nodejs24.x": "es2024",
+  "nodejs22.x": "es2023",
+  "nodejs20.x": "es2023",
+  "nodejs18.x": "es2022",
+};
+
+/** nodejs22.x → es2023: the target SST bundles a runtime's functions for. */
+export function esbuildTarget(runtime = "nodejs24.x") {
+  const target = TARGETS[runtime];
+  if (!target) throw new Error(`runtime "${runtime}" is not a Node.js Lambda runtime SST 4.17.1 maps to a target`);
+  return target;
 }
 
 /** A directory-safe name for a function id such as "Api $default". */
@@ -46,25 +58,37 @@ export const functionDir = (id) => id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/
 
 /** esbuild options for a function: SST's, with the function's runtime target and nodejs settings. */
 function buildOptions(fn) {
+  const nodejs = fn.nodejs ?? {};
   return {
     platform: "node",
     format: "esm",
-    target: nodeTarget(fn.runtime),
+    // SST's default runtime is nodejs24.x when a function names none.
+    target: esbuildTarget(fn.runtime ?? "nodejs24.x"),
     bundle: true,
-    minify: fn.nodejs?.minify ?? true,
+    minify: nodejs.minify === true,
     keepNames: true,
+    sourcemap: "linked",
     mainFields: ["module", "main"],
-    external: ["sharp", "pg-native", ...(fn.nodejs?.install ?? [])],
+    external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
     banner: { js: banner },
     logLevel: "silent",
   };
 }
 
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)))
+    .sort();
+}
+
 /**
- * Bundles functions (entries of functionsOf()) into `outdir/<function>/<file>.mjs`, one
- * self-contained file each, as SST does. Functions with the same options share one esbuild run
- * (several entry points, no code splitting: each output is the same file a separate run would
- * make), which parses the shared code once. Returns each bundle's path, export and size.
+ * Bundles functions (entries of functionsOf()) into `outdir/<function>/bundle.mjs`, one
+ * self-contained file each, with its `copyFiles` beside it, as SST lays out the function's zip.
+ * Functions with the same options share one esbuild run (several entry points, no code splitting:
+ * each output is the same file a separate run would make), which parses the shared code once.
+ * Returns each bundle's path, export, size and the files its zip would hold.
  */
 export async function bundleFunctions(functions, outdir) {
   const groups = new Map();
@@ -73,8 +97,7 @@ export async function bundleFunctions(functions, outdir) {
     const key = JSON.stringify(options);
     if (!groups.has(key)) groups.set(key, { options, entries: [] });
     const { file, exportName } = resolveHandler(fn.handler);
-    const name = file.slice(file.lastIndexOf("/") + 1).replace(/\.[^.]+$/, "").replaceAll(".", "-");
-    const out = join(functionDir(fn.id), name);
+    const out = join(functionDir(fn.id), "bundle");
     groups.get(key).entries.push({ fn, file, exportName, out });
   }
   const built = [];
@@ -87,7 +110,16 @@ export async function bundleFunctions(functions, outdir) {
     });
     for (const { fn, exportName, out } of entries) {
       const bundle = join(outdir, `${out}.mjs`);
-      built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size });
+      const dir = dirname(bundle);
+      for (const copy of fn.copyFiles ?? []) {
+        // As SST: `from` relative to the project root, `to` (default: `from`) relative to the zip's root.
+        const to = copy.to ?? copy.from;
+        if (to.startsWith("/")) throw new Error(`${fn.id}: copyFiles destination "${to}" must be relative`);
+        cpSync(join(root, copy.from), join(dir, to), { recursive: true });
+      }
+      const keepMap = fn.nodejs?.sourcemap === true;
+      const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
+      built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size, dir, zip });
     }
   }
   return built;

@@ -17,6 +17,18 @@ export interface RecordedComponent {
   arn?: string;
   /** Dynamo: a placeholder table name. */
   name?: string;
+  /** SnsTopic: the subscribers added with subscribe(). */
+  subscribers?: { name: string; subscriber: unknown; args: Record<string, unknown> }[];
+  /** A linkable component: what it links as (properties and permissions), outputs resolved. */
+  link?: { properties: Record<string, unknown>; include?: { type: string; [key: string]: unknown }[] };
+}
+
+/** An IAM statement a link grants (SST's sst.aws.permission without its `type`). */
+export interface PermissionStatement {
+  effect?: "allow" | "deny";
+  actions: string[];
+  resources: string[];
+  conditions?: { test: string; variable: string; values: string[] }[];
 }
 
 export interface EvaluatedInfra {
@@ -34,11 +46,14 @@ export interface InfraFunction {
   timeout?: string;
   memory?: string;
   link: RecordedComponent[];
-  nodejs?: { minify?: boolean; install?: string[] };
+  nodejs?: { minify?: boolean; sourcemap?: boolean; install?: string[]; esbuild?: { external?: string[] } };
+  copyFiles?: { from: string; to?: string }[];
   trigger:
     /** The API routes that invoke it: one for a route's own function, several for a shared one. */
     | { kind: "api"; api: string; routes: string[] }
     | { kind: "cron"; schedule: string; event: unknown }
+    | { kind: "stream"; table: string; transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } }
+    | { kind: "sns"; topic: string }
     | { kind: "invoke" };
   [setting: string]: unknown;
 }
@@ -47,3 +62,11 @@ export declare function evaluateInfra(options?: { stage?: string; env?: Record<s
 export declare function componentsOf(infra: EvaluatedInfra, kind: string): RecordedComponent[];
 export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];
 export declare function linkNames(fn: InfraFunction): string[];
+export declare function linkPermissions(fn: InfraFunction): PermissionStatement[];
+export declare function linkProperties(component: RecordedComponent): Record<string, unknown> & { type: string };
+export declare function resolveOutputs<T>(value: T): unknown;
+export declare class FakeOutput<T = unknown> {
+  value: T;
+  constructor(value: T);
+  apply<U>(fn: (value: T) => U): FakeOutput<U>;
+}

@@ -17,6 +17,31 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Placeholder outputs: values AWS only knows after a deploy. */
 const fakeOutput = (what) => `https://${what}.invalid`;
+const ACCOUNT = "123456789012";
+const REGION = "us-east-1";
+
+/**
+ * A stand-in for Pulumi's Output: a value known now, with `apply`. Infra code that derives values
+ * from outputs (an ARN pattern, DNS records) runs its real callbacks on these placeholders.
+ */
+export class FakeOutput {
+  constructor(value) {
+    this.value = value;
+  }
+  apply(fn) {
+    return new FakeOutput(resolveOutputs(fn(this.value)));
+  }
+}
+
+/** The plain value of anything holding FakeOutputs (as Pulumi resolves outputs before using them). */
+export function resolveOutputs(value) {
+  if (value instanceof FakeOutput) return resolveOutputs(value.value);
+  if (Array.isArray(value)) return value.map(resolveOutputs);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveOutputs(v)]));
+  }
+  return value;
+}
 
 class Recorded {
   constructor(recorder, kind, logicalName, args) {
@@ -27,18 +52,94 @@ class Recorded {
   }
 }
 
+/** sst.aws.permission / the include entries of a link, as SST's permission() builds them. */
+const permission = (input) => ({ type: "aws.permission", ...input });
+
+/**
+ * What linking each kind of component gives a function by default: its properties (the `Resource.<Name>`
+ * values) and its AWS permissions, as SST 4.17.1's getSSTLink() returns them
+ * (.sst/platform/src/components/…; test/deploy/grants.test.ts compares the two). `sst.Linkable.wrap`
+ * replaces one, as in SST.
+ */
+const defaultLinks = {
+  "sst.aws.Dynamo": (c) => ({
+    properties: { name: c.name },
+    include: [permission({ actions: ["dynamodb:*"], resources: [c.arn, c.arn.apply((arn) => `${arn}/*`)] })],
+  }),
+  "sst.aws.Email": (c) => ({
+    properties: { sender: c.sender, configSet: c.configSet },
+    include: [
+      permission({ actions: ["ses:*"], resources: [c.nodes.identity.arn, c.nodes.configurationSet.arn] }),
+      permission({ actions: ["ses:SendEmail", "ses:SendRawEmail", "ses:SendTemplatedEmail"], resources: ["*"] }),
+    ],
+  }),
+  "sst.aws.ApiGatewayV2": (c) => ({ properties: { url: c.url } }),
+  "sst.aws.Bus": (c) => ({
+    properties: { name: c.name, arn: c.arn },
+    include: [permission({ actions: ["events:*"], resources: [c.arn] })],
+  }),
+  "sst.aws.SnsTopic": (c) => ({
+    properties: { arn: c.arn },
+    include: [permission({ actions: ["sns:*"], resources: [c.arn] })],
+  }),
+  "sst.aws.Function": (c) => ({ properties: { name: c.functionName, url: c.url } }),
+  "sst.sst.Secret": (c) => ({ properties: { value: c.args.placeholder } }),
+  "sst.sst.Linkable": (c) => c.args,
+};
+
 function fakeSst(recorder) {
-  const component = (kind, extra = () => ({})) =>
-    class extends Recorded {
+  const component = (kind, extra = () => ({})) => {
+    const cls = class extends Recorded {
       constructor(name, args = {}) {
         super(recorder, kind, name, args);
         Object.assign(this, extra(this, name, args));
       }
     };
+    if (defaultLinks[kind]) cls.prototype.getSSTLink = function () { return defaultLinks[kind](this); };
+    return cls;
+  };
+  const arn = (service, resource) => new FakeOutput(`arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`);
+  const emailOutputs = (_self, name, args) => ({
+    sender: new FakeOutput(args.sender),
+    configSet: new FakeOutput(`${name}Config-placeholder`),
+    nodes: {
+      identity: {
+        arn: arn("ses", `identity/${args.sender}`),
+        dkimSigningAttributes: new FakeOutput({ tokens: ["dkimtoken1", "dkimtoken2", "dkimtoken3"] }),
+      },
+      configurationSet: { arn: arn("ses", `configuration-set/${name}Config-placeholder`) },
+    },
+  });
+  const Email = component("sst.aws.Email", emailOutputs);
+  // sst.aws.Email.get: a reference to an identity another stage created (args { ref, sender }, as SST).
+  Email.get = (name, sender) => new Email(name, { ref: true, sender });
+  const SnsTopic = component("sst.aws.SnsTopic", (self, name) => ({
+    arn: arn("sns", `${recorder.app.name}-${recorder.stage}-${name}`),
+    subscribers: [],
+    subscribe(subscriberName, subscriber, args = {}) {
+      self.subscribers.push({ name: subscriberName, subscriber, args });
+      return new FakeOutput(undefined);
+    },
+  }));
   const known = {
     aws: {
-      Dynamo: component("sst.aws.Dynamo", (_self, name) => ({ name: `${recorder.app.name}-${recorder.stage}-${name}Table` })),
-      Email: component("sst.aws.Email", (_self, _name, args) => ({ sender: args.sender })),
+      Dynamo: component("sst.aws.Dynamo", (self, name) => {
+        const tableName = `${recorder.app.name}-${recorder.stage}-${name}Table`;
+        return {
+          name: tableName,
+          arn: arn("dynamodb", `table/${tableName}`),
+          // The stream's Lambda subscriber: recorded like a function, triggered by the table's stream.
+          subscribe(subscriberName, subscriber, args = {}) {
+            if (!self.args.stream) throw new Error(`Cannot subscribe to "${name}" because stream is not enabled.`);
+            return new Recorded(recorder, "sst.aws.DynamoLambdaSubscriber", subscriberName, { table: name, subscriber, ...args });
+          },
+        };
+      }),
+      Bus: component("sst.aws.Bus", (_self, name) => {
+        const busName = `${recorder.app.name}-${recorder.stage}-${name}Bus`;
+        return { name: busName, arn: arn("events", `event-bus/${busName}`) };
+      }),
+      Email,
       ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name) => ({
         url: fakeOutput(name.toLowerCase()),
         routes: [],
@@ -50,28 +151,64 @@ function fakeSst(recorder) {
       CronV2: component("sst.aws.CronV2"),
       Function: component("sst.aws.Function", (_self, name) => ({
         url: fakeOutput(name.toLowerCase()),
+        functionName: name,
         arn: `arn:aws:lambda:us-east-1:123456789012:function:${recorder.app.name}-${recorder.stage}-${name}`,
       })),
+      SnsTopic,
+      permission,
     },
     Secret: class extends Recorded {
       constructor(name, placeholder) {
         super(recorder, "sst.sst.Secret", name, { placeholder });
       }
+      getSSTLink() {
+        return defaultLinks["sst.sst.Secret"](this);
+      }
     },
-    Linkable: component("sst.sst.Linkable"),
-  };
-  // A component without a recorder fails loudly rather than being silently skipped.
-  const guard = (target, path) =>
-    new Proxy(target, {
-      get(object, key) {
-        if (typeof key !== "string" || key in object) {
-          const value = object[key];
-          return value && typeof value === "object" && !Array.isArray(value) ? guard(value, `${path}.${key}`) : value;
-        }
-        throw new Error(`scripts/infra.mjs has no offline recorder for ${path}.${key}: add one so the deploy checks see it`);
+    Linkable: Object.assign(component("sst.sst.Linkable"), {
+      // As SST's Linkable.wrap: every instance of `cls` links as `cb` says.
+      wrap(cls, cb) {
+        cls.prototype.getSSTLink = function () { return cb(this); };
       },
-    });
+    }),
+  };
   return guard(known, "sst");
+}
+
+/** Pulumi's AWS classes infra uses directly, recorded like SST's components. */
+function fakeAws(recorder) {
+  const resource = (kind, extra) =>
+    class extends Recorded {
+      constructor(name, args = {}) {
+        super(recorder, kind, name, args);
+        Object.assign(this, extra(name, args));
+      }
+    };
+  return guard(
+    {
+      sesv2: {
+        ConfigurationSet: resource("aws.sesv2.ConfigurationSet", (_name, args) => ({
+          configurationSetName: new FakeOutput(args.configurationSetName),
+          arn: new FakeOutput(`arn:aws:ses:${REGION}:${ACCOUNT}:configuration-set/${args.configurationSetName}`),
+        })),
+        ConfigurationSetEventDestination: resource("aws.sesv2.ConfigurationSetEventDestination", () => ({})),
+      },
+    },
+    "aws",
+  );
+}
+
+// A component without a recorder fails loudly rather than being silently skipped.
+function guard(target, path) {
+  return new Proxy(target, {
+    get(object, key) {
+      if (typeof key !== "string" || key in object) {
+        const value = object[key];
+        return value && typeof value === "object" && !Array.isArray(value) ? guard(value, `${path}.${key}`) : value;
+      }
+      throw new Error(`scripts/infra.mjs has no offline recorder for ${path}.${key}: add one so the deploy checks see it`);
+    },
+  });
 }
 
 /**
@@ -94,7 +231,8 @@ export async function evaluateInfra({ stage = "dev", env = {} } = {}) {
       target: "node20",
       logLevel: "silent",
     });
-    for (const [name, value] of Object.entries({ $config: (config) => config, $dev: false, sst: fakeSst(recorder) })) {
+    const globals = { $config: (config) => config, $dev: false, sst: fakeSst(recorder), aws: fakeAws(recorder) };
+    for (const [name, value] of Object.entries(globals)) {
       saved.globals[name] = Object.getOwnPropertyDescriptor(globalThis, name);
       globalThis[name] = value;
     }
@@ -109,7 +247,12 @@ export async function evaluateInfra({ stage = "dev", env = {} } = {}) {
     saved.globals.$app = Object.getOwnPropertyDescriptor(globalThis, "$app");
     globalThis.$app = { ...app, stage };
     const outputs = await config.run();
-    return { app, outputs: outputs ?? {}, components: recorder.components };
+    // What each linkable component links as, taken while the program's globals exist (a
+    // Linkable.wrap callback may use them), as SST does when it builds a function's links.
+    for (const component of recorder.components) {
+      if (typeof component.getSSTLink === "function") component.link = resolveOutputs(component.getSSTLink());
+    }
+    return { app, outputs: resolveOutputs(outputs ?? {}), components: recorder.components };
   } finally {
     for (const [name, descriptor] of Object.entries(saved.globals)) {
       if (descriptor) Object.defineProperty(globalThis, name, descriptor);
@@ -167,6 +310,14 @@ export function functionsOf(infra) {
       normalise(component.logicalName, input, {
         meta: { trigger: { kind: "cron", schedule: component.args.schedule, event: component.args.event ?? {} } },
       });
+    } else if (component.kind === "sst.aws.DynamoLambdaSubscriber") {
+      normalise(component.logicalName, component.args.subscriber, {
+        meta: { trigger: { kind: "stream", table: component.args.table, transform: component.args.transform } },
+      });
+    } else if (component.kind === "sst.aws.SnsTopic") {
+      for (const { name, subscriber } of component.subscribers) {
+        normalise(name, subscriber, { meta: { trigger: { kind: "sns", topic: component.logicalName } } });
+      }
     } else if (component.kind === "sst.aws.Function") {
       const routed = routedByArn.get(component.arn);
       const trigger = routed ? { kind: "api", api: routed.api, routes: routed.routes } : { kind: "invoke" };
@@ -182,3 +333,19 @@ export function functionsOf(infra) {
 
 /** Logical names of what a function links (table, email, secrets, …). */
 export const linkNames = (fn) => fn.link.map((resource) => resource.logicalName);
+
+/**
+ * The IAM statements a function's role gets from its links, as SST's Function builds them
+ * (function.ts: Link.getInclude("aws.permission", link)), outputs resolved.
+ */
+export function linkPermissions(fn) {
+  return fn.link
+    .flatMap((resource) => resource.link?.include ?? [])
+    .filter((include) => include.type === "aws.permission")
+    .map(({ type: _type, ...statement }) => statement);
+}
+
+/** What `Resource.<Name>` holds for a linked component: its link properties plus SST's `type`. */
+export function linkProperties(component) {
+  return { ...component.link.properties, type: component.kind };
+}

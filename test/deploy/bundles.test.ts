@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
@@ -12,11 +12,24 @@ import { createClient } from "@invoicing/core/clients/clients";
 import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
+import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
+import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
+import { signedStripeEvent } from "../support/fake-stripe";
 import { ensureTable } from "../../packages/local/src/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf, type InfraFunction } from "../../scripts/infra.mjs";
-import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
-import { httpApiEvent, httpApiResponse, invokeBundle, lambdaSetup, type LinkForm, type LinkedValues } from "./lambda";
+import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import {
+  httpApiEvent,
+  httpApiResponse,
+  invokeBundle,
+  lambdaSetup,
+  sesBounceEvent,
+  snsEvent,
+  type LinkForm,
+  type LinkedValues,
+} from "./lambda";
+import { dynamoDbStreamEvent, startFakeEventBridge } from "./stream-event";
 
 /**
  * Issue 9: every handler infra names (the API route and each CronV2 job) is bundled the way SST
@@ -38,6 +51,8 @@ const routeFor = (fn: InfraFunction, path: string): string => {
   if (!route) throw new Error(`${fn.id} has no route for ${path}`);
   return route;
 };
+const streamFunctions = functions.filter((fn) => fn.trigger.kind === "stream");
+const snsFunctions = functions.filter((fn) => fn.trigger.kind === "sns");
 
 const endpoint = inject("dynamoEndpoint");
 const linked: LinkedValues = {
@@ -62,11 +77,22 @@ afterAll(() => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
-/** Invokes `fn`'s bundle with `events`, one warm container, as Lambda would. */
-function invoke(fn: InfraFunction, events: unknown[], form: LinkForm = "environment", values: LinkedValues = linked, extraEnv: Record<string, string> = {}) {
+/**
+ * Invokes `fn`'s bundle with `events`, one warm container, as Lambda would: the task root is the
+ * bundle's directory (the zip's root), unless `taskRoot` says otherwise. `extraEnv` adds variables
+ * a test needs besides the links (STRIPE_API_BASE pointing at the fake Stripe).
+ */
+function invoke(
+  fn: InfraFunction,
+  events: unknown[],
+  form: LinkForm = "environment",
+  values: LinkedValues = linked,
+  taskRoot?: string,
+  extraEnv: Record<string, string> = {},
+) {
   const bundle = built.get(fn.id);
   if (!bundle) throw new Error(`${fn.id} was not bundled`);
-  const { env, files } = lambdaSetup(fn, values, endpoint, form);
+  const { env, files } = lambdaSetup(fn, values, endpoint, form, taskRoot ?? bundle.dir);
   return invokeBundle(bundle.bundle, bundle.exportName, events, { ...env, ...extraEnv }, files);
 }
 
@@ -118,6 +144,120 @@ describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its 
   });
 });
 
+describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => {
+  it("bundle.mjs with SST's banner and a linked source map that stays out of the zip; copyFiles in it", () => {
+    expect(built.size).toBe(functions.length);
+    for (const fn of functions) {
+      const bundle = built.get(fn.id)!;
+      expect(bundle.bundle.endsWith("/bundle.mjs"), fn.id).toBe(true);
+      const code = readFileSync(bundle.bundle, "utf8");
+      expect(code.startsWith("import { createRequire as topLevelCreateRequire } from 'module';"), fn.id).toBe(true);
+      expect(code.trimEnd().endsWith("//# sourceMappingURL=bundle.mjs.map"), fn.id).toBe(true);
+      expect(existsSync(`${bundle.bundle}.map`), fn.id).toBe(true);
+      const copied = (fn.copyFiles ?? []).map((copy) => copy.to ?? copy.from);
+      // SST uploads the map to its bootstrap bucket unless nodejs.sourcemap is true.
+      expect(bundle.zip, fn.id).toEqual(["bundle.mjs", ...copied].sort());
+    }
+  });
+
+  it("the API function ships Swagger UI's files, and serves /docs from them", async () => {
+    const [api] = apiFunctions;
+    expect(built.get(api!.id)!.zip).toEqual(
+      expect.arrayContaining(["swagger-ui-dist/swagger-ui-bundle.js", "swagger-ui-dist/swagger-ui.css"]),
+    );
+    const swagger = readFileSync(join(built.get(api!.id)!.dir, "swagger-ui-dist", "swagger-ui-bundle.js"), "utf8");
+    const [docs] = (await invoke(api!, [httpApiEvent("GET", "/docs")])).map(httpApiResponse);
+    expect(docs!.status).toBe(200);
+    expect(docs!.headers["content-type"]).toMatch(/^text\/html/);
+    expect(docs!.text).toContain(swagger.slice(0, 2000));
+    expect(docs!.text).not.toContain("not installed in this deployment");
+
+    // Not vacuous: the same bundle in a task root without the copied files has no renderer.
+    const bare = mkdtempSync(join(tmpdir(), "task-root-"));
+    try {
+      const [without] = (await invoke(api!, [httpApiEvent("GET", "/docs")], "environment", linked, bare)).map(httpApiResponse);
+      expect(without!.status).toBe(200);
+      expect(without!.text).toContain("not installed in this deployment");
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the card processor's webhook before and after its secret is deployed", () => {
+  const webhookSecret = "whsec_bundle_order_test";
+  const withKey: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle_order" } };
+  const withBoth: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle_order", StripeWebhookSecret: webhookSecret } };
+
+  it("first deploy (no webhook secret): 503 service_unavailable naming the secret; second deploy: verified", async () => {
+    // The webhook is the payments function's (infra/api.ts).
+    const [api] = paymentFunctions;
+    const event = signedStripeEvent("checkout.session.completed", { id: "cs_test_order", object: "checkout.session" }, {
+      secret: webhookSecret,
+      now: new Date(),
+    });
+    const delivery = () =>
+      httpApiEvent("POST", "/webhooks/card-processor", {
+        routeKey: "ANY /webhooks/card-processor",
+        headers: { "content-type": "application/json", "stripe-signature": event.header },
+        body: event.payload,
+      });
+
+    const [waiting] = (await invoke(api!, [delivery()], "environment", withKey)).map(httpApiResponse);
+    expect(waiting!.status).toBe(503);
+    expect(waiting!.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(waiting!.headers["retry-after"]).toBeDefined();
+    expect(waiting!.body).toMatchObject({ status: 503, code: "service_unavailable" });
+    expect(waiting!.body.detail).toMatch(/card payments are not configured.*StripeWebhookSecret/);
+
+    // Stripe's retry of the same event after `sst secret set StripeWebhookSecret …` and a deploy.
+    const [verified] = (await invoke(api!, [delivery()], "environment", withBoth)).map(httpApiResponse);
+    expect(verified!.status).toBe(200);
+    expect(verified!.body).toMatchObject({ received: true });
+
+    // A forged delivery is still refused once the secret is there.
+    const forged = signedStripeEvent("checkout.session.completed", { id: "cs_forged" }, { secret: "whsec_other", now: new Date() });
+    const [refused] = (
+      await invoke(
+        api!,
+        [httpApiEvent("POST", "/webhooks/card-processor", { routeKey: "ANY /webhooks/card-processor", headers: { "stripe-signature": forged.header }, body: forged.payload })],
+        "environment",
+        withBoth,
+      )
+    ).map(httpApiResponse);
+    expect(refused!.status).toBe(400);
+    expect(refused!.body.code).toBe("invalid_signature");
+  });
+});
+
+describe.each(snsFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("marks the email and the recipient from SES's bounce, delivered by SNS; ignores what is not ours", async () => {
+    const userId = `bounce-${randomUUID().slice(0, 8)}`;
+    const deps = { db, clock: () => new Date() };
+    const queued = queueEmail(deps, userId, { to: "Gone@Client.example", subject: "Invoice INV-000001", text: "…" });
+    // Stored as delivered (off the outbox's due list, so the jobs' bundles below find nothing to send).
+    const { duePk: _duePk, dueSk: _dueSk, ...sent } = queued.item;
+    await db.doc.send(new PutCommand({ TableName: linked.tableName, Item: { ...sent, status: "sent", sentAt: sent.createdAt } }));
+    const tags = feedbackTags(userId, queued.item.id);
+    const topic = "arn:aws:sns:us-east-1:123456789012:invoicing-dev-EmailFeedback";
+
+    const [result] = await invoke(fn, [
+      snsEvent(topic, [
+        sesBounceEvent({ recipient: "gone@client.example", tags }),
+        sesBounceEvent({ recipient: "other@client.example", tags: [] }), // not one of ours
+        { eventType: "Delivery", mail: { tags: {} } },
+      ]),
+    ]);
+    if (!result?.ok) throw new Error(`${fn.id} threw: ${result?.error.name}: ${result?.error.message}`);
+    expect(result.value).toEqual({ recorded: 1, emailGone: 0, ignored: 2 });
+
+    const email = await db.doc.send(new GetCommand({ TableName: linked.tableName, Key: outboxKey(userId, queued.item.id) }));
+    expect(email.Item).toMatchObject({ status: "sent", delivery: "bounced", deliveryDetail: "Permanent/NoEmail" });
+    const recipient = await db.doc.send(new GetCommand({ TableName: linked.tableName, Key: recipientKey(userId, "gone@client.example") }));
+    expect(recipient.Item).toMatchObject({ type: "recipient", address: "gone@client.example", delivery: "bounced" });
+  });
+});
+
 describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
   let fake: FakeStripe;
   beforeAll(async () => {
@@ -144,7 +284,7 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
       await invoke(fn, [
         httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
         httpApiEvent("DELETE", pay, { routeKey: routeFor(fn, pay) }),
-      ], "key-file", values, stripeEnv)
+      ], "key-file", values, undefined, stripeEnv)
     ).map(httpApiResponse);
     expect(redirect!.status).toBe(303);
     const [session] = [...fake.sessions.values()].filter((s) => redirect!.headers.location === s.url);
@@ -160,7 +300,7 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
       await invoke(fn, [
         httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": header }, body: payload }),
         httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json" }, body: payload }),
-      ], "key-file", values, stripeEnv)
+      ], "key-file", values, undefined, stripeEnv)
     ).map(httpApiResponse);
     expect(accepted!.status).toBe(200);
     expect(unsigned!.status).toBe(400);
@@ -207,7 +347,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const auth = { authorization: `Bearer ${key}` };
     const json = { ...auth, "content-type": "application/json" };
 
-    const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous] = (
+    const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous, openapi] = (
       await invoke(fn, [
         httpApiEvent("GET", "/health"),
         httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Bundle Co", email: "ap@bundle.example" }) }),
@@ -216,6 +356,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
         httpApiEvent("GET", "/clients", { headers: auth, query: "limit=abc" }),
         httpApiEvent("GET", "/no-such-route", { headers: auth }),
         httpApiEvent("GET", "/clients"),
+        httpApiEvent("GET", "/openapi.json"),
       ])
     ).map(httpApiResponse);
 
@@ -243,8 +384,20 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
 
     expect(anonymous!.status).toBe(401);
 
+    // The document is built by walking the routes inside the bundle, the PDF function's included
+    // (their descriptions are bundled; pdf-lib is not: see the next test).
+    expect(openapi!.status).toBe(200);
+    expect(Object.keys(openapi!.body.paths)).toEqual(expect.arrayContaining(["/invoices/{id}/pdf", "/clients/{id}"]));
+
     // The writes went to the table SST linked (SST_RESOURCE_Table), nowhere else.
     expect(await storedClients(userId)).toEqual(["Base64 Ltd", "Bundle Co"]);
+  });
+
+  it("holds no pdf-lib: the PDF routes reach it only through the documents function's app (pdf/renderer.ts)", () => {
+    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    expect(code).not.toMatch(/StandardFonts|PDFDocument/);
+    const pdf = documentFunctions[0];
+    if (pdf) expect(readFileSync(built.get(pdf.id)!.bundle, "utf8")).toMatch(/StandardFonts/);
   });
 
   it("finds its links in SST's encrypted resource file, as a deployed function does", async () => {
@@ -290,5 +443,53 @@ describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     expect(now.getTime()).toBeLessThanOrEqual(after.getTime());
     // Nothing in this table is due (it holds only the API test's clients and keys).
     expect(value.changed).toBe(0);
+  });
+});
+
+it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
+  for (const fn of apiFunctions) {
+    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
+    expect(code).not.toMatch(/PDFDocument|pdf-lib/);
+  }
+  for (const fn of streamFunctions) expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
+});
+
+it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
+  expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/stream.handler"]);
+  const mapping: Record<string, unknown> = {};
+  const trigger = streamFunctions[0]!.trigger as { transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } };
+  trigger.transform?.eventSourceMapping?.(mapping);
+  expect(mapping.functionResponseTypes).toEqual(["ReportBatchItemFailures"]);
+});
+
+describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("turns a DynamoDB Streams event into one stored event and one PutEvents, however often it comes", async () => {
+    const bus = await startFakeEventBridge();
+    try {
+      const userId = `bundle-${randomUUID().slice(0, 8)}`;
+      const ctx = { db, clock: () => new Date(), userId };
+      const client = await createClient(ctx, { name: "Streamed GmbH", email: "ap@streamed.example" });
+      const event = dynamoDbStreamEvent([{ eventName: "INSERT", newImage: client as unknown as Record<string, unknown> }]);
+      const { env, files } = lambdaSetup(fn, linked, endpoint);
+      const results = await invokeBundle(built.get(fn.id)!.bundle, built.get(fn.id)!.exportName, [event, event], { ...env, EVENTBRIDGE_ENDPOINT: bus.url }, files);
+      for (const result of results) expect(result).toEqual({ ok: true, value: { batchItemFailures: [] } });
+
+      const stored = await db.doc.send(new QueryCommand({
+        TableName: linked.tableName,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :event)",
+        ExpressionAttributeValues: { ":pk": userPk(userId), ":event": "EVENT#" },
+      }));
+      expect(stored.Items?.map((item) => item.type)).toEqual(["client.created"]);
+      expect(JSON.parse(String(stored.Items![0]!.data))).toMatchObject({ id: client.id, name: "Streamed GmbH" });
+      // The bus is at least once: each delivery of the record put the event on it.
+      expect(bus.entries.map((e) => [e.Source, e.DetailType, e.EventBusName])).toEqual([
+        ["invoicing", "client.created", "invoicing-dev-BusBus"],
+        ["invoicing", "client.created", "invoicing-dev-BusBus"],
+      ]);
+      expect(JSON.parse(bus.entries[0]!.Detail)).toMatchObject({ type: "client.created", resourceType: "client", resourceId: client.id });
+    } finally {
+      await bus.close();
+    }
   });
 });

@@ -1,8 +1,17 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
-import { componentsOf, evaluateInfra, functionsOf, linkNames, root, type InfraFunction } from "../../scripts/infra.mjs";
+import { accessLogFormat, withAccessLogFormat } from "../../infra/access-log";
+import {
+  componentsOf,
+  evaluateInfra,
+  functionsOf,
+  linkNames,
+  linkPermissions,
+  root,
+  type InfraFunction,
+} from "../../scripts/infra.mjs";
 
 /**
  * Issue 9: what infra declares, evaluated offline (scripts/infra.mjs), against what the service
@@ -21,9 +30,17 @@ const only = (infra: typeof dev, kind: string) => {
 const jobOf = (fn: InfraFunction) => fn.handler.replace(/^.*\/jobs\/([^/.]+)\.handler$/, "$1");
 const isDefault = (fn: InfraFunction) => fn.trigger.kind === "api" && fn.trigger.routes.includes("$default");
 const apiFunction = (infra: typeof dev) => functionsOf(infra).find(isDefault)!;
-/** "api" for the $default function, "documents" / "payments" for those functions, else the job's name. */
+/** "api" for the $default function, "documents" / "payments", "email-feedback", "stream", else the job's name. */
 const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
-  fn.trigger.kind === "api" ? (isDefault(fn) ? "api" : fn.id.toLowerCase()) : jobOf(fn);
+  fn.trigger.kind === "api"
+    ? isDefault(fn)
+      ? "api"
+      : fn.id.toLowerCase()
+    : fn.trigger.kind === "sns"
+      ? "email-feedback"
+      : fn.trigger.kind === "stream"
+        ? "stream"
+        : jobOf(fn);
 const jobFunctions = (infra: typeof dev) => functionsOf(infra).filter((fn) => fn.trigger.kind === "cron");
 
 /** "25 seconds" / "5 minutes" → seconds; "1024 MB" → MB. SST's own unit strings. */
@@ -55,8 +72,10 @@ describe("stages", () => {
     expect(only(dev, "sst.aws.Dynamo").args.deletionProtection).toBe(false);
   });
 
-  it("a deploy without EMAIL_SENDER stops with a message naming it", async () => {
-    await expect(evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: undefined } })).rejects.toThrow(/EMAIL_SENDER/);
+  it("a deploy (or diff) without EMAIL_SENDER stops with a message naming it and where to set it", async () => {
+    await expect(evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: undefined } })).rejects.toThrow(
+      /EMAIL_SENDER.*\.env\.<stage>/,
+    );
   });
 
   it("the deploy outputs the API's URL", () => {
@@ -95,21 +114,26 @@ describe("links: each function gets what it uses and nothing more", () => {
   /**
    * What each function needs, and why:
    * - every function reads and writes the table;
-   * - emailing needs the sender and the API URL (public links in the email): the API (send), the
-   *   recurring job (auto-send) and the reminders job (reminders, and the outbox sweep);
+   * - emailing needs the sender and the API URL (public links in the email): the stream subscriber
+   *   (every delivery), the recurring job (auto-send) and the reminders job (the outbox sweep); the
+   *   API only queues emails, so it has no sender;
+   * - the stream subscriber puts every event on the bus;
    * - creating a card payment link needs the processor's key: the API (send), payments (the pay
    *   link) and recurring (auto-send);
    * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
    * - documents read the table and print the API's URL (the pay link).
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Email", "Api", "StripeSecretKey"],
+    api: ["Table", "Api", "StripeSecretKey"],
     documents: ["Table", "Api"],
     payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table"],
+    "email-feedback": ["Table"],
     recurring: ["Table", "Email", "Api", "StripeSecretKey"],
     reminders: ["Table", "Email", "Api"],
     "expire-estimates": ["Table"],
+    webhooks: ["Table"],
+    stream: ["Table", "Email", "Api", "Bus"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {
@@ -125,9 +149,11 @@ describe("links: each function gets what it uses and nothing more", () => {
     expect(kinds).toMatchObject({
       Table: "sst.aws.Dynamo",
       Email: "sst.aws.Email",
+      EmailFeedback: "sst.aws.SnsTopic",
       Api: "sst.aws.ApiGatewayV2",
       StripeSecretKey: "sst.sst.Secret",
       StripeWebhookSecret: "sst.sst.Secret",
+      Bus: "sst.aws.Bus",
     });
   });
 
@@ -167,6 +193,169 @@ describe("the API", () => {
     expect(api.args.accessLog).toEqual({ retention: "1 year" });
     expect(only(dev, "sst.aws.ApiGatewayV2").args.accessLog).toEqual({ retention: "1 month" });
   });
+
+  it("logs the route key, status, latency and request id, never the raw path (a public token)", () => {
+    // The stage args as SST's ApiGatewayV2 builds them (createStage), default format included.
+    const stageArgs = {
+      apiId: "abc123defg",
+      autoDeploy: true,
+      name: "$default",
+      accessLogSettings: {
+        destinationArn: "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/apis/invoicing-dev-Api",
+        format: JSON.stringify({ requestId: `"$context.requestId"`, path: `"$context.path"`, status: "$context.status" }),
+      },
+    };
+    const transform = (api.args.transform as { stage: typeof withAccessLogFormat }).stage;
+    // The recorded transform is infra's own (from the evaluated sst.config.ts bundle).
+    expect(transform.name).toBe("withAccessLogFormat");
+    transform(stageArgs);
+    expect(stageArgs.accessLogSettings.destinationArn).toMatch(/log-group:\/aws\/vendedlogs\/apis\//);
+    const format = stageArgs.accessLogSettings.format;
+    expect(JSON.parse(format)).toEqual(accessLogFormat);
+    const variables = [...format.matchAll(/\$context\.([A-Za-z.]+)/g)].map((m) => m[1]).sort();
+    expect(variables).toEqual(
+      expect.arrayContaining(["requestId", "routeKey", "status", "responseLatency"]),
+    );
+    // Only variables that cannot hold a path, query, token or personal data.
+    const allowed = ["requestId", "requestTime", "httpMethod", "routeKey", "status", "responseLatency",
+      "integration.status", "integration.latency", "integrationErrorMessage"];
+    for (const variable of variables) expect(allowed, variable).toContain(variable);
+    expect(format).not.toMatch(/\$context\.(path|identity|domainName|authorizer)/);
+  });
+
+  it("a stage whose settings SST stopped passing as a plain object refuses to deploy rather than log paths", () => {
+    expect(() => withAccessLogFormat({ accessLogSettings: undefined })).toThrow(/access-log/);
+  });
+});
+
+describe("email: one SES identity per sender, owned by one stage", () => {
+  const emailOf = (infra: typeof dev) => only(infra, "sst.aws.Email");
+
+  it("by default the stage owns the identity: it creates it (SST's Email component) with the sender", () => {
+    expect(emailOf(dev).args).toEqual({ sender: "billing@example.com" });
+  });
+
+  it("EMAIL_IDENTITY=shared references the identity another stage owns (sst.aws.Email.get), creating none", async () => {
+    const shared = await evaluateInfra({ stage: "alice", env: { ...sender, EMAIL_IDENTITY: "shared" } });
+    expect(emailOf(shared).args).toEqual({ ref: true, sender: "billing@example.com" });
+  });
+
+  it("production owns its identity: shared is refused; a wrong value is refused", async () => {
+    await expect(
+      evaluateInfra({ stage: "production", env: { ...sender, EMAIL_IDENTITY: "shared" } }),
+    ).rejects.toThrow(/production owns its SES identity/);
+    await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_IDENTITY: "borrowed" } })).rejects.toThrow(
+      /EMAIL_IDENTITY must be one of own, shared/,
+    );
+    await expect(evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing at example" } })).rejects.toThrow(
+      /neither an email address nor a domain/,
+    );
+  });
+
+  it("a domain on Route 53 gets its records from SST; no records are printed", async () => {
+    const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
+    expect(emailOf(domain).args).toEqual({ sender: "example.com" });
+    expect(domain.outputs.emailDnsRecords).toBeUndefined();
+  });
+
+  it("EMAIL_DNS=manual: no Route 53 lookup (dns: false) and the DKIM and DMARC records are printed", async () => {
+    const manual = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com", EMAIL_DNS: "manual" } });
+    expect(emailOf(manual).args).toEqual({ sender: "example.com", dns: false });
+    // The recorder's DKIM tokens stand in for the three SES issues.
+    expect(manual.outputs.emailDnsRecords).toEqual([
+      "CNAME dkimtoken1._domainkey.example.com dkimtoken1.dkim.amazonses.com",
+      "CNAME dkimtoken2._domainkey.example.com dkimtoken2.dkim.amazonses.com",
+      "CNAME dkimtoken3._domainkey.example.com dkimtoken3.dkim.amazonses.com",
+      'TXT _dmarc.example.com "v=DMARC1; p=none;"',
+    ]);
+    await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_DNS: "manual" } })).rejects.toThrow(
+      /EMAIL_DNS=manual is for a domain sender/,
+    );
+  });
+
+  it.each(["dev", "production"])("in %s, emails are sent with the stage's own configuration set, whose bounces and complaints go to the feedback topic", (stage) => {
+    const infra = stage === "production" ? production : dev;
+    const set = only(infra, "aws.sesv2.ConfigurationSet");
+    expect(set.args.configurationSetName).toBe(`invoicing-${stage}-email`);
+    // The Email links this set as configSet: what the SES transport names on every SendEmail.
+    expect(emailOf(infra).link!.properties.configSet).toBe(`invoicing-${stage}-email`);
+    const destination = only(infra, "aws.sesv2.ConfigurationSetEventDestination");
+    expect(String((destination.args.configurationSetName as { value: string }).value)).toBe(`invoicing-${stage}-email`);
+    const event = destination.args.eventDestination as { enabled: boolean; matchingEventTypes: string[]; snsDestination: { topicArn: { value: string } } };
+    expect(event.enabled).toBe(true);
+    expect(event.matchingEventTypes).toEqual(expect.arrayContaining(["BOUNCE", "COMPLAINT"]));
+    expect(event.snsDestination.topicArn.value).toBe(only(infra, "sst.aws.SnsTopic").link!.properties.arn);
+    const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
+    expect(subscriber).toMatchObject({ handler: "packages/functions/src/email-feedback.handler", trigger: { topic: "EmailFeedback" } });
+  });
+});
+
+describe("IAM: the statements each function's role gets from its links", () => {
+  const identities = "arn:aws:ses:us-east-1:123456789012:identity/*";
+
+  it.each(["dev", "production"])("in %s: DynamoDB on this stage's table only; SES SendEmail only, from the sender only", (stage) => {
+    const infra = stage === "production" ? production : dev;
+    const table = only(infra, "sst.aws.Dynamo").name!;
+    const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${table}`;
+    for (const fn of functionsOf(infra)) {
+      const statements = linkPermissions(fn);
+      const emails = linkNames(fn).includes("Email");
+      expect(statements, fn.id).toEqual([
+        { actions: ["dynamodb:*"], resources: [tableArn, `${tableArn}/*`] },
+        ...(emails
+          ? [{
+              actions: ["ses:SendEmail", "ses:SendRawEmail"],
+              resources: [identities, `arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-${stage}-email`],
+              conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["billing@example.com"] }],
+            }]
+          : []),
+      ]);
+      // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
+      for (const statement of statements) {
+        expect(statement.resources, fn.id).not.toContain("*");
+        expect(statement.actions, fn.id).not.toContain("ses:*");
+      }
+    }
+  });
+
+  it("a domain sender may send from any of its addresses, and nothing else", async () => {
+    const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
+    const ses = linkPermissions(apiFunction(domain)).find((s) => s.actions.includes("ses:SendEmail"));
+    expect(ses?.conditions).toEqual([{ test: "StringLike", variable: "ses:FromAddress", values: ["*@example.com"] }]);
+  });
+
+  /**
+   * The recorder's idea of SST's links must be SST's: read from the platform code `sst install`
+   * writes (npm run typecheck). Under CI it must be there; elsewhere the check says it was skipped.
+   */
+  const platform = join(root, ".sst", "platform", "src", "components");
+  const havePlatform = existsSync(platform);
+  it.skipIf(!havePlatform && process.env.CI !== "true")(
+    "matches SST 4.17.1's platform code: Dynamo's and Email's default grants, Linkable.wrap replacing them, the default log format",
+    () => {
+      const source = (file: string) => readFileSync(join(platform, file), "utf8");
+      const linkOf = (file: string) => {
+        const code = source(file);
+        const start = code.indexOf("public getSSTLink()");
+        expect(start, file).toBeGreaterThan(0);
+        return code.slice(start, code.indexOf("\n  }\n", start)).replace(/\s+/g, " ");
+      };
+      // Dynamo: dynamodb:* on the table and its indexes, as the recorder grants.
+      expect(linkOf("aws/dynamo.ts")).toContain('actions: ["dynamodb:*"], resources: [this.arn, interpolate`${this.arn}/*`]');
+      // Email: what the wrap in infra/email.ts replaces.
+      const email = linkOf("aws/email.ts");
+      expect(email).toContain('actions: ["ses:*"], resources: [this.identity.arn, this.configurationSet.arn]');
+      expect(email).toContain('resources: ["*"]');
+      // Linkable.wrap replaces the class's getSSTLink, for every instance.
+      expect(source("linkable.ts").replace(/\s+/g, " ")).toContain("cls.prototype.getSSTLink = function () { return cb(this); };");
+      // Email.get references the identity and its own (default) configuration set.
+      expect(source("aws/email.ts")).toContain("sesv2.EmailIdentity.get(");
+      // The stage SST builds: format in a plain accessLogSettings object, logging the path by default.
+      const api = source("aws/apigatewayv2.ts");
+      expect(api).toMatch(/accessLogSettings: \{\s*destinationArn: logGroup\.arn,\s*format: JSON\.stringify\(/);
+      expect(api).toContain('path: `"$context.path"`');
+    },
+  );
 });
 
 describe("docs/deploying.md", () => {
@@ -181,6 +370,12 @@ describe("docs/deploying.md", () => {
     );
     expect(Object.keys(declared).length).toBe(JOB_NAMES.length);
     expect(documented).toEqual(declared);
+  });
+
+  it("says how each email setting is given, and how a stage shares an identity", () => {
+    for (const text of ["EMAIL_SENDER", "EMAIL_IDENTITY=shared", "EMAIL_DNS=manual", ".env.production", "emailDnsRecords"]) {
+      expect(docs).toContain(text);
+    }
   });
 
   it("shows the deploy and secret commands for the names infra uses", () => {

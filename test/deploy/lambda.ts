@@ -52,7 +52,7 @@ export interface LinkedValues {
   tableName: string;
   emailSender: string;
   apiUrl: string;
-  /** Values of linked secrets by name; a secret not named here has its placeholder "". */
+  /** Secret values by name; a secret not named here has its placeholder "" (not configured). */
   secrets?: Record<string, string>;
 }
 
@@ -64,10 +64,13 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
     case "sst.aws.Email":
       return { sender: values.emailSender, configSet: "invoicing-test-config", type: kind };
     case "sst.sst.Secret":
-      // The placeholder unless the test sets a value: card processor not configured.
-      return { value: values.secrets?.[name] ?? "", type: kind };
+      return { value: values.secrets?.[name] ?? "", type: kind }; // "": the placeholder, not configured
     case "sst.aws.ApiGatewayV2":
       return { url: values.apiUrl, type: kind };
+    case "sst.aws.Bus":
+      return { name: "invoicing-dev-BusBus", arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus", type: kind };
+    case "sst.aws.SnsTopic":
+      return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
     default:
       throw new Error(`no test value for a linked ${kind}: add one to test/deploy/lambda.ts`);
   }
@@ -84,8 +87,11 @@ export function lambdaSetup(
   values: LinkedValues,
   dynamoEndpoint: string,
   form: LinkForm = "environment",
+  taskRoot?: string,
 ): { env: Record<string, string>; files: Record<string, Buffer> } {
   const env: Record<string, string> = {
+    // Where Lambda unpacks the zip (/var/task): the bundle's directory here.
+    ...(taskRoot ? { LAMBDA_TASK_ROOT: taskRoot } : {}),
     AWS_REGION: "us-east-1",
     AWS_LAMBDA_FUNCTION_NAME: `invoicing-dev-${fn.id.replace(/\W+/g, "")}`,
     AWS_ACCESS_KEY_ID: "test",
@@ -93,7 +99,9 @@ export function lambdaSetup(
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     SST_RESOURCE_App: JSON.stringify({ name: "invoicing", stage: "dev" }),
   };
-  const links = Object.fromEntries(fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, resource.logicalName, values)]));
+  const links = Object.fromEntries(
+    fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, resource.logicalName, values)]),
+  );
   if (form === "environment") {
     for (const [name, resource] of Object.entries(links)) env[`SST_RESOURCE_${name}`] = JSON.stringify(resource);
     return { env, files: {} };
@@ -196,4 +204,62 @@ export function httpApiResponse(result: InvokeResult) {
     body = undefined;
   }
   return { status: response.statusCode, headers, body, text };
+}
+
+/** An SNS notification event as Lambda receives it from a topic subscription, one record per message. */
+export function snsEvent(topicArn: string, messages: unknown[]) {
+  return {
+    Records: messages.map((message, index) => ({
+      EventSource: "aws:sns",
+      EventVersion: "1.0",
+      EventSubscriptionArn: `${topicArn}:2bcfbf39-05c3-41de-beaa-fcfcc21c8f55`,
+      Sns: {
+        Type: "Notification",
+        MessageId: `95df01b4-ee98-5cb9-9903-4c221d41eb5${index}`,
+        TopicArn: topicArn,
+        Subject: null,
+        Message: JSON.stringify(message),
+        Timestamp: new Date().toISOString(),
+        SignatureVersion: "1",
+        Signature: "EXAMPLE",
+        SigningCertUrl: "https://sns.us-east-1.amazonaws.com/SimpleNotificationService-example.pem",
+        UnsubscribeUrl: `https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${topicArn}`,
+        MessageAttributes: {},
+      },
+    })),
+  };
+}
+
+/** An SES event-publishing bounce record (what SES puts in the SNS message), tags as SES reports them. */
+export function sesBounceEvent(options: { recipient: string; tags: { Name: string; Value: string }[]; type?: string; subType?: string }) {
+  const at = new Date().toISOString();
+  return {
+    eventType: "Bounce",
+    bounce: {
+      feedbackId: "0100017f-example-bounce-feedback-000000",
+      bounceType: options.type ?? "Permanent",
+      bounceSubType: options.subType ?? "NoEmail",
+      bouncedRecipients: [
+        { emailAddress: options.recipient, action: "failed", status: "5.1.1", diagnosticCode: "smtp; 550 5.1.1 user unknown" },
+      ],
+      timestamp: at,
+      reportingMTA: "dsn; a1-23.smtp-out.amazonses.com",
+    },
+    mail: {
+      timestamp: at,
+      source: "Billing <billing@example.com>",
+      sourceArn: "arn:aws:ses:us-east-1:123456789012:identity/billing@example.com",
+      sendingAccountId: "123456789012",
+      messageId: "0100017f-example-message-id-000000",
+      destination: [options.recipient],
+      headersTruncated: false,
+      tags: {
+        "ses:configuration-set": ["invoicing-dev-email"],
+        "ses:source-ip": ["192.0.2.10"],
+        "ses:from-domain": ["example.com"],
+        "ses:caller-identity": ["invoicing-dev-ApiFunctionRole"],
+        ...Object.fromEntries(options.tags.map((tag) => [tag.Name, [tag.Value]])),
+      },
+    },
+  };
 }

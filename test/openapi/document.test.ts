@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { Hono } from "hono";
+import { operationsOf as describedOperations } from "@invoicing/functions/openapi/operations";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, request, type TestEnv } from "../support/env";
 import { operationsOf, pathShape, type Json } from "./doc";
@@ -92,9 +94,37 @@ describe("GET /openapi.json", () => {
     }
     expect(TimestampInput.type).toBe("string");
     expect(TimestampInput.anyOf.map((s: Json) => s.format).sort()).toEqual(["date", "date-time"]);
+    expect(TimestampInput.anyOf.map((s: Json) => s.type)).toEqual(["string", "string"]);
     expect(LineItemInput.properties.quantity.$ref).toBe("#/components/schemas/Quantity");
     const createInvoice = doc.paths["/invoices"].post.requestBody.content["application/json"].schema;
     expect(createInvoice.additionalProperties).toBe(false);
     expect(createInvoice.required).toEqual(["clientId"]);
+  });
+
+  it("types every branch of every anyOf/oneOf and every enum, so generated clients get no `unknown`", () => {
+    const untyped: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((x, i) => walk(x, `${at}/${i}`));
+      if (node === null || typeof node !== "object") return;
+      const n = node as Json;
+      for (const key of ["anyOf", "oneOf"]) {
+        (n[key] as Json[] | undefined)?.forEach((branch, i) => {
+          if (!("type" in branch) && !("$ref" in branch) && !("const" in branch)) untyped.push(`${at}/${key}/${i}`);
+        });
+      }
+      if (n.enum && !n.type) untyped.push(`${at}/enum`);
+      for (const [key, value] of Object.entries(n)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, "#");
+    expect(untyped).toEqual([]);
+  });
+
+  it("states no jsonSchemaDialect (it restates the default, and makes Prism 5 skip body validation)", () => {
+    expect(doc).not.toHaveProperty("jsonSchemaDialect");
+  });
+
+  it("cannot leave out a route: one without describe() stops the document from being built", () => {
+    const undescribed = new Hono().get("/nothing-here", (c) => c.text("")).routes;
+    expect(() => describedOperations(undescribed)).toThrow(/GET \/nothing-here has no describe\(\)/);
   });
 });

@@ -2,7 +2,9 @@ import { apiKeys } from "./routes/api-keys";
 import { cardPayments } from "./routes/card-payments";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
+import { emailDeliveries } from "./routes/email-deliveries";
 import { estimates } from "./routes/estimates";
+import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { publicPages } from "./routes/public";
@@ -16,4 +18,4 @@ import { schedules } from "./routes/schedules";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, cardPayments, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, cardPayments, emailDeliveries, events, docs] as const;

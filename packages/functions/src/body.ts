@@ -12,10 +12,19 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export async function readRawBody(c: Context<AppEnv>): Promise<string> {
   const cached = c.get("rawBody");
   if (cached !== undefined) return cached;
+  const text = new TextDecoder("utf-8").decode(await readBodyBytes(c));
+  c.set("rawBody", text);
+  return text;
+}
+
+/** The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these. */
+export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
+  const cached = c.get("bodyBytes");
+  if (cached !== undefined) return cached;
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const stream = c.req.raw.body;
-  let text = "";
+  let bytes = new Uint8Array(0);
   if (stream) {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -30,10 +39,10 @@ export async function readRawBody(c: Context<AppEnv>): Promise<string> {
       }
       chunks.push(value);
     }
-    text = new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+    bytes = Buffer.concat(chunks);
   }
-  c.set("rawBody", text);
-  return text;
+  c.set("bodyBytes", bytes);
+  return bytes;
 }
 
 const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);

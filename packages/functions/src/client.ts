@@ -1,53 +1,24 @@
 import type { Hono } from "hono";
 import { hc } from "hono/client";
 import type * as v from "valibot";
-import type { routeModules } from "./app";
 import type { AppEnv } from "./env";
-import type { operations } from "./openapi/operations";
+import type { routeModules } from "./route-modules";
 import type * as resources from "./schemas/resources";
 
 /**
- * A typed client for TypeScript users, on hono's `hc`: paths, methods and path params come from
- * the routes themselves, response bodies too where a route answers with `c.json(...)`. Request
- * bodies and query strings are validated by the routes at runtime with valibot (not with hono's
- * validator middleware), so the route types lack them: they are added here from the OpenAPI
- * operations list, whose schemas are those the routes validate with. Usage in docs/client.md.
+ * A typed client for TypeScript users, on hono's `hc`: paths, methods, path params, request bodies,
+ * query strings and If-Match all come from the routes themselves — their validation middleware
+ * (validators.ts) carries the valibot schemas they validate with — and response bodies too where a
+ * route answers with `c.json(...)`. Usage in docs/client.md.
  *
  * Everything imported here but hono's small client is a type: using this file pulls no server
  * code into a bundle.
  */
 type SchemaOf<T> = T extends Hono<AppEnv, infer S, "/"> ? S : never;
-/** The app as the route modules of app.ts make it (each mounted at "/"). */
+/** The app as the route modules make it (each mounted at "/"). */
 type RouteSchema = SchemaOf<(typeof routeModules)[number]>;
 
-type Operation = (typeof operations)[number];
-/** `/invoices/{id}/send` → `/invoices/:id/send`. */
-type HonoPath<P extends string> = P extends `${infer A}{${infer N}}${infer B}` ? `${A}:${N}${HonoPath<B>}` : P;
-/** The documented operation of hono path P and client method M (`$post`). */
-type OperationOf<P, M> = Operation extends infer O
-  ? O extends { path: infer OP extends string; method: infer OM extends string }
-    ? HonoPath<OP> extends P
-      ? `$${OM}` extends M
-        ? O
-        : never
-      : never
-    : never
-  : never;
-type BodyInput<O> = O extends { body: { schema: infer S extends v.GenericSchema; required: infer R } }
-  ? R extends true
-    ? { json: v.InferInput<S> }
-    : { json?: v.InferInput<S> }
-  : unknown;
-type QueryInput<O> = O extends { query: infer Q extends v.ObjectEntries } ? { query?: v.InferInput<v.ObjectSchema<Q, undefined>> } : unknown;
-type WithInputs<S> = {
-  [P in keyof S]: {
-    [M in keyof S[P]]: S[P][M] extends { input: infer I }
-      ? Omit<S[P][M], "input"> & { input: I & BodyInput<OperationOf<P, M>> & QueryInput<OperationOf<P, M>> }
-      : S[P][M];
-  };
-};
-
-export type AppType = Hono<AppEnv, WithInputs<RouteSchema>, "/">;
+export type AppType = Hono<AppEnv, RouteSchema, "/">;
 
 /**
  * The response shapes the OpenAPI document describes (schemas/resources.ts). Routes that answer

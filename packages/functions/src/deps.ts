@@ -1,13 +1,14 @@
 import type { Deps } from "@invoicing/core/context";
 import { createBaseDeps } from "./capabilities/base";
 import { cardProcessor } from "./capabilities/card-processor";
-import { emailOutbox } from "./capabilities/email-outbox";
 
 /**
- * Every capability at once: what the local server, the jobs and the tests run with. The Lambda
- * entry points of the HTTP functions (api.ts, documents-api.ts, payments-api.ts) pick only theirs
- * from capabilities/, so each bundle carries only the SDKs its routes use.
+ * Production dependencies, built once per Lambda container (or local process). What requests need
+ * only: email delivery and the event bus belong to the stream subscriber and the jobs
+ * (delivery-deps.ts), so the API function's bundle carries neither SES nor EventBridge. The HTTP
+ * functions' entry points (api.ts, documents-api.ts, payments-api.ts) pick their capabilities from
+ * capabilities/ themselves, so each bundle carries only the SDKs its routes use.
  */
 export function createDeps(env: NodeJS.ProcessEnv = process.env): Deps {
-  return createBaseDeps(env, [emailOutbox, cardProcessor]);
+  return createBaseDeps(env, [cardProcessor]);
 }

@@ -1,4 +1,5 @@
 import type { Ctx, Deps } from "@invoicing/core/context";
+import type { RenderPdf } from "./pdf/response";
 
 /** Hono's per-request variables, typed once for every module. */
 export interface AppEnv {
@@ -9,5 +10,9 @@ export interface AppEnv {
     ctx: Ctx;
     /** The raw request body, once read (see body.ts). */
     rawBody?: string;
+    /** The request body's bytes, once read (see body.ts). */
+    bodyBytes?: Uint8Array;
+    /** Draws PDFs, in the apps that serve them (pdf/renderer.ts). */
+    renderPdf?: RenderPdf;
   };
 }

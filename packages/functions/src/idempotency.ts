@@ -35,7 +35,7 @@ import { errorToResponse, log, validationProblem } from "./problems";
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /** POST routes whose responses are never kept: POST /api-keys shows a secret once. */
-const NOT_KEPT = new Set(["/api-keys"]);
+export const NOT_KEPT = new Set(["/api-keys"]);
 
 /** What a replay gives back besides status and body (API.md: Location, ETag; and the body's type). */
 const KEPT_HEADERS = ["content-type", "location", "etag"];

@@ -1,17 +1,6 @@
 import type { Context } from "hono";
-import * as v from "valibot";
 import type { Page, PageRequest } from "@invoicing/core/db/pagination";
 import type { AppEnv } from "./env";
-import { pagination } from "./schemas/common";
-import { validate } from "./validation";
-
-/** Parses the list query (pagination plus the list's own filters); unknown parameters are ignored. */
-export function listQuery<E extends v.ObjectEntries>(c: Context<AppEnv>, filters: E) {
-  const schema = v.object({ ...pagination, ...filters });
-  const parsed = validate(schema, c.req.query()) as v.InferOutput<typeof schema> & { limit: number; offset: number; cursor?: string };
-  const page: PageRequest = { limit: parsed.limit, offset: parsed.offset, cursor: parsed.cursor };
-  return { page, query: parsed };
-}
 
 /** A list response: a bare JSON array, with a Link to the next page when this one is full. */
 export function pageResponse<T, R>(c: Context<AppEnv>, page: Page<T>, request: PageRequest, toResource: (item: T) => R): Response {

@@ -8,7 +8,8 @@ import { HttpProblem, errorToResponse, problemResponse } from "./problems";
 /**
  * A Hono app over some route modules, with the spine every one shares. Middleware order gives
  * API.md's error precedence: auth (401) runs before routing (404 unknown route, 405), and each
- * route reads its body itself (413 → 415 → 400) before it looks anything up (404 unknown id).
+ * route reads its body in its own chain (validators.ts jsonBody: 413 → 415 → 400) before it looks
+ * anything up (404 unknown id).
  * The whole service is app.ts's createApp; Lambda functions that serve a part of it (api.ts,
  * documents-api.ts, payments-api.ts) build it from their own modules, so each bundle holds only
  * what it serves.

@@ -201,7 +201,7 @@ export async function sweepOutbox(deps: OutboxDeps, now: string): Promise<{ deli
 }
 
 export function toMessage(item: OutboxItem): EmailMessage {
-  return { id: item.id, to: item.to, subject: item.subject, text: item.text, createdAt: item.createdAt };
+  return { id: item.id, to: item.to, subject: item.subject, text: item.text, createdAt: item.createdAt, userId: item.userId };
 }
 
 class ClaimLost extends Error {}

@@ -1,4 +1,5 @@
 import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
+import { feedbackTags } from "./bounces";
 import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
 
 /**
@@ -28,6 +29,8 @@ export class SesTransport implements EmailTransport {
       Destination: { ToAddresses: [message.to] },
       ReplyToAddresses: this.settings.replyTo ? [this.settings.replyTo] : undefined,
       ConfigurationSetName: this.settings.configurationSet,
+      // Lead a bounce or complaint back to the outbox record (email/bounces.ts).
+      EmailTags: message.userId ? feedbackTags(message.userId, message.id) : undefined,
       Content: {
         Simple: {
           Subject: { Data: message.subject, Charset: "UTF-8" },

@@ -14,6 +14,8 @@ export interface EmailMessage {
   text: string;
   /** ISO time the message was queued: its Date header. */
   createdAt: string;
+  /** The user it is sent for: with `id`, what a bounce report leads back to (email/bounces.ts). */
+  userId?: string;
 }
 
 /** Who emails come from, configured per deployment (never per request). */

@@ -11,7 +11,8 @@ export interface CardProcessor {
   /**
    * Checks the webhook's signature over the exact request body and returns the event it carries.
    * Throws DomainError("invalid_signature") when the signature is missing, wrong or too old
-   * (relative to `receivedAt`), or when no webhook secret is configured.
+   * (relative to `receivedAt`), and DomainError("service_unavailable") while no webhook secret is
+   * configured (the processor retries; docs/deploying.md).
    */
   verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent>;
 }

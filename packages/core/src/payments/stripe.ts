@@ -15,7 +15,11 @@ import { fromMinorUnits, toMinorUnits } from "./minor-units";
  */
 export interface StripeSettings {
   secretKey: string;
-  /** Without it every webhook is refused (invalid_signature): nothing can be verified. */
+  /**
+   * Without it no webhook can be verified, so every one is answered 503 (webhookNotConfigured below):
+   * Stripe issues the secret only after the endpoint exists, and retries what it could not deliver,
+   * so the payments of that window are applied once the secret is set.
+   */
   webhookSecret?: string;
   /**
    * Another API origin, e.g. "http://127.0.0.1:12111": tests and local runs point the SDK at a
@@ -93,7 +97,7 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
     },
 
     async verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent> {
-      if (!settings.webhookSecret) throw new DomainError("invalid_signature", "the card processor webhook is not configured");
+      if (!settings.webhookSecret) throw webhookNotConfigured();
       if (!signatureHeader) throw new DomainError("invalid_signature", "the Stripe-Signature header is missing");
       const stripe = await stripeClient();
       let event: Stripe.Event;
@@ -187,3 +191,14 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/**
+ * The webhook before its secret is set: 503 (the processor retries for days, so the event is applied
+ * once the secret is deployed), with a detail the operator recognises in the processor's dashboard.
+ */
+export const webhookNotConfigured = (): DomainError =>
+  new DomainError(
+    "service_unavailable",
+    "card payments are not configured yet: the card processor's webhook secret (StripeWebhookSecret) is not set " +
+      "on this deployment; set it and deploy again (docs/deploying.md); this event will be retried",
+  );

@@ -3,8 +3,8 @@ import type { Deps } from "@invoicing/core/context";
 import { createDb } from "@invoicing/core/db/client";
 
 /**
- * A capability a function may carry besides the table and the clock: the email outbox's transport,
- * the card processor. Each lives in its own module, and a Lambda entry point imports only the ones
+ * A capability a function may carry besides the table and the clock: the card processor (and, in
+ * delivery-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
  * its routes use, so an SDK no route of that function needs is not in its bundle (npm run bench
  * lists every function's bundle).
  */
@@ -18,6 +18,7 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
     clock: () => new Date(),
     // Locally, with no base URL configured, email links point at the local server.
     publicBaseUrl: config.publicBaseUrl ?? (config.emailSender ? undefined : `http://localhost:${env.PORT || 3000}`),
+    webhookPolicy: { allowPrivate: config.webhooksAllowPrivate },
   };
   for (const capability of capabilities) Object.assign(deps, capability(config, env));
   return deps;

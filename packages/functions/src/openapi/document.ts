@@ -1,14 +1,16 @@
 import * as v from "valibot";
 import type { JsonSchema } from "@valibot/to-json-schema";
+import { isIdParam } from "../params";
 import { problemStatus, type ProblemCode } from "../problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
-import { TAGS, operations as allOperations, type Operation } from "./operations";
+import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";
+import { TAGS } from "./tags";
 
 /**
- * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations list and the
- * valibot schemas. Besides each operation's own problems, the ones that follow from its shape are
- * added here, in one place: a path id → 400 + 404, a body → 413/415/400, If-Match → 412, an
+ * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations the routes
+ * describe (openapi/operations.ts walks them) and their valibot schemas. Besides each operation's
+ * own problems, the ones that follow from its shape are added here, in one place: a path id → 400 + 404, a body → 413/415/400, If-Match → 412, an
  * idempotent POST → 409/422, an API key → 401, a database → 503, anything → 500.
  */
 
@@ -16,24 +18,24 @@ type Json = Record<string, unknown>;
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** The problems an operation can answer, in API.md's precedence order. */
+/** The problems an operation can answer, in the API's precedence order (401 → … → 503, 500). */
 export function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
-  const hasPathId = /\{id\}/.test(op.path);
-  const hasToken = /\{publicToken\}/.test(op.path);
+  const hasPathId = hasIdParameter(op.path);
+  const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {
     codes.add("payload_too_large");
-    if (!op.body.raw) {
-      codes.add("unsupported_media_type");
+    if (!op.body.raw) codes.add("unsupported_media_type");
+    if (jsonBody) {
       codes.add("malformed_json");
       codes.add("validation_error");
     }
   }
-  if (hasPathId || op.query || (op.body && !op.body.raw) || idempotencyOf(op) === "kept") codes.add("validation_error");
-  if (hasPathId || hasToken) codes.add("not_found");
+  if (hasPathId || op.query || jsonBody || op.idempotency === "kept") codes.add("validation_error");
+  if (pathParameters(op.path).length > 0) codes.add("not_found");
   if (op.ifMatch) codes.add("precondition_failed");
-  if (idempotencyOf(op) === "kept") {
+  if (op.idempotency === "kept") {
     codes.add("idempotency_key_in_use");
     codes.add("idempotency_key_reused");
   }
@@ -43,14 +45,9 @@ export function problemsOf(op: Operation): ProblemCode[] {
   return [...codes];
 }
 
-export const idempotencyOf = (op: Operation): "kept" | "ignored" | "none" =>
-  op.idempotency ?? (op.method === "post" && !op.public ? "kept" : "none");
-
 function parameters(op: Operation): Json[] {
   const params: Json[] = [];
-  for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
-    params.push(name === "id" ? ref("parameters", "Id") : ref("parameters", "PublicToken"));
-  }
+  for (const name of pathParameters(op.path)) params.push(pathParameter(name));
   if (op.query) {
     const schema = jsonSchemaOf(v.object(op.query)) as { properties?: Record<string, JsonSchema> };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
@@ -58,7 +55,7 @@ function parameters(op: Operation): Json[] {
     }
   }
   if (op.ifMatch) params.push(ref("parameters", "IfMatch"));
-  const idempotency = idempotencyOf(op);
+  const idempotency = op.idempotency;
   if (idempotency === "kept") params.push(ref("parameters", "IdempotencyKey"));
   if (idempotency === "ignored") params.push({ ...IDEMPOTENCY_KEY, description: "Accepted and ignored here: this response holds a secret, so it is never kept or replayed." });
   for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } });
@@ -68,12 +65,27 @@ function parameters(op: Operation): Json[] {
 const CURSOR =
   "Opaque token from the `Link` header of the previous page; resumes right after it. A malformed or foreign cursor is ignored and `offset` alone decides.";
 
+/** `{id}` and `{publicToken}` are shared components; other id parameters (`{deliveryId}`) are alike. */
+function pathParameter(name: string): Json {
+  if (name === "id") return ref("parameters", "Id");
+  if (name === "publicToken") return ref("parameters", "PublicToken");
+  if (isIdParam(name)) return { ...ID_PARAMETER, name };
+  return { name, in: "path", required: true, schema: { type: "string" } };
+}
+
 function requestBody(op: Operation): Json | undefined {
   if (!op.body) return undefined;
+  if (op.body.mediaTypes) {
+    const content = op.body.mediaTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]);
+    return { required: true, content: Object.fromEntries(content) };
+  }
+  if (!op.body.schema) throw new Error(`${op.operationId}: a JSON body needs its schema`);
   const schema = jsonSchemaOf(op.body.schema);
+  // Optional when an empty body is read as `{}` and `{}` is valid (action endpoints).
+  const required = !op.body.emptyAsObject || !v.safeParse(op.body.schema, {}).success;
   return {
-    required: op.body.required,
-    ...(op.body.required ? {} : { description: "May be empty." }),
+    required,
+    ...(required ? {} : { description: "May be empty." }),
     content: { "application/json": { schema } },
   };
 }
@@ -84,13 +96,13 @@ function successResponse(op: Operation): Json {
   if (s.location) headers.Location = ref("headers", "Location");
   if (s.etag) headers.ETag = ref("headers", "ETag");
   if (op.paginated) headers.Link = ref("headers", "Link");
-  if (idempotencyOf(op) === "kept") headers["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
+  if (op.idempotency === "kept") headers["Idempotent-Replayed"] = ref("headers", "Idempotent-Replayed");
   const response: Json = { description: s.description, headers };
   if (s.schema) {
     const item = jsonSchemaOf(s.schema);
     response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
   } else if (s.mediaType) {
-    const schema = s.mediaType === "application/pdf" ? { type: "string", contentMediaType: "application/pdf" } : { type: "string" };
+    const schema = s.mediaType === "text/html" ? { type: "string" } : { type: "string", contentMediaType: s.mediaType };
     response.content = { [s.mediaType]: { schema } };
   }
   return response;
@@ -111,8 +123,8 @@ function problemResponses(op: Operation): Record<string, Json> {
     const headers: Json = { "X-Request-Id": ref("headers", "X-Request-Id") };
     if (status === 401) headers["WWW-Authenticate"] = ref("headers", "WWW-Authenticate");
     if (status === 503) headers["Retry-After"] = ref("headers", "Retry-After");
-    const narrowed: Json = { properties: { code: { enum: codes } } };
-    // `errors[]` comes with validation_error, always (API.md section 3).
+    const narrowed: Json = { properties: { code: { type: "string", enum: codes } } };
+    // `errors[]` comes with validation_error, always.
     if (codes.includes("validation_error")) {
       Object.assign(narrowed, { if: { properties: { code: { const: "validation_error" } } }, then: { required: ["errors"] } });
     }
@@ -138,6 +150,14 @@ function operationObject(op: Operation): Json {
     responses: { [String(op.success.status)]: successResponse(op), ...problemResponses(op) },
   };
 }
+
+const ID_PARAMETER = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "A positive integer id (else 400).",
+  schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+};
 
 const IDEMPOTENCY_KEY = {
   name: "Idempotency-Key",
@@ -176,7 +196,7 @@ function components(): Json {
       bearer: { type: "http", scheme: "bearer", description: "An API key: `npm run keys -- create --user <id>`, or POST /api-keys." },
     },
     parameters: {
-      Id: { name: "id", in: "path", required: true, description: "A positive integer id (else 400).", schema: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+      Id: ID_PARAMETER,
       PublicToken: { name: "publicToken", in: "path", required: true, description: "The document's `publicToken`.", schema: { type: "string" } },
       IfMatch: { name: "If-Match", in: "header", required: false, description: "The `ETag` the change is based on; a mismatch is a 412.", schema: { type: "string" } },
       IdempotencyKey: {
@@ -198,7 +218,7 @@ function components(): Json {
 }
 
 /** Builds the document from a list of operations (all of them unless told otherwise). */
-export function buildOpenApiDocument(operations: readonly Operation[] = allOperations): Json {
+export function buildOpenApiDocument(operations: readonly Operation[] = allOperations()): Json {
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     const item = (paths[op.path] ??= {});
@@ -206,8 +226,9 @@ export function buildOpenApiDocument(operations: readonly Operation[] = allOpera
     item[op.method] = operationObject(op);
   }
   return {
+    // No `jsonSchemaDialect`: it would only restate the default, and with it Prism 5 silently
+    // skips validating bodies.
     openapi: "3.1.0",
-    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     info: { title: "Invoicing API", version: "1.0.0", description: DESCRIPTION },
     servers: [{ url: "/", description: "This deployment" }],
     security: [{ bearer: [] }],

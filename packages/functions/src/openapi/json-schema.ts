@@ -75,7 +75,10 @@ const DOCUMENTED: Record<string, Documented> = {
       type: "string",
       description:
         "An RFC 3339 date-time (seconds required, fraction kept to the millisecond, any offset) or a date YYYY-MM-DD (00:00:00Z of that day). Impossible dates are a 400. Responses give it back as ISO 8601 UTC with milliseconds.",
-      anyOf: [{ format: "date-time" }, { format: "date" }],
+      anyOf: [
+        { type: "string", format: "date-time" },
+        { type: "string", format: "date" },
+      ],
       examples: ["2026-11-22T09:30:00Z", "2026-11-22"],
     },
   },

@@ -1,29 +1,62 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { createApiKey, listApiKeys, revokeApiKey } from "@invoicing/core/keys/api-keys";
-import { readJson } from "../body";
 import type { AppEnv } from "../env";
+import { deleted, describe, list } from "../openapi/describe";
 import { idParam } from "../params";
-import { validate } from "../validation";
+import { ApiKey, CreatedApiKey } from "../schemas/resources";
+import { jsonBody } from "../validators";
 
 export const createApiKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
 });
 
+const tag = "API keys";
+
 export const apiKeys = new Hono<AppEnv>()
-  .post("/api-keys", async (c) => {
-    const body = validate(createApiKeyBody, await readJson(c, { optional: true }));
-    const ctx = c.get("ctx");
-    const created = await createApiKey(ctx.db, ctx.userId, body.name ?? null, ctx.clock());
-    return c.json(created, 201, { Location: `/api-keys/${created.id}`, "Cache-Control": "no-store" });
-  })
-  .get("/api-keys", async (c) => {
-    const ctx = c.get("ctx");
-    return c.json(await listApiKeys(ctx.db, ctx.userId));
-  })
-  .delete("/api-keys/:id", async (c) => {
-    const id = idParam(c);
-    const ctx = c.get("ctx");
-    await revokeApiKey(ctx.db, ctx.userId, id);
-    return c.body(null, 204);
-  });
+  .post(
+    "/api-keys",
+    describe({
+      operationId: "createApiKey",
+      tag,
+      summary: "Create an API key",
+      description: "The plain key is in this response only (it is stored as a hash). The body may be empty.",
+      success: { status: 201, description: "The new key, with its secret `key`.", schema: CreatedApiKey, location: true },
+    }),
+    jsonBody(createApiKeyBody, { emptyAsObject: true }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const created = await createApiKey(ctx.db, ctx.userId, c.req.valid("json").name ?? null, ctx.clock());
+      return c.json(created, 201, { Location: `/api-keys/${created.id}`, "Cache-Control": "no-store" });
+    },
+  )
+  .get(
+    "/api-keys",
+    describe({
+      operationId: "listApiKeys",
+      tag,
+      summary: "List the user's API keys",
+      description: "A short list, not paginated; no secrets.",
+      success: list(ApiKey, "The user's keys."),
+    }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      return c.json(await listApiKeys(ctx.db, ctx.userId));
+    },
+  )
+  .delete(
+    "/api-keys/:id",
+    describe({
+      operationId: "deleteApiKey",
+      tag,
+      summary: "Revoke an API key",
+      description: "The key stops working at once (its next request is a 401).",
+      success: deleted,
+    }),
+    async (c) => {
+      const id = idParam(c);
+      const ctx = c.get("ctx");
+      await revokeApiKey(ctx.db, ctx.userId, id);
+      return c.body(null, 204);
+    },
+  );

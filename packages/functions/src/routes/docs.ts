@@ -1,25 +1,49 @@
 import { Hono } from "hono";
+import * as v from "valibot";
 import type { AppEnv } from "../env";
+import { describe } from "../openapi/describe";
 
 let page: string | undefined;
 
 /**
- * The document is built from every operation's schemas: loaded at the first request for it, so the
- * API Lambda's cold start does not evaluate it (npm run bench, "Lambda init").
+ * The document is built by walking every route's description and converting its schemas: loaded
+ * at the first request for it, so the API Lambda's cold start does not evaluate it (npm run bench,
+ * "Lambda init").
  */
 const documentModule = () => import("../openapi/document");
 const docsPageModule = () => import("../openapi/docs-page");
 
 /**
- * GET /openapi.json and GET /docs (API.md section 10): public, built from code once per process.
- * The document is the same for every caller (its server URL is relative), so it may be cached.
+ * GET /openapi.json and GET /docs: public, built from code once per process. The document is the
+ * same for every caller (its server URL is relative), so it may be cached.
  */
 export const docs = new Hono<AppEnv>()
-  .get("/openapi.json", async (c) => {
-    const { openApiJson } = await documentModule();
-    return c.body(openApiJson(), 200, { "Content-Type": "application/json", "Cache-Control": "public, max-age=300" });
-  })
-  .get("/docs", async (c) => {
-    page ??= (await docsPageModule()).docsPage();
-    return c.html(page, 200, { "Cache-Control": "public, max-age=300" });
-  });
+  .get(
+    "/openapi.json",
+    describe({
+      operationId: "getOpenApiDocument",
+      tag: "Service",
+      summary: "This OpenAPI 3.1 document",
+      static: true,
+      success: { status: 200, description: "The document.", schema: v.looseObject({ openapi: v.literal("3.1.0") }) },
+    }),
+    async (c) => {
+      const { openApiJson } = await documentModule();
+      return c.body(openApiJson(), 200, { "Content-Type": "application/json", "Cache-Control": "public, max-age=300" });
+    },
+  )
+  .get(
+    "/docs",
+    describe({
+      operationId: "getDocs",
+      tag: "Service",
+      summary: "This document, rendered",
+      description: "An HTML page that renders this document (served whole by the API: no CDN) and explains each problem type.",
+      static: true,
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+    }),
+    async (c) => {
+      page ??= (await docsPageModule()).docsPage();
+      return c.html(page, 200, { "Cache-Control": "public, max-age=300" });
+    },
+  );

@@ -3,13 +3,13 @@ import { etagOf } from "@invoicing/core/db/versioning";
 import { createInvoice, deleteInvoice, getInvoice, listInvoices, updateInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, markInvoicePaid, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
-import { readJson } from "../body";
 import type { AppEnv } from "../env";
-import { listQuery, pageResponse } from "../pagination";
-import { idAndBody, idParam, ifMatch } from "../params";
-import { emptyBody } from "../schemas/common";
+import { created, deleted, describe, list, one } from "../openapi/describe";
+import { pageResponse } from "../pagination";
+import { idParam } from "../params";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";
-import { validate } from "../validation";
+import { Invoice } from "../schemas/resources";
+import { actionBody, ifMatch, jsonBody, listQuery } from "../validators";
 
 /** An invoice response: the whole resource with its ETag. */
 export function invoiceResponse(c: Context<AppEnv>, item: InvoiceItem, status: 200 | 201 = 200): Response {
@@ -18,38 +18,119 @@ export function invoiceResponse(c: Context<AppEnv>, item: InvoiceItem, status: 2
   return c.json(toInvoice(item), status, headers);
 }
 
+const tag = "Invoices";
+
 export const invoices = new Hono<AppEnv>()
-  .post("/invoices", async (c) => {
-    const body = validate(createInvoiceBody, await readJson(c));
-    return invoiceResponse(c, await createInvoice(c.get("ctx"), body), 201);
-  })
-  .get("/invoices", async (c) => {
-    const { page, query } = listQuery(c, invoiceListFilters);
-    const result = await listInvoices(c.get("ctx"), { status: query.status, clientId: query.clientId }, page);
-    return pageResponse(c, result, page, toInvoice);
-  })
-  .get("/invoices/:id", async (c) => invoiceResponse(c, await getInvoice(c.get("ctx"), idParam(c))))
-  .patch("/invoices/:id", async (c) => {
-    const { id, body } = await idAndBody(c, updateInvoiceBody);
-    return invoiceResponse(c, await updateInvoice(c.get("ctx"), id, body, ifMatch(c)));
-  })
-  .delete("/invoices/:id", async (c) => {
-    await deleteInvoice(c.get("ctx"), idParam(c));
-    return c.body(null, 204);
-  })
-  .post("/invoices/:id/finalize", async (c) => {
-    const { id } = await idAndBody(c, emptyBody, { optional: true });
-    return invoiceResponse(c, await finalizeInvoice(c.get("ctx"), id));
-  })
-  .post("/invoices/:id/send", async (c) => {
-    const { id, body } = await idAndBody(c, sendBody, { optional: true });
-    return invoiceResponse(c, await sendInvoice(c.get("ctx"), id, body));
-  })
-  .post("/invoices/:id/mark-paid", async (c) => {
-    const { id, body } = await idAndBody(c, markPaidBody, { optional: true });
-    return invoiceResponse(c, await markInvoicePaid(c.get("ctx"), id, body));
-  })
-  .post("/invoices/:id/void", async (c) => {
-    const { id } = await idAndBody(c, emptyBody, { optional: true });
-    return invoiceResponse(c, await voidInvoice(c.get("ctx"), id));
-  });
+  .post(
+    "/invoices",
+    describe({
+      operationId: "createInvoice",
+      tag,
+      summary: "Create a draft invoice",
+      description:
+        "`currency` defaults to the client's; `clientName`/`clientEmail` are copied from the client; `invoiceNumber` stays null until finalize.",
+      success: created(Invoice, "The new draft."),
+      problems: ["client_not_found"],
+    }),
+    jsonBody(createInvoiceBody),
+    async (c) => invoiceResponse(c, await createInvoice(c.get("ctx"), c.req.valid("json")), 201),
+  )
+  .get(
+    "/invoices",
+    describe({
+      operationId: "listInvoices",
+      tag,
+      summary: "List invoices",
+      description: "A `clientId` the user does not have gives an empty list.",
+      success: list(Invoice, "A page of invoices, newest first."),
+    }),
+    listQuery(invoiceListFilters),
+    async (c) => {
+      const { page, status, clientId } = c.req.valid("query");
+      return pageResponse(c, await listInvoices(c.get("ctx"), { status, clientId }, page), page, toInvoice);
+    },
+  )
+  .get(
+    "/invoices/:id",
+    describe({ operationId: "getInvoice", tag, summary: "Get an invoice", success: one(Invoice, "The invoice.") }),
+    async (c) => invoiceResponse(c, await getInvoice(c.get("ctx"), idParam(c))),
+  )
+  .patch(
+    "/invoices/:id",
+    describe({
+      operationId: "updateInvoice",
+      tag,
+      summary: "Update a draft invoice",
+      description:
+        "Draft only. `null` clears a nullable field; `lineItems` replaces all lines (new ids); a new `clientId` refreshes `clientName`/`clientEmail` (not `currency`). `{}` is valid and changes nothing.",
+      success: one(Invoice, "The updated draft."),
+      problems: ["invoice_not_editable", "client_not_found"],
+    }),
+    ifMatch,
+    jsonBody(updateInvoiceBody),
+    async (c) =>
+      invoiceResponse(c, await updateInvoice(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"])),
+  )
+  .delete(
+    "/invoices/:id",
+    describe({ operationId: "deleteInvoice", tag, summary: "Delete a draft invoice", success: deleted, problems: ["invoice_not_editable"] }),
+    async (c) => {
+      await deleteInvoice(c.get("ctx"), idParam(c));
+      return c.body(null, 204);
+    },
+  )
+  .post(
+    "/invoices/:id/finalize",
+    describe({
+      operationId: "finalizeInvoice",
+      tag,
+      summary: "Finalize a draft",
+      description:
+        "draft → finalized. Assigns the next `invoiceNumber` (INV-000001, … per user, gapless), sets `issueDate` (now) and `dueDate` (issueDate + the client's payment terms) when null. Amounts never change afterwards.",
+      success: one(Invoice, "The finalized invoice."),
+      problems: ["invalid_transition", "empty_invoice", "negative_total"],
+    }),
+    actionBody,
+    async (c) => invoiceResponse(c, await finalizeInvoice(c.get("ctx"), idParam(c))),
+  )
+  .post(
+    "/invoices/:id/send",
+    describe({
+      operationId: "sendInvoice",
+      tag,
+      summary: "Send a finalized invoice",
+      description:
+        "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, creates its checkout session (`cardProcessorPaymentLink`).",
+      success: one(Invoice, "The sent invoice."),
+      problems: ["invalid_transition", "client_email_missing"],
+    }),
+    jsonBody(sendBody, { emptyAsObject: true }),
+    async (c) => invoiceResponse(c, await sendInvoice(c.get("ctx"), idParam(c), c.req.valid("json"))),
+  )
+  .post(
+    "/invoices/:id/mark-paid",
+    describe({
+      operationId: "markInvoicePaid",
+      tag,
+      summary: "Record a manual payment",
+      description:
+        "sent or overdue → paid. Sets `amountPaid` = `total`, `paidAt` (now when omitted; a future one is a 400), `paymentMethod`, `paymentReference`; cancels pending reminders.",
+      success: one(Invoice, "The paid invoice."),
+      problems: ["invalid_transition"],
+    }),
+    jsonBody(markPaidBody, { emptyAsObject: true }),
+    async (c) => invoiceResponse(c, await markInvoicePaid(c.get("ctx"), idParam(c), c.req.valid("json"))),
+  )
+  .post(
+    "/invoices/:id/void",
+    describe({
+      operationId: "voidInvoice",
+      tag,
+      summary: "Void an invoice",
+      description: "Any status except void → void. Keeps the invoice number; cancels pending reminders.",
+      success: one(Invoice, "The void invoice."),
+      problems: ["invalid_transition"],
+    }),
+    actionBody,
+    async (c) => invoiceResponse(c, await voidInvoice(c.get("ctx"), idParam(c))),
+  );

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { payLocation } from "@invoicing/core/payments/checkout";
 import type { AppEnv } from "../env";
+import { describe } from "../openapi/describe";
 import { securityHeaders } from "./public";
 
 /**
@@ -12,7 +13,19 @@ import { securityHeaders } from "./public";
  */
 export const payments = new Hono<AppEnv>()
   .use("/public/*", securityHeaders)
-  .get("/public/invoices/:token/pay", async (c) => {
-    const location = await payLocation(c.get("deps"), c.req.param("token"));
-    return c.body(null, 303, { Location: location, "Cache-Control": "no-store" });
-  });
+  .get(
+    "/public/invoices/:token/pay",
+    describe({
+      operationId: "payPublicInvoice",
+      tag: "Card processor",
+      summary: "The pay button's target",
+      description:
+        "Redirects to the invoice's card checkout page (a fresh one when the stored session expired), or to its alternative payment link when no card processor is configured. 404 for drafts, unknown tokens, or when there is no way to pay.",
+      success: { status: 303, description: "See `Location`.", location: true },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const location = await payLocation(c.get("deps"), c.req.param("token"));
+      return c.body(null, 303, { Location: location, "Cache-Control": "no-store" });
+    },
+  );

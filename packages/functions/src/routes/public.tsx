@@ -5,6 +5,7 @@ import { toInvoice } from "@invoicing/core/invoices/model";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceView, type DocumentView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
+import { describe } from "../openapi/describe";
 
 /**
  * The public pages (API.md section 9): what a client opens from the email link, without an API key.
@@ -183,13 +184,36 @@ const token = (c: Context<AppEnv>): string => c.req.param("token") ?? "";
 
 export const publicPages = new Hono<AppEnv>()
   .use("/public/*", securityHeaders)
-  .get("/public/invoices/:token", async (c) => {
-    const invoice = await findPublicInvoice(c.get("deps"), token(c));
-    if (!invoice) throw notFound("invoice");
-    return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`);
-  })
-  .get("/public/estimates/:token", async (c) => {
-    const estimate = await findPublicEstimate(c.get("deps"), token(c));
-    if (!estimate) throw notFound("estimate");
-    return htmlPage(c, estimateView(estimate), null);
-  });
+  .get(
+    "/public/invoices/:token",
+    describe({
+      operationId: "getPublicInvoicePage",
+      tag: "Public",
+      summary: "The public page of an invoice",
+      description: "An HTML page of a non-draft invoice (void included), with a pay button when a payment link exists.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const invoice = await findPublicInvoice(c.get("deps"), token(c));
+      if (!invoice) throw notFound("invoice");
+      const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
+      return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), pdfHref);
+    },
+  )
+  .get(
+    "/public/estimates/:token",
+    describe({
+      operationId: "getPublicEstimatePage",
+      tag: "Public",
+      summary: "The public page of an estimate",
+      description: "An HTML page of a non-draft estimate.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const estimate = await findPublicEstimate(c.get("deps"), token(c));
+      if (!estimate) throw notFound("estimate");
+      return htmlPage(c, estimateView(estimate), null);
+    },
+  );

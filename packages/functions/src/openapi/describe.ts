@@ -1,0 +1,90 @@
+import type { MiddlewareHandler } from "hono";
+import type * as v from "valibot";
+import type { AppEnv } from "../env";
+import type { ProblemCode } from "../problems";
+import type { Tag } from "./tags";
+
+/**
+ * How a route describes its operation, next to its handler (docs/routes.md):
+ *
+ *   .patch("/clients/:id", describe({ … }), ifMatch, jsonBody(updateClientBody), async (c) => …)
+ *
+ * Each piece of the chain that says something about the operation — `describe()` here, the body,
+ * query and If-Match middleware of validators.ts — is tagged with what it says (a RoutePart).
+ * GET /openapi.json walks the app's routes, reads the parts of each (openapi/operations.ts) and
+ * derives the rest from the route itself: method and path, path parameters, public or not
+ * (middleware.ts), idempotency (idempotency.ts). So nothing is written twice, and this module,
+ * which every route loads, holds no JSON Schema code: that loads with the document only.
+ */
+
+export interface Success {
+  status: 200 | 201 | 204 | 303;
+  description: string;
+  /** A JSON body of this schema (an array of it with `array`). No schema and no mediaType: no body. */
+  schema?: v.GenericSchema;
+  array?: true;
+  /** A non-JSON body (the public HTML pages, PDFs, images, XML). */
+  mediaType?: "text/html" | "application/pdf" | "application/xml" | "image/png" | "image/jpeg";
+  location?: true;
+  etag?: true;
+}
+
+/** What only words can say about an operation; the route and its middleware say the rest. */
+export interface Description {
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  success: Success;
+  /** The problems particular to this operation; those that follow from its shape are added by document.ts. */
+  problems?: readonly ProblemCode[];
+  /** Headers the operation reads besides the API's own. */
+  headers?: readonly { name: string; required: boolean; description: string }[];
+  /** Touches no database: no 503. */
+  static?: true;
+}
+
+/** What one handler of a route's chain tells the document. */
+export type RoutePart =
+  | { kind: "description"; description: Description }
+  | {
+      kind: "body";
+      /** A JSON body's schema (also the webhook's raw one); none for a binary body. */
+      schema?: v.GenericSchema;
+      emptyAsObject: boolean;
+      /** Read as raw text: the webhook, whose signature covers the exact bytes. */
+      raw?: true;
+      /** A binary body of one of these types (validators.ts binaryBody). */
+      mediaTypes?: readonly string[];
+    }
+  | { kind: "query"; entries: v.ObjectEntries }
+  | { kind: "ifMatch" };
+
+const parts = new WeakMap<object, RoutePart>();
+
+/** Tags a handler with what it tells the document. */
+export function withPart<H extends object>(handler: H, part: RoutePart): H {
+  parts.set(handler, part);
+  return handler;
+}
+
+/** What a registered handler tells the document, if anything. */
+export const partOf = (handler: unknown): RoutePart | undefined =>
+  typeof handler === "function" ? parts.get(handler) : undefined;
+
+/** The operation's words, as a middleware that does nothing at request time. */
+export function describe(description: Description): MiddlewareHandler<AppEnv> {
+  return withPart<MiddlewareHandler<AppEnv>>((_c, next) => next(), { kind: "description", description });
+}
+
+// The usual success responses.
+export const list = (schema: v.GenericSchema, description: string): Success => ({ status: 200, description, schema, array: true });
+export const one = (schema: v.GenericSchema, description: string): Success => ({ status: 200, description, schema, etag: true });
+export const created = (schema: v.GenericSchema, description: string): Success => ({
+  status: 201,
+  description,
+  schema,
+  location: true,
+  etag: true,
+});
+export const deleted: Success = { status: 204, description: "Deleted; no body." };

@@ -1,0 +1,123 @@
+import type { MiddlewareHandler } from "hono";
+import * as v from "valibot";
+import type { PageRequest } from "@invoicing/core/db/pagination";
+import { readBodyBytes, readJson, readRawBody } from "./body";
+import type { AppEnv } from "./env";
+import { withPart } from "./openapi/describe";
+import { checkPathIds } from "./params";
+import { HttpProblem } from "./problems";
+import { emptyBody, pagination } from "./schemas/common";
+import { validate } from "./validation";
+
+/**
+ * The request's parts, validated by middleware in a route's chain: the handler reads them with
+ * `c.req.valid("json" | "query" | "header")`, hono's typed client (client.ts) takes its input
+ * types from them, and the OpenAPI document its request schemas (each is tagged for
+ * openapi/operations.ts). One schema, three uses.
+ *
+ * Not hono's `validator("json")`: it reads a body that is not JSON as `{}`, where the API answers
+ * in a fixed order — 413 too large → 415 not JSON → 400 malformed → 400 bad path id → 400 the
+ * body's own errors (docs/routes.md).
+ */
+
+/** The typed client's `json`: optional where an empty body is accepted (read as `{}`, and `{}` is valid). */
+type JsonIn<S extends v.GenericSchema, EmptyAsObject extends boolean> = EmptyAsObject extends true
+  ? {} extends v.InferInput<S>
+    ? { json?: v.InferInput<S> }
+    : { json: v.InferInput<S> }
+  : { json: v.InferInput<S> };
+
+/**
+ * A JSON body valid against `schema`. `emptyAsObject`: an empty body reads as `{}` (action
+ * endpoints, whose body is optional; the document calls a body optional when `{}` is valid).
+ */
+export function jsonBody<S extends v.GenericSchema, EmptyAsObject extends boolean = false>(
+  schema: S,
+  options: { emptyAsObject?: EmptyAsObject } = {},
+): MiddlewareHandler<AppEnv, string, { in: JsonIn<S, EmptyAsObject>; out: { json: v.InferOutput<S> } }> {
+  const optional = options.emptyAsObject === true;
+  const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const raw = await readJson(c, { optional }); // 413 → 415 → malformed JSON
+    checkPathIds(c); // a bad path id before the body's own errors
+    c.req.addValidatedData("json", validate(schema, raw) as object);
+    await next();
+  };
+  return withPart(handler, { kind: "body", schema, emptyAsObject: optional });
+}
+
+/** The body of an action endpoint (finalize, void, accept, …): empty, or `{}`. */
+export const actionBody = jsonBody(emptyBody, { emptyAsObject: true });
+
+/**
+ * A body read as raw text (`c.get("rawBody")`), for a webhook whose signature covers the exact
+ * bytes; `schema` only documents it. Only the size is checked here (413).
+ */
+export function rawBody(schema: v.GenericSchema): MiddlewareHandler<AppEnv> {
+  return withPart<MiddlewareHandler<AppEnv>>(
+    async (c, next) => {
+      await readRawBody(c);
+      await next();
+    },
+    { kind: "body", schema, emptyAsObject: false, raw: true },
+  );
+}
+
+/**
+ * A binary body of one of `mediaTypes` (an uploaded image): 413 when too large, 415 when its
+ * Content-Type is not one of them. The bytes are `c.get("bodyBytes")`, the type `c.req.header("content-type")`.
+ */
+export function binaryBody(mediaTypes: readonly string[]): MiddlewareHandler<AppEnv> {
+  return withPart<MiddlewareHandler<AppEnv>>(
+    async (c, next) => {
+      await readBodyBytes(c);
+      const type = c.req.header("content-type")?.split(";")[0]!.trim().toLowerCase();
+      if (!type || !mediaTypes.includes(type)) {
+        throw new HttpProblem("unsupported_media_type", `the body must be sent as ${mediaTypes.join(" or ")}`);
+      }
+      await next();
+    },
+    { kind: "body", emptyAsObject: false, mediaTypes },
+  );
+}
+
+type ListQueryIn<F extends v.ObjectEntries> = v.InferInput<v.ObjectSchema<typeof pagination & F, undefined>>;
+type ListQueryOut<F extends v.ObjectEntries> = v.InferOutput<v.ObjectSchema<F, undefined>> & { page: PageRequest };
+
+/**
+ * A list's query: pagination (`limit`, `offset`, `cursor`) plus the list's own `filters`; unknown
+ * parameters are ignored. `c.req.valid("query")` is `{ page, ...filters }`; answer with
+ * pagination.ts pageResponse, which adds the `Link` the document promises for lists.
+ */
+export function listQuery<F extends v.ObjectEntries = {}>(
+  filters: F = {} as F,
+): MiddlewareHandler<AppEnv, string, { in: { query?: ListQueryIn<F> }; out: { query: ListQueryOut<F> } }> {
+  const entries = { ...pagination, ...filters };
+  const schema = v.object(entries);
+  const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const { limit, offset, cursor, ...rest } = validate(schema, c.req.query()) as Record<string, unknown> & {
+      limit: number;
+      offset: number;
+      cursor?: string;
+    };
+    c.req.addValidatedData("query", { ...rest, page: { limit, offset, cursor } });
+    await next();
+  };
+  return withPart(handler, { kind: "query", entries });
+}
+
+/**
+ * The operation honours `If-Match` (412 precondition_failed on a stale one):
+ * `c.req.valid("header")["if-match"]` is the ETag the change is based on, if any.
+ */
+export const ifMatch: MiddlewareHandler<
+  AppEnv,
+  string,
+  { in: { header?: { "if-match"?: string } }; out: { header: { "if-match"?: string } } }
+> = withPart<MiddlewareHandler<AppEnv>>(
+  async (c, next) => {
+    const value = c.req.header("if-match");
+    c.req.addValidatedData("header", value === undefined ? {} : { "if-match": value });
+    await next();
+  },
+  { kind: "ifMatch" },
+);
