@@ -15,6 +15,11 @@ declare module "sst" {
       "name": string
       "type": "sst.aws.Bus"
     }
+    "Documents": {
+      "name": string
+      "type": "sst.aws.Function"
+      "url": string
+    }
     "Email": {
       "configSet": string
       "sender": string
@@ -23,6 +28,11 @@ declare module "sst" {
     "EmailFeedback": {
       "arn": string
       "type": "sst.aws.SnsTopic"
+    }
+    "Payments": {
+      "name": string
+      "type": "sst.aws.Function"
+      "url": string
     }
     "StripeSecretKey": {
       "type": "sst.sst.Secret"

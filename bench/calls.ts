@@ -3,14 +3,19 @@ import type { Meter } from "@invoicing/core/db/metering";
 import { request } from "../test/support/env";
 
 /**
- * DynamoDB requests and consumed capacity per API call, measured on DynamoDB Local through the
- * real app. Goals from issue 11: GET by id ≤ 2 (auth + get), a transition 1 + auth, finalize ≤ 3 +
+ * DynamoDB requests, sequential round trips and consumed capacity per API call, measured on
+ * DynamoDB Local through the real app (counted, not timed). Goals (issues 11 and 19): GET of one
+ * record ONE request, a page ONE round trip (its Query alongside the key's GetItem), creates one
+ * read and one transaction (no client read of their own), a transition 1 + auth, finalize ≤ 3 +
  * auth, a cursor page one page at any depth.
  */
 export interface CallFigure {
   operation: string;
   requests: number;
+  roundTrips: number;
   capacityUnits: number;
+  readUnits: number;
+  writeUnits: number;
   itemsRead: number;
   commands: Record<string, number>;
   goal?: string;
@@ -18,23 +23,30 @@ export interface CallFigure {
 }
 
 type App = Pick<Hono, "request">;
+type Goal = { text: string; met: (m: Meter) => boolean };
+
+const requests = (n: number, text = `${n} request${n > 1 ? "s" : ""}`): Goal => ({ text: `≤ ${text}`, met: (m) => m.calls <= n });
+const trips = (n: number, text: string): Goal => ({ text, met: (m) => m.roundTrips <= n });
 
 export async function measureCalls(app: App, meter: Meter, key: string): Promise<CallFigure[]> {
   const auth = { Authorization: `Bearer ${key}` };
   const call = (method: string, path: string, body?: unknown) => request(app, method, path, body, auth);
   const figures: CallFigure[] = [];
-  async function measure(operation: string, run: () => Promise<{ status: number }>, goal?: number, goalText?: string) {
+  async function measure(operation: string, run: () => Promise<{ status: number }>, goal?: Goal) {
     meter.reset();
     const res = await run();
     if (res.status >= 300) throw new Error(`${operation} answered ${res.status}`);
     figures.push({
       operation,
       requests: meter.calls,
+      roundTrips: meter.roundTrips,
       capacityUnits: round(meter.capacityUnits),
+      readUnits: round(meter.readUnits),
+      writeUnits: round(meter.writeUnits),
       itemsRead: meter.itemsRead,
       commands: { ...meter.byCommand },
-      goal: goalText ?? (goal === undefined ? undefined : `≤ ${goal}`),
-      meetsGoal: goal === undefined ? undefined : meter.calls <= goal,
+      goal: goal?.text,
+      meetsGoal: goal?.met(meter),
     });
     return res;
   }
@@ -44,35 +56,36 @@ export async function measureCalls(app: App, meter: Meter, key: string): Promise
   // Enough invoices that offset 1000 is deep.
   for (let i = 0; i < 1100; i++) await call("POST", "/invoices", { clientId: client.id, lineItems: [line] });
 
-  const created = (await measure("POST /invoices (create)", () => call("POST", "/invoices", { clientId: client.id, lineItems: [line] }))) as unknown as { body: { id: number } };
+  const oneReadOneWrite = trips(2, "2 round trips: one read (key, client, counters), one transaction");
+  const created = (await measure("POST /invoices (create)", () => call("POST", "/invoices", { clientId: client.id, lineItems: [line] }), oneReadOneWrite)) as unknown as { body: { id: number } };
   const id = created.body.id;
-  await measure("GET /invoices/{id}", () => call("GET", `/invoices/${id}`), 2, "≤ 2 (auth + get)");
+  await measure("GET /invoices/{id}", () => call("GET", `/invoices/${id}`), requests(1, "1 request (key + record, one BatchGetItem)"));
   await measure("PATCH /invoices/{id}", () => call("PATCH", `/invoices/${id}`, { notes: "Thanks!" }));
-  await measure("POST /invoices/{id}/finalize", () => call("POST", `/invoices/${id}/finalize`), 4, "≤ 3 + auth");
+  await measure("POST /invoices/{id}/finalize", () => call("POST", `/invoices/${id}/finalize`), requests(4, "3 + auth"));
   await measure("POST /invoices/{id}/send", () => call("POST", `/invoices/${id}/send`));
-  await measure("POST /invoices/{id}/mark-paid", () => call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), 2, "1 + auth");
-  await measure("GET /invoices?limit=100 (offset 0)", () => call("GET", "/invoices?limit=100"));
-  const deep = (await measure("GET /invoices?limit=100&offset=1000 (offset)", () => call("GET", "/invoices?limit=100&offset=1000"))) as unknown as { headers: Headers };
-  void deep;
+  await measure("POST /invoices/{id}/mark-paid", () => call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), requests(2, "1 + auth"));
+  await measure("GET /invoices?limit=100 (offset 0)", () => call("GET", "/invoices?limit=100"), trips(1, "1 round trip (Query ∥ key)"));
+  await measure("GET /invoices?limit=100&offset=1000 (offset)", () => call("GET", "/invoices?limit=100&offset=1000"));
   const page = await call("GET", "/invoices?limit=100&offset=900");
   const link = /<([^>]+)>/.exec(page.headers.get("link") ?? "")?.[1];
   if (link) {
     const url = new URL(link);
     const offsetZero = figures.find((f) => f.operation.includes("offset 0"))!;
-    await measure("GET /invoices?limit=100&offset=1000 (Link cursor)", () => call("GET", `${url.pathname}${url.search}`), offsetZero.requests, `= offset-0 page (${offsetZero.requests})`);
+    await measure("GET /invoices?limit=100&offset=1000 (Link cursor)", () => call("GET", `${url.pathname}${url.search}`), {
+      text: `= offset-0 page (${offsetZero.requests} requests, ${offsetZero.itemsRead} items)`,
+      met: (m) => m.calls <= offsetZero.requests && m.itemsRead <= offsetZero.itemsRead,
+    });
   }
 
-  const estimate = await call("POST", "/estimates", { clientId: client.id, lineItems: [line] });
-  if (estimate.status === 201) {
-    await measure("POST /estimates/{id}/convert", () => call("POST", `/estimates/${estimate.body.id}/convert`));
-  }
-  const scheduleRes = await call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] });
-  if (scheduleRes.status === 201) {
-    await measure("POST /recurring-schedules (future start)", async () =>
-      call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }));
-    await measure("POST /recurring-schedules (immediate first invoice)", async () =>
-      call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", lineItems: [line] }));
-  }
+  const estimate = await measure("POST /estimates (create)", () => call("POST", "/estimates", { clientId: client.id, lineItems: [line] }), oneReadOneWrite);
+  const estimateId = (estimate as unknown as { body: { id: number } }).body.id;
+  await measure("GET /estimates/{id}", () => call("GET", `/estimates/${estimateId}`), requests(1, "1 request"));
+  await measure("POST /estimates/{id}/convert", () => call("POST", `/estimates/${estimateId}/convert`));
+  await measure("POST /recurring-schedules (future start)", () =>
+    call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }), oneReadOneWrite);
+  await measure("POST /recurring-schedules (immediate first invoice)", () =>
+    call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", lineItems: [line] }), oneReadOneWrite);
+  await measure("GET /clients/{id}", () => call("GET", `/clients/${client.id}`), requests(1, "1 request"));
   return figures;
 }
 

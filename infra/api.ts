@@ -24,18 +24,26 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 });
 
 /**
- * The API function links what requests use: the table, the card processor's key (payment links)
- * and webhook secret (signature check), and the API itself (its URL is the base of the public
- * links in emails). No email sender: a request only queues an email in the outbox; the stream
- * subscriber (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only. API Gateway
- * gives up after 30 s, so the function stops first.
+ * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
+ * API's cold start is the one users feel (npm run bench lists each bundle and its init):
+ * - Api ($default): everything JSON, and the public HTML pages.
+ * - Documents: every path that renders a document (PDFs, e-invoices): pdf-lib and the e-invoice writer.
+ * - Payments: the pay link, the card processor's webhook and card refunds: the Stripe SDK and its secrets.
+ * Documents and Payments are one function each, routed from all their paths by ARN (a route given
+ * function args would create one Lambda per route). ANY: each app answers 405 for other methods
+ * itself, as the API would. All stop before API Gateway's 30 s.
+ *
+ * The API function links what its requests use: the table, the card processor's key (a void or a full
+ * payment expires the invoice's open checkout session) and the API itself (its URL is the base of the public links in emails).
+ * No email sender: a request only queues an email in the outbox; the stream subscriber
+ * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */
 api.route("$default", {
   handler: "packages/functions/src/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
-  link: [table, stripeSecretKey, stripeWebhookSecret, api],
+  link: [table, stripeSecretKey, api],
   // /docs inlines Swagger UI's browser bundle, read from the package at the first request
   // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
   copyFiles: [
@@ -45,22 +53,44 @@ api.route("$default", {
 });
 
 /**
- * The PDFs have their own function: pdf-lib is the heaviest dependency and only these four paths use
- * it, so the API function's bundle (and every cold start of it) stays without it. ANY: the PDF
- * app answers 405 for other methods itself, as the API would. It reads the table and, for the
- * pay link printed on the PDF, the API's URL.
+ * Every documents path, private and public (packages/functions/src/documents-routes.ts serves them).
+ * Path variables are named as on the API's other routes at the same position ({id}, {token}).
  */
-const pdfFunction = {
-  handler: "packages/functions/src/pdf-api.handler",
+export const DOCUMENT_PATHS = [
+  "/invoices/{id}/pdf",
+  "/public/invoices/{token}/pdf",
+  "/estimates/{id}/pdf",
+  "/public/estimates/{token}/pdf",
+  "/invoices/{id}/e-invoice",
+  "/public/invoices/{token}/e-invoice",
+] as const;
+
+/** Reads the table; the API's URL is printed on documents (the pay link). */
+export const documents = new sst.aws.Function("Documents", {
+  handler: "packages/functions/src/documents-api.handler",
   ...lambdaRuntime,
-  timeout: "25 seconds" as const,
-  memory: "1024 MB" as const,
+  timeout: "25 seconds",
+  memory: "1024 MB",
   link: [table, api],
-};
-api.route("ANY /invoices/{id}/pdf", pdfFunction);
-api.route("ANY /public/invoices/{token}/pdf", pdfFunction);
-api.route("ANY /estimates/{id}/pdf", pdfFunction);
-api.route("ANY /public/estimates/{token}/pdf", pdfFunction);
-// E-invoices: Factur-X is the invoice PDF with its XML attached, so they are documents too.
-api.route("ANY /invoices/{id}/e-invoice", pdfFunction);
-api.route("ANY /public/invoices/{token}/e-invoice", pdfFunction);
+});
+for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+
+/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/payments-routes.ts). */
+export const PAYMENT_PATHS = [
+  "/public/invoices/{token}/pay",
+  "/webhooks/card-processor",
+  "/invoices/{id}/payments/{paymentId}/refund",
+] as const;
+
+/**
+ * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this
+ * function alone has it), records payments in the table; the API's URL is where checkout returns.
+ */
+export const payments = new sst.aws.Function("Payments", {
+  handler: "packages/functions/src/payments-api.handler",
+  ...lambdaRuntime,
+  timeout: "25 seconds",
+  memory: "1024 MB",
+  link: [table, stripeSecretKey, stripeWebhookSecret, api],
+});
+for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);

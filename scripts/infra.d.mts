@@ -13,6 +13,8 @@ export interface RecordedComponent {
   routes?: { rawRoute: string; handler: unknown; args: Record<string, unknown> }[];
   /** Placeholder outputs (ApiGatewayV2, Function): a deploy knows the real ones. */
   url?: string;
+  /** Function: a placeholder ARN, which API routes may name to invoke it. */
+  arn?: string;
   /** Dynamo: a placeholder table name. */
   name?: string;
   /** SnsTopic: the subscribers added with subscribe(). */
@@ -47,7 +49,8 @@ export interface InfraFunction {
   nodejs?: { minify?: boolean; sourcemap?: boolean; install?: string[]; esbuild?: { external?: string[] } };
   copyFiles?: { from: string; to?: string }[];
   trigger:
-    | { kind: "api"; api: string; route: string }
+    /** The API routes that invoke it: one for a route's own function, several for a shared one. */
+    | { kind: "api"; api: string; routes: string[] }
     | { kind: "cron"; schedule: string; event: unknown }
     | { kind: "stream"; table: string; transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } }
     | { kind: "sns"; topic: string }

@@ -149,7 +149,11 @@ function fakeSst(recorder) {
         },
       })),
       CronV2: component("sst.aws.CronV2"),
-      Function: component("sst.aws.Function", (_self, name) => ({ url: fakeOutput(name.toLowerCase()), functionName: name })),
+      Function: component("sst.aws.Function", (_self, name) => ({
+        url: fakeOutput(name.toLowerCase()),
+        functionName: name,
+        arn: `arn:aws:lambda:us-east-1:123456789012:function:${recorder.app.name}-${recorder.stage}-${name}`,
+      })),
       SnsTopic,
       permission,
     },
@@ -269,8 +273,10 @@ export function componentsOf(infra, kind) {
 
 /**
  * Every Lambda function infra declares, with its settings normalised the way SST's components do:
- * an API route's function gets the API's links too; a CronV2's `function` (or deprecated `job`)
- * may be a bare handler string; CronV2 invokes it with its `event`, `{}` by default.
+ * an API route given function args creates a function of its own, which gets the API's links too;
+ * a route given a function's ARN invokes that function (an `sst.aws.Function`), which may serve
+ * several routes; a CronV2's `function` (or deprecated `job`) may be a bare handler string; CronV2
+ * invokes it with its `event`, `{}` by default.
  */
 export function functionsOf(infra) {
   const functions = [];
@@ -278,12 +284,24 @@ export function functionsOf(infra) {
     const args = typeof input === "string" ? { handler: input } : { ...input };
     functions.push({ id, ...args, link: [...(extra.link ?? []), ...(args.link ?? [])], ...extra.meta });
   };
+  // Routes to an existing function, by its ARN: API name and routes, per ARN.
+  const routedByArn = new Map();
+  for (const component of infra.components) {
+    if (component.kind !== "sst.aws.ApiGatewayV2") continue;
+    for (const route of component.routes) {
+      if (typeof route.handler !== "string" || !route.handler.startsWith("arn:")) continue;
+      const entry = routedByArn.get(route.handler) ?? { api: component.logicalName, routes: [] };
+      entry.routes.push(route.rawRoute);
+      routedByArn.set(route.handler, entry);
+    }
+  }
   for (const component of infra.components) {
     if (component.kind === "sst.aws.ApiGatewayV2") {
       for (const route of component.routes) {
+        if (typeof route.handler === "string" && route.handler.startsWith("arn:")) continue;
         normalise(`${component.logicalName} ${route.rawRoute}`, route.handler, {
           link: component.args.link,
-          meta: { trigger: { kind: "api", api: component.logicalName, route: route.rawRoute } },
+          meta: { trigger: { kind: "api", api: component.logicalName, routes: [route.rawRoute] } },
         });
       }
     } else if (component.kind === "sst.aws.CronV2") {
@@ -301,8 +319,14 @@ export function functionsOf(infra) {
         normalise(name, subscriber, { meta: { trigger: { kind: "sns", topic: component.logicalName } } });
       }
     } else if (component.kind === "sst.aws.Function") {
-      normalise(component.logicalName, component.args, { meta: { trigger: { kind: "invoke" } } });
+      const routed = routedByArn.get(component.arn);
+      const trigger = routed ? { kind: "api", api: routed.api, routes: routed.routes } : { kind: "invoke" };
+      normalise(component.logicalName, component.args, { meta: { trigger } });
     }
+  }
+  const known = new Set(infra.components.filter((c) => c.kind === "sst.aws.Function").map((c) => c.arn));
+  for (const arn of routedByArn.keys()) {
+    if (!known.has(arn)) throw new Error(`an API route invokes ${arn}, which is no function infra declares`);
   }
   return functions;
 }

@@ -40,8 +40,9 @@ describe("api keys", () => {
     const created = await alice.call("POST", "/api-keys", { name: "ci" });
     expect(created.status).toBe(201);
     expect(created.headers.get("location")).toBe(`/api-keys/${created.body.id}`);
-    expect(created.body).toMatchObject({ name: "ci", prefix: created.body.key.slice(0, 12) });
-    expect(created.body.key).toMatch(/^inv_[A-Za-z0-9_-]{43}$/);
+    // The key names its user (docs/auth.md); the prefix is that part and the secret's first 8 characters.
+    expect(created.body.key).toMatch(new RegExp(`^inv_${alice.userId}_[A-Za-z0-9_-]{43}$`));
+    expect(created.body).toMatchObject({ name: "ci", prefix: created.body.key.slice(0, `inv_${alice.userId}_`.length + 8) });
 
     const bearer = { Authorization: `Bearer ${created.body.key}` };
     expect((await request(env.app, "GET", "/clients", undefined, bearer)).status).toBe(200);

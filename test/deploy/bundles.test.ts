@@ -9,8 +9,8 @@ import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, type JobName } from "@invoicing/core/jobs/all";
 import { createClient } from "@invoicing/core/clients/clients";
-import { createInvoice } from "@invoicing/core/invoices/invoices";
-import { finalizeInvoice } from "@invoicing/core/invoices/lifecycle";
+import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
+import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
@@ -18,6 +18,7 @@ import { signedStripeEvent } from "../support/fake-stripe";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf, type InfraFunction } from "../../scripts/infra.mjs";
+import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import {
   httpApiEvent,
   httpApiResponse,
@@ -39,9 +40,17 @@ import { dynamoDbStreamEvent, startFakeEventBridge } from "./stream-event";
  */
 const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@example.com" } });
 const functions = functionsOf(infra);
-const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route === "$default");
-const pdfFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
+const routesOf = (fn: InfraFunction): string[] => (fn.trigger.kind === "api" ? fn.trigger.routes : []);
+const apiFunctions = functions.filter((fn) => routesOf(fn).includes("$default"));
+const documentFunctions = functions.filter((fn) => fn.handler.endsWith("/documents-api.handler"));
+const paymentFunctions = functions.filter((fn) => fn.handler.endsWith("/payments-api.handler"));
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
+/** The route of `fn` that serves `path` (a real event carries its route key). */
+const routeFor = (fn: InfraFunction, path: string): string => {
+  const route = routesOf(fn).find((r) => new RegExp(`^${r.replace(/^\S+ /, "").replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+  if (!route) throw new Error(`${fn.id} has no route for ${path}`);
+  return route;
+};
 const streamFunctions = functions.filter((fn) => fn.trigger.kind === "stream");
 const snsFunctions = functions.filter((fn) => fn.trigger.kind === "sns");
 
@@ -70,7 +79,8 @@ afterAll(() => {
 
 /**
  * Invokes `fn`'s bundle with `events`, one warm container, as Lambda would: the task root is the
- * bundle's directory (the zip's root), unless `taskRoot` says otherwise.
+ * bundle's directory (the zip's root), unless `taskRoot` says otherwise. `extraEnv` adds variables
+ * a test needs besides the links (STRIPE_API_BASE pointing at the fake Stripe).
  */
 function invoke(
   fn: InfraFunction,
@@ -78,11 +88,12 @@ function invoke(
   form: LinkForm = "environment",
   values: LinkedValues = linked,
   taskRoot?: string,
+  extraEnv: Record<string, string> = {},
 ) {
   const bundle = built.get(fn.id);
   if (!bundle) throw new Error(`${fn.id} was not bundled`);
   const { env, files } = lambdaSetup(fn, values, endpoint, form, taskRoot ?? bundle.dir);
-  return invokeBundle(bundle.bundle, bundle.exportName, events, env, files);
+  return invokeBundle(bundle.bundle, bundle.exportName, events, { ...env, ...extraEnv }, files);
 }
 
 /** The names of a user's clients, read from the linked table directly. */
@@ -97,7 +108,7 @@ async function storedClients(userId: string): Promise<string[]> {
   return (stored.Items ?? []).map((item) => String(item.name)).sort();
 }
 
-describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
   it("answers its PDF routes with a PDF, and the spine's 401, 404 and 405", async () => {
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const { key } = await createApiKey(db, userId, "bundle test", new Date());
@@ -106,14 +117,17 @@ describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
     const invoice = await finalizeInvoice(ctx, draft.id);
     const auth = { authorization: `Bearer ${key}` };
+    const event = (method: string, path: string, headers?: Record<string, string>) =>
+      httpApiEvent(method, path, { headers, routeKey: routeFor(fn, path) });
 
-    const [owner, anonymous, publicPdf, unknownToken, wrongMethod] = (
+    const [owner, anonymous, publicPdf, unknownToken, wrongMethod, forged] = (
       await invoke(fn, [
-        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`, { headers: auth }),
-        httpApiEvent("GET", `/invoices/${invoice.id}/pdf`),
-        httpApiEvent("GET", `/public/invoices/${invoice.publicToken}/pdf`),
-        httpApiEvent("GET", `/public/invoices/${"A".repeat(32)}/pdf`),
-        httpApiEvent("POST", `/invoices/${invoice.id}/pdf`, { headers: auth }),
+        event("GET", `/invoices/${invoice.id}/pdf`, auth),
+        event("GET", `/invoices/${invoice.id}/pdf`),
+        event("GET", `/public/invoices/${invoice.publicToken}/pdf`),
+        event("GET", `/public/invoices/${"A".repeat(32)}/pdf`),
+        event("POST", `/invoices/${invoice.id}/pdf`, auth),
+        event("GET", `/invoices/${invoice.id}/pdf`, { authorization: `Bearer inv_${userId}_${"A".repeat(43)}` }),
       ])
     ).map(httpApiResponse);
 
@@ -123,6 +137,7 @@ describe.each(pdfFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
       expect(pdf.text.startsWith("%PDF-")).toBe(true);
     }
     expect(anonymous!.status).toBe(401);
+    expect(forged!.status).toBe(401);
     expect(unknownToken!.status).toBe(404);
     expect(wrongMethod!.status).toBe(405);
     expect(wrongMethod!.headers.allow).toContain("GET");
@@ -175,13 +190,15 @@ describe("the card processor's webhook before and after its secret is deployed",
   const withBoth: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle_order", StripeWebhookSecret: webhookSecret } };
 
   it("first deploy (no webhook secret): 503 service_unavailable naming the secret; second deploy: verified", async () => {
-    const [api] = apiFunctions;
+    // The webhook is the payments function's (infra/api.ts).
+    const [api] = paymentFunctions;
     const event = signedStripeEvent("checkout.session.completed", { id: "cs_test_order", object: "checkout.session" }, {
       secret: webhookSecret,
       now: new Date(),
     });
     const delivery = () =>
       httpApiEvent("POST", "/webhooks/card-processor", {
+        routeKey: "ANY /webhooks/card-processor",
         headers: { "content-type": "application/json", "stripe-signature": event.header },
         body: event.payload,
       });
@@ -203,7 +220,7 @@ describe("the card processor's webhook before and after its secret is deployed",
     const [refused] = (
       await invoke(
         api!,
-        [httpApiEvent("POST", "/webhooks/card-processor", { headers: { "stripe-signature": forged.header }, body: forged.payload })],
+        [httpApiEvent("POST", "/webhooks/card-processor", { routeKey: "ANY /webhooks/card-processor", headers: { "stripe-signature": forged.header }, body: forged.payload })],
         "environment",
         withBoth,
       )
@@ -241,8 +258,85 @@ describe.each(snsFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
   });
 });
 
-it("infra names an API route and one scheduled function per job", () => {
-  expect(apiFunctions.map((fn) => fn.trigger)).toContainEqual({ kind: "api", api: "Api", route: "$default" });
+describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  let fake: FakeStripe;
+  beforeAll(async () => {
+    fake = await startFakeStripe();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("the pay link creates a checkout session at the card processor, and its signed webhook pays the invoice", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
+    const client = await createClient(ctx, { name: "Pay Co", email: "ap@pay.example" });
+    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "120.00" }] });
+    await finalizeInvoice(ctx, draft.id);
+    // Sent without a card processor here: the session is made when the link is opened.
+    const invoice = await sendInvoice(ctx, draft.id, {});
+    const webhookSecret = "whsec_bundle_test";
+    const values: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: webhookSecret } };
+    const stripeEnv = { STRIPE_API_BASE: fake.url };
+    const pay = `/public/invoices/${invoice.publicToken}/pay`;
+
+    const [redirect, wrongMethod] = (
+      await invoke(fn, [
+        httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
+        httpApiEvent("DELETE", pay, { routeKey: routeFor(fn, pay) }),
+      ], "key-file", values, undefined, stripeEnv)
+    ).map(httpApiResponse);
+    expect(redirect!.status).toBe(303);
+    const [session] = [...fake.sessions.values()].filter((s) => redirect!.headers.location === s.url);
+    expect(session).toBeDefined();
+    expect(session!.amount_total).toBe(12000);
+    expect(redirect!.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(wrongMethod!.status).toBe(405);
+
+    const paid = fake.completeSession(session!.id);
+    const { payload, header } = signedStripeEvent("checkout.session.completed", paid, { secret: webhookSecret, now: new Date() });
+    const hook = "/webhooks/card-processor";
+    const [accepted, unsigned] = (
+      await invoke(fn, [
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": header }, body: payload }),
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json" }, body: payload }),
+      ], "key-file", values, undefined, stripeEnv)
+    ).map(httpApiResponse);
+    expect(accepted!.status).toBe(200);
+    expect(unsigned!.status).toBe(400);
+    expect(unsigned!.body).toMatchObject({ code: "invalid_signature" });
+    const stored = await getInvoice(ctx, invoice.id, true);
+    expect({ status: stored.status, amountPaid: stored.amountPaid, paymentMethod: stored.paymentMethod }).toEqual({
+      status: "paid",
+      amountPaid: "120.00",
+      paymentMethod: "card",
+    });
+  });
+
+  it("without the card processor's secrets (their placeholders), the pay link is 404 and every webhook 400", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
+    const client = await createClient(ctx, { name: "No Stripe Co" });
+    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "5.00" }] });
+    await finalizeInvoice(ctx, draft.id);
+    const invoice = await sendInvoice(ctx, draft.id, { to: "ap@nostripe.example" });
+    const pay = `/public/invoices/${invoice.publicToken}/pay`;
+    const hook = "/webhooks/card-processor";
+    const [redirect, webhook] = (
+      await invoke(fn, [
+        httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
+        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" }, body: "{}" }),
+      ])
+    ).map(httpApiResponse);
+    expect(redirect!.status).toBe(404);
+    expect(webhook!.status).toBe(400);
+  });
+});
+
+it("infra names an API route, one documents and one payments function, and one scheduled function per job", () => {
+  expect(apiFunctions.map((fn) => fn.trigger)).toEqual([{ kind: "api", api: "Api", routes: ["$default"] }]);
+  expect(documentFunctions).toHaveLength(1);
+  expect(paymentFunctions).toHaveLength(1);
   expect(jobFunctions.map(jobOf).sort()).toEqual([...JOB_NAMES].sort());
 });
 
@@ -299,10 +393,10 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     expect(await storedClients(userId)).toEqual(["Base64 Ltd", "Bundle Co"]);
   });
 
-  it("holds no pdf-lib: the PDF routes reach it only through the PDF function's app (pdf/renderer.ts)", () => {
+  it("holds no pdf-lib: the PDF routes reach it only through the documents function's app (pdf/renderer.ts)", () => {
     const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
     expect(code).not.toMatch(/StandardFonts|PDFDocument/);
-    const pdf = pdfFunctions[0];
+    const pdf = documentFunctions[0];
     if (pdf) expect(readFileSync(built.get(pdf.id)!.bundle, "utf8")).toMatch(/StandardFonts/);
   });
 

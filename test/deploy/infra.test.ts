@@ -28,13 +28,14 @@ const only = (infra: typeof dev, kind: string) => {
   return found[0]!;
 };
 const jobOf = (fn: InfraFunction) => fn.handler.replace(/^.*\/jobs\/([^/.]+)\.handler$/, "$1");
-const apiFunction = (infra: typeof dev) => functionsOf(infra).find((fn) => fn.trigger.kind === "api")!;
-/** "api" for the $default function, "pdf" for the PDF routes', "email-feedback", else the job's name. */
+const isDefault = (fn: InfraFunction) => fn.trigger.kind === "api" && fn.trigger.routes.includes("$default");
+const apiFunction = (infra: typeof dev) => functionsOf(infra).find(isDefault)!;
+/** "api" for the $default function, "documents" / "payments", "email-feedback", "stream", else the job's name. */
 const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
   fn.trigger.kind === "api"
-    ? fn.trigger.route === "$default"
+    ? isDefault(fn)
       ? "api"
-      : "pdf"
+      : fn.id.toLowerCase()
     : fn.trigger.kind === "sns"
       ? "email-feedback"
       : fn.trigger.kind === "stream"
@@ -117,12 +118,15 @@ describe("links: each function gets what it uses and nothing more", () => {
    *   (every delivery), the recurring job (auto-send) and the reminders job (the outbox sweep); the
    *   API only queues emails, so it has no sender;
    * - the stream subscriber puts every event on the bus;
-   * - creating a card payment link needs the processor's key: the API (send) and recurring (auto-send);
-   * - verifying the processor's webhooks needs its webhook secret: the API alone.
+   * - creating a card payment link needs the processor's key: the API (send), payments (the pay
+   *   link) and recurring (auto-send);
+   * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
+   * - documents read the table and print the API's URL (the pay link).
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
-    pdf: ["Table", "Api"],
+    api: ["Table", "Api", "StripeSecretKey"],
+    documents: ["Table", "Api"],
+    payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table"],
     "email-feedback": ["Table"],
     recurring: ["Table", "Email", "Api", "StripeSecretKey"],
@@ -161,14 +165,20 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but the documents (PDFs, e-invoices), which have their own function", () => {
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual([
-      "$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf", "ANY /estimates/{id}/pdf",
-      "ANY /public/estimates/{token}/pdf", "ANY /invoices/{id}/e-invoice", "ANY /public/invoices/{token}/e-invoice",
+  it("routes everything to the app ($default) but documents and card payments, one function each", () => {
+    const documentPaths = ["/invoices/{id}/pdf", "/public/invoices/{token}/pdf", "/estimates/{id}/pdf", "/public/estimates/{token}/pdf", "/invoices/{id}/e-invoice", "/public/invoices/{token}/e-invoice"];
+    const paymentPaths = ["/public/invoices/{token}/pay", "/webhooks/card-processor", "/invoices/{id}/payments/{paymentId}/refund"];
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", ...[...documentPaths, ...paymentPaths].map((p) => `ANY ${p}`)]);
+    const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
+    expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
+      ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
+      ["Documents", "packages/functions/src/documents-api.handler", { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) }],
+      ["Payments", "packages/functions/src/payments-api.handler", { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) }],
     ]);
-    const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
-    expect(pdf.map((fn) => fn.handler)).toEqual(Array(6).fill("packages/functions/src/pdf-api.handler"));
-    expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
+    // Routed by ARN: SST then points each route at that one Lambda instead of creating one per route.
+    const shared = componentsOf(production, "sst.aws.Function");
+    expect(shared.map((fn) => fn.logicalName)).toEqual(["Documents", "Payments"]);
+    for (const route of api.routes!.slice(1)) expect(shared.map((fn) => fn.arn)).toContain(route.handler);
   });
 
   it("allows cross-origin calls with the headers the contract reads, and exposes the ones it sets", () => {

@@ -116,12 +116,17 @@ export function lambdaSetup(
   return { env, files: { "resource.enc": sealed } };
 }
 
-/** An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it. */
+/**
+ * An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it, or, with
+ * `routeKey` (e.g. "ANY /invoices/{id}/pdf"), as that route does: its route key and path parameters.
+ */
 export function httpApiEvent(
   method: string,
   path: string,
-  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean } = {},
+  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean; routeKey?: string } = {},
 ): APIGatewayProxyEventV2 {
+  const routeKey = options.routeKey ?? "$default";
+  const pathParameters = routeKey === "$default" ? undefined : pathParametersOf(routeKey, path);
   const domainName = "abc123defg.execute-api.us-east-1.amazonaws.com";
   const query = options.query ?? "";
   const queryStringParameters: Record<string, string> = {};
@@ -133,7 +138,7 @@ export function httpApiEvent(
   const now = new Date();
   return {
     version: "2.0",
-    routeKey: "$default",
+    routeKey,
     rawPath: path,
     rawQueryString: query,
     headers: {
@@ -148,6 +153,7 @@ export function httpApiEvent(
       ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     },
     ...(query ? { queryStringParameters } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
     requestContext: {
       accountId: "123456789012",
       apiId: "abc123defg",
@@ -155,7 +161,7 @@ export function httpApiEvent(
       domainPrefix: "abc123defg",
       http: { method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent: "bundle-test" },
       requestId: `req-${now.getTime()}`,
-      routeKey: "$default",
+      routeKey,
       stage: "$default",
       time: clfTime(now),
       timeEpoch: now.getTime(),
@@ -163,6 +169,20 @@ export function httpApiEvent(
     ...(body === undefined ? {} : { body }),
     isBase64Encoded: Boolean(options.base64),
   };
+}
+
+/** The values of a route's {variables} in a path: "ANY /invoices/{id}/pdf", "/invoices/7/pdf" → { id: "7" }. */
+function pathParametersOf(routeKey: string, path: string): Record<string, string> {
+  const template = routeKey.replace(/^\S+ /, "").split("/");
+  const parts = path.split("/");
+  if (template.length !== parts.length) throw new Error(`${path} does not match the route ${routeKey}`);
+  const parameters: Record<string, string> = {};
+  template.forEach((segment, i) => {
+    const variable = /^\{(\w+)\}$/.exec(segment);
+    if (variable) parameters[variable[1]!] = decodeURIComponent(parts[i]!);
+    else if (segment !== parts[i]) throw new Error(`${path} does not match the route ${routeKey}`);
+  });
+  return parameters;
 }
 
 /** API Gateway's request time: "22/Nov/2026:09:30:00 +0000". */

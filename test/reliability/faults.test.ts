@@ -253,7 +253,8 @@ describe("faults that do not pass: 503 service_unavailable with Retry-After, not
   it.each(["throttle", "server-error"] as FaultKind[])("%s on every read: GET answers 503, and authentication 503, not 401", async (kind) => {
     const { direct, faulty } = await freshUser();
     const clientId = await client(direct);
-    const read = await withFault(kind, op("GetItem", "CLIENT#"), () => faulty.call("GET", `/clients/${clientId}`), Infinity);
+    // A GET by id is one BatchGetItem holding the key item and the record (docs/auth.md).
+    const read = await withFault(kind, op("BatchGetItem", "CLIENT#"), () => faulty.call("GET", `/clients/${clientId}`), Infinity);
     expectProblem(read, 503, "service_unavailable");
     expect(read.headers.get("retry-after")).toMatch(/^\d+$/);
     const auth = await withFault(kind, op("GetItem", "APIKEY"), () => faulty.call("GET", "/clients"), Infinity);
@@ -268,6 +269,37 @@ describe("faults that do not pass: 503 service_unavailable with Retry-After, not
       faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), Infinity);
     expectProblem(res, 503, "service_unavailable");
     expect(await partition(world.env.deps.db, direct.userId)).toEqual(before);
+  });
+});
+
+describe("a create that takes its id in its transaction, whose applied copy is met by its own resend", () => {
+  // The transaction is applied but its response lost; the SDK's resend is then refused as a
+  // conflict, so commit() sends the transaction again with a new token. That copy finds the id
+  // counter already moved — by itself (docs/data-model.md, section 4): the create is done, not lost
+  // to another writer, and must not take the next id for a second invoice.
+  it.each([
+    ["invoice", "/invoices", "INVOICE#"],
+    ["estimate", "/estimates", "ESTIMATE#"],
+    ["schedule", "/recurring-schedules", "SCHEDULE#"],
+  ])("POST %s: 201 with the one record made, no second one", async (_kind, path, sk) => {
+    const { direct, faulty } = await freshUser();
+    const clientId = await client(direct);
+    const body = path === "/recurring-schedules"
+      ? { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }
+      : { clientId, lineItems: [line] };
+    const faults: FaultKind[] = ["reset-after-write", "conflict"];
+    const rule = world.proxy.inject({ match: op("TransactWriteItems", sk), fault: () => faults.shift(), times: Infinity });
+    let res: TestResponse;
+    try {
+      res = await faulty.call("POST", path, body);
+    } finally {
+      rule.remove();
+    }
+    expect(faults).toEqual([]); // both faults happened
+    expect(res.status).toBe(201);
+    expect(res.body.id).toBe(1);
+    const list = await direct.call("GET", path);
+    expect(list.body.map((r: { id: number }) => r.id)).toEqual([1]);
   });
 });
 

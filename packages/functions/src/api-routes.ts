@@ -1,5 +1,4 @@
 import { apiKeys } from "./routes/api-keys";
-import { cardProcessor } from "./routes/card-processor";
 import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
 import { emailDeliveries } from "./routes/email-deliveries";
@@ -12,13 +11,13 @@ import { profile } from "./routes/profile";
 import { publicPages } from "./routes/public/routes";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
-import { webhooks } from "./routes/webhooks";
 
 /**
- * What the API Lambda (api.ts, API Gateway's $default route) serves: everything but the PDFs,
- * which have their own function (pdf-api.ts) so that pdf-lib, the heaviest dependency, is not in
- * the bundle every request's cold start loads. publicPages comes early: its security headers
- * cover the other /public routes.
+ * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON (and the
+ * public HTML pages). Documents (PDFs, e-invoices: documents-routes.ts) and the card processor's
+ * paths (payments-routes.ts: the pay link, its webhook, refunds) have their own functions, so
+ * pdf-lib and the Stripe SDK's routes are not in the bundle every request's cold start loads.
+ * publicPages comes early: its security headers cover the other /public routes.
  */
 export const apiRouteModules = [
   health,
@@ -31,8 +30,6 @@ export const apiRouteModules = [
   estimates,
   schedules,
   payments,
-  cardProcessor,
-  webhooks,
   emailDeliveries,
   events,
   docs,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { authenticate } from "@invoicing/core/keys/api-keys";
+import { authenticate, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
+import { authorizedDb } from "@invoicing/core/keys/authorized-db";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -40,19 +41,50 @@ export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.te
 const unauthorized = (detail: string) =>
   new HttpProblem("unauthorized", detail, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
 
-/** Bearer API key → the acting user's context. Runs before routing, so 401 wins over 404. */
+/**
+ * Bearer API key → the acting user's context. Runs before routing, so 401 wins over 404.
+ *
+ * A key that names its user (docs/auth.md) is not looked up here: the request goes on with that
+ * user's context over an authorized Db, whose first read fetches the key item along with the record
+ * (keys/authorized-db.ts), so a GET is one DynamoDB round trip. Whatever the route answered, the
+ * answer waits for the key check, and a refused key replaces it with the 401. A legacy key
+ * (`inv_<secret>`) is looked up first, as before: two round trips.
+ */
 export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isPublicPath(c.req.path)) return next();
   const header = c.req.header("authorization");
   const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
   if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
   const deps = c.get("deps");
-  const principal = await authenticate(deps.db, match[1]!, deps.clock());
-  if (!principal) throw unauthorized("the API key is unknown or revoked");
-  c.set("ctx", { ...deps, userId: principal.userId });
+  const claim = parseKey(match[1]!);
+  if (!claim) throw refused();
+  if (claim.userId === undefined) {
+    const principal = await authenticate(deps.db, match[1]!, deps.clock());
+    if (!principal) throw refused();
+    c.set("ctx", { ...deps, userId: principal.userId });
+    return runAs(principal, next);
+  }
+  const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock());
+  c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
+  let principal: Principal | undefined;
+  try {
+    await next();
+  } finally {
+    principal = await authorized.principal();
+    await principal?.touch;
+  }
+  if (!principal) {
+    c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401
+    throw refused();
+  }
+};
+
+const refused = () => unauthorized("the API key is unknown or revoked");
+
+async function runAs(principal: Principal, next: () => Promise<void>): Promise<void> {
   try {
     await next();
   } finally {
     await principal.touch;
   }
-};
+}

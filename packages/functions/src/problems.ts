@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, ValidationError, type DomainErrorCode, type FieldError } from "@invoicing/core/errors";
 import { isUnavailable } from "@invoicing/core/db/errors";
+import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
 /**
  * RFC 9457 problem details: the one place where errors become HTTP responses.
@@ -110,6 +111,10 @@ export function problemResponse(
 /** Maps anything thrown to its problem response; unexpected errors are logged, never shown. */
 export function errorToResponse(c: Context, error: unknown): Response {
   if (error instanceof HttpProblem) return problemResponse(c, error.code, error.detail, error.headers, error.errors);
+  // A read the API key did not allow (keys/authorized-db.ts): the request's 401, nothing to log.
+  if (error instanceof KeyRefused) {
+    return problemResponse(c, "unauthorized", error.message, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
+  }
   if (error instanceof ValidationError) {
     return problemResponse(c, "validation_error", error.message.slice(0, MAX_DETAIL_CHARS), {}, error.errors);
   }

@@ -12,7 +12,8 @@ import { errorToResponse, problemResponse } from "./problems";
  * route reads its body in its own chain (validators.ts jsonBody: 413 → 415 → 400) before it looks
  * anything up (404 unknown id).
  * The whole service is app.ts's createApp; Lambda functions that serve a part of it (api.ts,
- * pdf-api.ts) build it from their own modules, so each bundle holds only what it serves.
+ * documents-api.ts, payments-api.ts) build it from their own modules, so each bundle holds only
+ * what it serves.
  */
 export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

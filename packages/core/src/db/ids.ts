@@ -1,5 +1,8 @@
-import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { randomUUID } from "node:crypto";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Db } from "./client";
+import { commit, type CommitContext, type Write } from "./commit";
+import { isTransactionConflict } from "./errors";
 import { counterKey } from "./keys";
 
 /**
@@ -19,4 +22,89 @@ export async function nextId(db: Db, userId: string, counter: string): Promise<n
     }),
   );
   return Number(out.Attributes?.value);
+}
+
+/**
+ * Taking a counter's next value INSIDE the transaction that uses it, instead of bumping it first
+ * (nextId): the caller reads the counter's value along with whatever else it reads (the client of
+ * a new document: one round trip, the API key's check included on a request's first read), and its
+ * transaction moves the counter from that value to the next, conditioned on the value read. A create
+ * is then one read and one write. Losing a race to another writer of the counter means reading
+ * again (createTakingValues). Compatible with nextId's ADD on the same counter: either way the value
+ * only grows, and a value is never given twice.
+ */
+interface CounterCtx {
+  db: Db;
+  userId: string;
+}
+
+/** The last value a user's counter gave out (0 before the first), read consistently. */
+export async function counterValue(ctx: CounterCtx, counter: string): Promise<number> {
+  const out = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: counterKey(ctx.userId, counter), ConsistentRead: true }),
+  );
+  return Number(out.Item?.value ?? 0);
+}
+
+/**
+ * The write that takes value `last + 1`, for the caller's own transaction. `onTaken` is the error
+ * when another writer took it first. With `token`, the counter also records who took its value, so
+ * a resend of this very transaction that finds its own earlier copy applied (a lost response) is
+ * told apart from another writer: it fails with AppliedEarlier instead.
+ */
+export function takeCounterWrite(ctx: CounterCtx, counter: string, last: number, onTaken: () => Error, token?: string): Write {
+  return {
+    op: {
+      Update: {
+        TableName: ctx.db.table,
+        Key: counterKey(ctx.userId, counter),
+        UpdateExpression: token ? "SET #value = :next, #takenBy = :token" : "SET #value = :next",
+        ConditionExpression: last === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
+        ExpressionAttributeNames: { "#value": "value", ...(token ? { "#takenBy": "takenBy" } : {}) },
+        ExpressionAttributeValues: { ":next": last + 1, ":last": last, ...(token ? { ":token": token } : {}) },
+      },
+    },
+    onConditionFailed: (old) =>
+      token && old?.takenBy === token && Number(old.value) === last + 1 ? new AppliedEarlier() : onTaken(),
+  };
+}
+
+/** Many writers of one counter retry often; this bounds the waiting and spreads them out. */
+export const MAX_TAKE_ATTEMPTS = 60;
+export const takeBackoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+
+/** Another writer took the value read: read again. */
+class Taken extends Error {}
+/** This transaction's own earlier copy was applied (its response was lost): the change is done. */
+class AppliedEarlier extends Error {}
+
+/** Takes `counter`'s value after `last` in the transaction being built. */
+export type Take = (counter: string, last: number) => Write;
+
+/**
+ * A create that takes counter values inside its own transaction: `build` reads what it needs (the
+ * counters' values among it) and returns the writes — with a `take(counter, last)` for each value
+ * it takes — and what the change produces. Committed as one transaction; when another writer took a
+ * value first (or a concurrent transaction conflicts), `build` runs again on fresh reads. A resend
+ * that meets its own applied copy is the success it was. `busy` is the error after too many races.
+ */
+export async function createTakingValues<T>(
+  ctx: CommitContext & CounterCtx,
+  build: (take: Take) => Promise<{ writes: Write[]; result: T }>,
+  busy: () => Error,
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    const token = randomUUID();
+    const { writes, result } = await build((counter, last) => takeCounterWrite(ctx, counter, last, () => new Taken(), token));
+    try {
+      await commit(ctx, writes, result);
+      return result;
+    } catch (error) {
+      if (error instanceof AppliedEarlier) return result;
+      if (!(error instanceof Taken || isTransactionConflict(error))) throw error;
+      if (n >= MAX_TAKE_ATTEMPTS) throw busy();
+      await takeBackoff(n);
+    }
+  }
 }

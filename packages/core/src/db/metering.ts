@@ -7,9 +7,17 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
  */
 export interface Meter {
   calls: number;
+  /**
+   * Sequential round trips: calls that started while no other was in flight. Calls sent together
+   * (a Query alongside a GetItem) count once: the latency a caller waits is this many trips.
+   */
+  roundTrips: number;
   byCommand: Record<string, number>;
   itemsRead: number;
   capacityUnits: number;
+  /** capacityUnits split by kind: on-demand tables bill read and write request units apart. */
+  readUnits: number;
+  writeUnits: number;
   reset(): void;
   detach(): void;
 }
@@ -21,19 +29,30 @@ const CAPACITY_COMMANDS = new Set([
 
 interface CapacityLike {
   CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
 }
 
+const READ_COMMANDS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
+
 export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.random().toString(36).slice(2)}`): Meter {
+  let inFlight = 0;
   const meter: Meter = {
     calls: 0,
+    roundTrips: 0,
     byCommand: {},
     itemsRead: 0,
     capacityUnits: 0,
+    readUnits: 0,
+    writeUnits: 0,
     reset() {
       this.calls = 0;
+      this.roundTrips = 0;
       this.byCommand = {};
       this.itemsRead = 0;
       this.capacityUnits = 0;
+      this.readUnits = 0;
+      this.writeUnits = 0;
     },
     detach() {
       doc.middlewareStack.remove(name);
@@ -45,12 +64,28 @@ export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.ra
       const input = args.input as Record<string, unknown>;
       if (CAPACITY_COMMANDS.has(command)) input.ReturnConsumedCapacity ??= "TOTAL";
       meter.calls++;
+      if (inFlight === 0) meter.roundTrips++;
       meter.byCommand[command] = (meter.byCommand[command] ?? 0) + 1;
-      const result = await next(args);
+      inFlight++;
+      let result;
+      try {
+        result = await next(args);
+      } finally {
+        inFlight--;
+      }
       const output = result.output as Record<string, unknown>;
       meter.itemsRead += itemsRead(command, output);
       const consumed = output.ConsumedCapacity as CapacityLike | CapacityLike[] | undefined;
-      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) meter.capacityUnits += c.CapacityUnits ?? 0;
+      for (const c of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+        const units = c.CapacityUnits ?? 0;
+        meter.capacityUnits += units;
+        // DynamoDB names the kind when it can; otherwise the command's kind decides.
+        if (c.ReadCapacityUnits !== undefined || c.WriteCapacityUnits !== undefined) {
+          meter.readUnits += c.ReadCapacityUnits ?? 0;
+          meter.writeUnits += c.WriteCapacityUnits ?? 0;
+        } else if (READ_COMMANDS.has(command)) meter.readUnits += units;
+        else meter.writeUnits += units;
+      }
       return result;
     },
     { step: "initialize", name, override: true },

@@ -1,9 +1,7 @@
 import { clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit } from "../db/commit";
-import { isTransactionConflict } from "../db/errors";
-import { nextId } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { clientIndexKeys } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
@@ -16,7 +14,7 @@ import {
 } from "../documents/editing";
 import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from "../documents/line-items";
 import { clientCopies, requireParties } from "../documents/parties";
-import { lastNumber, MAX_NUMBERING_ATTEMPTS, numberingBackoff, takeNumberWrite } from "../documents/numbering";
+import { lastNumber } from "../documents/numbering";
 import { DomainError } from "../errors";
 import { newPublicToken } from "../tokens";
 import {
@@ -60,16 +58,22 @@ const PATCH_RULES: PatchRules<EstimateItem> = {
 const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
 
 /**
- * A new draft. Its estimateNumber comes from the user's gapless sequence, taken in the same
- * transaction as the Put (see documents/numbering.ts), so numbers follow creation order without gaps.
+ * A new draft: one read and one transaction. Its estimateNumber comes from the user's gapless
+ * sequence and its id from the id counter, both taken in the same transaction as the Put (see
+ * documents/numbering.ts, db/ids.ts), so numbers follow creation order without gaps. The read
+ * fetches the client (copied onto the draft) and both counters together — on a request's first
+ * read, with the API key too — and the transaction's condition on the client proves it still exists.
  */
 export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<EstimateItem> {
-  const { client, profile } = await requireParties(ctx, input.clientId);
-  const id = await nextId(ctx.db, ctx.userId, "estimate");
   const lines = buildLineItems(input.lineItems ?? [], 1);
   const publicToken = newPublicToken();
-  for (let attempt = 1; ; attempt++) {
-    const last = await lastNumber(ctx, "estimateNumber");
+  return createTakingValues(ctx, async (take) => {
+    const [{ client, profile }, lastId, last] = await Promise.all([
+      requireParties(ctx, input.clientId),
+      counterValue(ctx, "estimate"),
+      lastNumber(ctx, "estimateNumber"),
+    ]);
+    const id = lastId + 1;
     const now = nowIso(ctx);
     const item: EstimateItem = {
       ...estimateKey(ctx.userId, id),
@@ -100,23 +104,14 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
       createdAt: now,
       updatedAt: now,
     };
-    let taken = false;
-    try {
-      await commit(ctx, [
-        takeNumberWrite(ctx, "estimateNumber", last, () => {
-          taken = true;
-          return new DomainError("service_unavailable", "estimate numbering is busy; retry");
-        }),
-        { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
-        clientRefWrite(ctx, client.id, 1),
-      ], item);
-      return item;
-    } catch (error) {
-      // Creates of one user all take the next number: a lost race (or a conflict) means read again.
-      if (!(taken || isTransactionConflict(error)) || attempt >= MAX_NUMBERING_ATTEMPTS) throw error;
-      await numberingBackoff(attempt);
-    }
-  }
+    const writes = [
+      take("estimate", lastId),
+      take("estimateNumber", last),
+      { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
+      clientRefWrite(ctx, client.id, 1),
+    ];
+    return { writes, result: item };
+  }, () => new DomainError("service_unavailable", "estimate numbering is busy; retry"));
 }
 
 export const getEstimate = (ctx: Ctx, id: number, consistent = false): Promise<EstimateItem> =>

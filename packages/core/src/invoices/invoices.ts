@@ -1,7 +1,6 @@
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit } from "../db/commit";
-import { nextId } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
 import { buildLineItems, type LineItemInput } from "../documents/line-items";
@@ -27,19 +26,32 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
   lineItems?: LineItemInput[];
 };
 
+/**
+ * A new draft: one read and one transaction. The read fetches the client (its name, email and
+ * currency are copied onto the draft) and the id counter together — on a request's first read, with
+ * the API key too (keys/authorized-db.ts) — and the transaction takes the id, puts the invoice and
+ * counts the client's reference on the condition that the client still exists (a client deleted
+ * meanwhile is 422 client_not_found from the cancellation reason).
+ */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
-  const { client, profile } = await requireParties(ctx, input.clientId);
-  const id = await nextId(ctx.db, ctx.userId, "invoice");
-  // Absent notes and terms take the profile's defaults; an explicit null stays null.
-  const fields = {
-    ...input,
-    notes: input.notes === undefined ? profile.defaultNotes : input.notes,
-    terms: input.terms === undefined ? profile.defaultTerms : input.terms,
-  };
-  const item = newDraftInvoice(ctx, id, client, buildLineItems(input.lineItems ?? [], 1), fields, nowIso(ctx));
-  await commit(ctx, createInvoiceWrites(ctx, item), item);
-  return item;
+  const lines = buildLineItems(input.lineItems ?? [], 1);
+  return createTakingValues(ctx, async (take) => {
+    const [{ client, profile }, lastId] = await Promise.all([
+      requireParties(ctx, input.clientId),
+      counterValue(ctx, "invoice"),
+    ]);
+    // Absent notes and terms take the profile's defaults; an explicit null stays null.
+    const fields = {
+      ...input,
+      notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+      terms: input.terms === undefined ? profile.defaultTerms : input.terms,
+    };
+    const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
+    return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
+  }, idsBusy);
 }
+
+const idsBusy = () => new DomainError("service_unavailable", "invoice ids are being taken by concurrent requests; retry");
 
 export function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
   return findDocument<InvoiceItem>(ctx, "INVOICE", id, consistent);

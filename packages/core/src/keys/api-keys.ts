@@ -10,10 +10,20 @@ import { notFound } from "../errors";
  * API keys. The plain key is shown once; the table holds only its SHA-256, as the partition key of
  * an item that maps it to the user, so authentication is one GetItem. A second item under the user
  * lists the key's metadata (name, prefix) for GET /api-keys.
+ *
+ * A key names its user: `inv_<userId>_<secret>`. The user in the key is only a claim, never trusted
+ * alone: it lets a request fetch the key item and the user's record in ONE round trip, and the key
+ * item (found by the hash of the whole key) must exist and belong to that same user before anything
+ * read is answered (keys/authorized-db.ts; docs/auth.md). Keys made before this format
+ * (`inv_<secret>`) keep working, at one extra round trip: only their hash is stored, so they cannot
+ * be rewritten.
  */
 export const KEY_PREFIX = "inv_";
-const KEY_SHAPE = /^inv_[A-Za-z0-9_-]{43}$/;
 export const USER_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
+/** 32 random bytes, base64url: 43 characters. Fixed length, so a user id may itself contain `_`. */
+const SECRET = "[A-Za-z0-9_-]{43}";
+const LEGACY_KEY_SHAPE = new RegExp(`^inv_${SECRET}$`);
+const NAMED_KEY_SHAPE = new RegExp(`^inv_([A-Za-z0-9_-]{1,64})_${SECRET}$`);
 /** lastUsedAt is refreshed at most this often, so authentication stays one read per request. */
 const LAST_USED_GRANULARITY_MS = 15 * 60_000;
 
@@ -49,13 +59,42 @@ export interface Principal {
   touch?: Promise<unknown>;
 }
 
+/** A bearer token of a key's shape: the hash to look up and, for a key that names one, its user. */
+export interface KeyClaim {
+  hash: string;
+  /** The user the key names (a claim until the key item confirms it); absent for legacy keys. */
+  userId?: string;
+}
+
+/** The token's claim, or undefined when it cannot be a key (then no lookup is made at all). */
+export function parseKey(token: string): KeyClaim | undefined {
+  const named = NAMED_KEY_SHAPE.exec(token);
+  if (named) return { hash: hashKey(token), userId: named[1]! };
+  if (LEGACY_KEY_SHAPE.test(token)) return { hash: hashKey(token) };
+  return undefined;
+}
+
+/** The key item's primary key, for reads that fetch it along with other items. */
+export const keyItemKey = (claim: KeyClaim) => hashItemKey(claim.hash);
+
 /** Resolves a bearer token to its user, or undefined for anything that is not a live key. */
 export async function authenticate(db: Db, token: string, now: Date): Promise<Principal | undefined> {
-  if (!KEY_SHAPE.test(token)) return undefined;
-  const hash = hashKey(token);
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: hashItemKey(hash), ConsistentRead: true }));
-  const item = out.Item as KeyHashItem | undefined;
-  if (!item) return undefined;
+  const claim = parseKey(token);
+  if (!claim) return undefined;
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keyItemKey(claim), ConsistentRead: true }));
+  return principalOf(db, claim, out.Item, now);
+}
+
+/**
+ * The principal a key item grants, or undefined: no item (unknown or revoked key), or an item of
+ * another user than the key names (a forged key: the hash of the whole key decides, the claim must
+ * agree). Starts the rare lastUsedAt refresh.
+ */
+export function principalOf(db: Db, claim: KeyClaim, found: Record<string, unknown> | undefined, now: Date): Principal | undefined {
+  const item = found as KeyHashItem | undefined;
+  if (!item || typeof item.userId !== "string") return undefined;
+  if (claim.userId !== undefined && item.userId !== claim.userId) return undefined;
+  const hash = claim.hash;
   const principal: Principal = { userId: item.userId, keyId: item.keyId };
   const last = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
   if (now.getTime() - last >= LAST_USED_GRANULARITY_MS) {
@@ -77,11 +116,14 @@ export interface CreatedKey extends Omit<ApiKey, "lastUsedAt"> {
 }
 
 export async function createApiKey(db: Db, userId: string, name: string | null, now: Date): Promise<CreatedKey> {
-  const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+  if (!USER_ID_SHAPE.test(userId)) throw new Error(`user id "${userId}" is not 1–64 of A–Z a–z 0–9 _ -`);
+  const key = `${KEY_PREFIX}${userId}_${randomBytes(32).toString("base64url")}`;
   const hash = hashKey(key);
   const id = await nextId(db, userId, "apikey");
   const createdAt = now.toISOString();
-  const meta: KeyMetaItem = { id, name, prefix: key.slice(0, 12), createdAt, hash };
+  // What recognises the key in GET /api-keys: its user part and the secret's first 8 characters.
+  const prefix = key.slice(0, KEY_PREFIX.length + userId.length + 1 + 8);
+  const meta: KeyMetaItem = { id, name, prefix, createdAt, hash };
   await commit({ db }, [
     {
       op: {

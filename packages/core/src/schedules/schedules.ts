@@ -3,7 +3,7 @@ import { clientRefWrite, requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { nextId } from "../db/ids";
+import { counterValue, createTakingValues } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
@@ -77,56 +77,65 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
   const startDate = input.startDate ?? now;
   throwIfAny(checkDates(input, startDate, clock));
 
-  const client = await requireClient(ctx, input.clientId);
-  const id = await nextId(ctx.db, ctx.userId, "schedule");
   const lineItems = buildLineItems(input.lineItems, 1);
-  const created = settle({
-    ...scheduleKey(ctx.userId, id),
-    userId: ctx.userId,
-    version: 1,
-    id,
-    clientId: client.id,
-    status: "active",
-    frequency: input.frequency,
-    startDate,
-    endDate: input.endDate ?? null,
-    maxOccurrences: input.maxOccurrences ?? null,
-    occurrencesGenerated: 0,
-    nextOccurrence: 0,
-    nextRunAt: startDate,
-    lastRunAt: null,
-    lastInvoiceId: null,
-    autoSend: input.autoSend ?? false,
-    paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
-    currency: input.currency ?? client.currency,
-    notes: input.notes ?? null,
-    terms: input.terms ?? null,
-    taxExemptionReason: input.taxExemptionReason ?? null,
-    buyerReference: input.buyerReference ?? null,
-    purchaseOrderReference: input.purchaseOrderReference ?? null,
-    lineItems,
-    nextLineId: nextLineId(lineItems),
-    ...computeTotals(lineItems),
-    createdAt: now,
-    updatedAt: now,
-    gsi1pk: "", gsi1sk: "", gsi2pk: "", gsi2sk: "", // set by settle → withIndexKeys
-  });
+  const immediate = startDate <= now;
+  // One read (the client, copied into the template, and the counters of the ids taken — on a
+  // request's first read with the API key too), then one transaction (db/ids.ts).
+  const first = await createTakingValues(ctx, async (take) => {
+    const [client, lastId, lastInvoiceId] = await Promise.all([
+      requireClient(ctx, input.clientId),
+      counterValue(ctx, "schedule"),
+      immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
+    ]);
+    const id = lastId + 1;
+    const created = settle({
+      ...scheduleKey(ctx.userId, id),
+      userId: ctx.userId,
+      version: 1,
+      id,
+      clientId: client.id,
+      status: "active",
+      frequency: input.frequency,
+      startDate,
+      endDate: input.endDate ?? null,
+      maxOccurrences: input.maxOccurrences ?? null,
+      occurrencesGenerated: 0,
+      nextOccurrence: 0,
+      nextRunAt: startDate,
+      lastRunAt: null,
+      lastInvoiceId: null,
+      autoSend: input.autoSend ?? false,
+      paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
+      currency: input.currency ?? client.currency,
+      notes: input.notes ?? null,
+      terms: input.terms ?? null,
+      taxExemptionReason: input.taxExemptionReason ?? null,
+      buyerReference: input.buyerReference ?? null,
+      purchaseOrderReference: input.purchaseOrderReference ?? null,
+      lineItems,
+      nextLineId: nextLineId(lineItems),
+      ...computeTotals(lineItems),
+      createdAt: now,
+      updatedAt: now,
+      gsi1pk: "", gsi1sk: "", gsi2pk: "", gsi2sk: "", // set by settle → withIndexKeys
+    });
 
-  const putNew = (item: ScheduleItem): Write => ({
-    op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-  });
-  if (startDate > now) {
-    await commit(ctx, [putNew(created), clientRefWrite(ctx, client.id, 1)], created);
-    return created;
-  }
-
-  const invoiceId = await nextId(ctx.db, ctx.userId, "invoice");
-  const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
-  const first: ScheduleItem = { ...schedule, version: 1 };
-  // The invoice's own Put, but one client-reference update for both documents (a transaction may
-  // touch an item only once).
-  const [invoicePut] = createInvoiceWrites(ctx, invoice);
-  await commit(ctx, [putNew(first), invoicePut!, clientRefWrite(ctx, client.id, 2)], first);
+    const putNew = (item: ScheduleItem): Write => ({
+      op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+    });
+    const takeId = take("schedule", lastId);
+    if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
+    const invoiceId = lastInvoiceId + 1;
+    const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
+    const withInvoice: ScheduleItem = { ...schedule, version: 1 };
+    // The invoice's own Put, but one client-reference update for both documents (a transaction may
+    // touch an item only once).
+    const [invoicePut] = createInvoiceWrites(ctx, invoice);
+    const writes = [takeId, take("invoice", lastInvoiceId), putNew(withInvoice), invoicePut!, clientRefWrite(ctx, client.id, 2)];
+    return { writes, result: withInvoice };
+  }, () => new DomainError("service_unavailable", "schedule ids are being taken by concurrent requests; retry"));
+  if (!immediate) return first;
+  const invoiceId = first.lastInvoiceId!;
   // Delivery is not part of the creation (nor of its Idempotency-Key record): the schedule and its
   // first invoice exist now. If delivery is refused or the process dies here, the invoice's delivery
   // marker makes the next job run finish it (see occurrences.ts).

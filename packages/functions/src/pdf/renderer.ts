@@ -8,7 +8,7 @@ const render: RenderPdf = async (view, options) => (await import("./document-pdf
 
 /**
  * Gives an app its PDF renderer (pdf/response.ts reads it). Mounted, before the PDF routes, only by
- * the apps that serve PDFs (pdf-api.ts, app.ts): a bundle that does not import this module does not
+ * the apps that serve PDFs (documents-api.ts, app.ts): a bundle that does not import this module does not
  * hold pdf-lib, even though it holds the PDF routes' descriptions (GET /openapi.json walks them).
  */
 export const pdfRenderer = new Hono<AppEnv>().use("*", async (c, next) => {

@@ -31,7 +31,8 @@ const E_INVOICE_TEXT =
 const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORMATS), "ubl") });
 
 /**
- * The PDFs, served by their own Lambda when deployed (pdf-api.ts), which mounts pdf/renderer.ts:
+ * The PDFs, served by the documents Lambda when deployed (documents-api.ts), which mounts
+ * pdf/renderer.ts and einvoice/writer.ts:
  * - GET /invoices/{id}/pdf, /estimates/{id}/pdf: the owner's, any status; a draft is marked DRAFT.
  * - GET /public/invoices/{token}/pdf, /public/estimates/{token}/pdf: the client's, non-draft, no auth.
  * Every one is drawn from the same view as the public page (core/src/public/view.ts).
