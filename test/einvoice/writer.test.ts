@@ -19,9 +19,9 @@ const NOW = new Date("2026-11-23T10:00:00.000Z");
 /** Every text of the elements named `name` (first level of escaping undone). */
 function texts(xml: string, name: string): string[] {
   const re = new RegExp(`<${name}(?:\\s[^>]*)?>([^<]*)</${name}>`, "g");
-  return [...xml.matchAll(re)].map((m) => unescape(m[1]!));
+  return [...xml.matchAll(re)].map((m) => unescapeXml(m[1]!));
 }
-const unescape = (s: string) =>
+const unescapeXml = (s: string) =>
   s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#13;/g, "\r").replace(/&amp;/g, "&");
 const cents = (s: string) => centsOf(s);
 const sum = (values: string[]) => values.reduce((a, v) => a + cents(v), 0n);
