@@ -115,7 +115,10 @@ export function queryParams<E extends v.ObjectEntries>(
 ): MiddlewareHandler<
   AppEnv,
   string,
-  { in: { query?: v.InferInput<v.ObjectSchema<E, undefined>> }; out: { query: v.InferOutput<v.ObjectSchema<E, undefined>> } }
+  {
+    in: { query?: v.InferInput<v.ObjectSchema<E, undefined>> };
+    out: { query: v.InferOutput<v.ObjectSchema<E, undefined>> };
+  }
 > {
   const schema = v.object(entries);
   const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
