@@ -52,6 +52,7 @@ export interface Fixtures {
   estimateId: number;
   scheduleId: number;
   apiKeyId: number;
+  webhookEndpointId: number;
   invoiceToken: string;
   estimateToken: string;
 }
@@ -73,6 +74,8 @@ export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
   "POST /estimates/:id/send": () => ({ to: "someone@else.test" }),
   "POST /recurring-schedules": (f) => ({ clientId: f.clientId, frequency: "monthly", startDate: "2027-01-01", lineItems: [line] }),
   "PATCH /recurring-schedules/:id": () => ({ notes: "changed" }),
+  "POST /webhook-endpoints": () => ({ url: "https://93.184.215.14/hooks", events: ["*"] }),
+  "PATCH /webhook-endpoints/:id": () => ({ description: "changed" }),
   "POST /webhooks/card-processor": () => ({ id: "evt_1", type: "checkout.session.completed", data: { object: {} } }),
 };
 
@@ -86,6 +89,7 @@ export function fixtureParam(e: Endpoint, f: Fixtures): string {
     estimates: f.estimateId,
     "recurring-schedules": f.scheduleId,
     "api-keys": f.apiKeyId,
+    "webhook-endpoints": f.webhookEndpointId,
   };
   const id = kind ? ids[kind] : undefined;
   if (id === undefined) throw new Error(`no fixture for ${endpointName(e)}: add its kind to fixtureParam`);
@@ -117,6 +121,8 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
     await ok("POST", `/estimates/${estimate.id}/send`);
     const schedule = await ok("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2027-01-01", lineItems: [line], notes: `${label} schedule` });
     const key = await ok("POST", "/api-keys", { name: `${label} key` });
+    // A public address: the URL guard refuses private ones under the tests' default policy.
+    const endpoint = await ok("POST", "/webhook-endpoints", { url: "https://93.184.215.14/hooks", events: ["*"], description: label });
     f = {
       clientId: client.id,
       spareClientId: spare.id,
@@ -124,6 +130,7 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
       estimateId: estimate.id,
       scheduleId: schedule.id,
       apiKeyId: key.id,
+      webhookEndpointId: endpoint.id,
       invoiceToken: invoice.publicToken,
       estimateToken: estimate.publicToken,
     };

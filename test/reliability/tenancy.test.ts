@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 
 /** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest). */
-const INTRUDER_MAX: Record<string, number> = { clients: 2, invoices: 2, estimates: 1, "recurring-schedules": 1, "api-keys": 2 };
+const INTRUDER_MAX: Record<string, number> = { clients: 2, invoices: 2, estimates: 1, "recurring-schedules": 1, "api-keys": 2, "webhook-endpoints": 1 };
 const onlyIntruders = (path: string, res: TestResponse) => {
   const max = INTRUDER_MAX[path.split("/")[1]!] ?? 0;
   for (const item of res.body as { id: number }[]) expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);

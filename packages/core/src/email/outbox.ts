@@ -11,7 +11,8 @@ import type { EmailMessage } from "./transport";
 /**
  * The email outbox: every email is first a record in the table, written in the SAME transaction as
  * the change that causes it (an invoice sent, a reminder due), so an email exists if and only if
- * its change happened. Right after that commit the request or job delivers it (best effort); a
+ * its change happened. The table's stream subscriber delivers it when it sees the insert
+ * (core/src/stream/subscriber.ts, docs/events.md; best effort); a
  * record left undelivered (a crash, a transport error) sits on the byDue list "outbox" and the
  * sweep (run by the `reminders` job) delivers it.
  *

@@ -1,8 +1,8 @@
 import { toClient, type ClientItem } from "../clients/clients";
-import { toResource } from "../documents/resource";
 import { toEstimate, type EstimateItem } from "../estimates/model";
 import { toInvoice, type InvoiceItem } from "../invoices/model";
 import { centsOf } from "../money/money";
+import { toPayment, type PaymentItem } from "../payments/model";
 import { toSchedule, type ScheduleItem } from "../schedules/model";
 import type { EventType, ResourceType } from "./types";
 
@@ -41,17 +41,15 @@ interface Kind {
 /** The resource an item is, from its key; undefined for every internal record. */
 export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
   if (typeof pk !== "string" || !pk.startsWith("USER#") || typeof sk !== "string") return undefined;
-  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)(?:#PAYMENT#(\d+))?$/.exec(sk);
+  // Payments: PAYMENT#<invoice id>#<payment id> (payments/model.ts), ids counted per invoice.
+  const payment = /^PAYMENT#\d+#(\d+)$/.exec(sk);
+  if (payment) return { resourceType: "payment", id: Number(payment[1]) };
+  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)$/.exec(sk);
   if (!match) return undefined;
-  const [, kind, id, paymentId] = match;
-  if (paymentId !== undefined) return kind === "INVOICE" ? { resourceType: "payment", id: Number(paymentId) } : undefined;
+  const [, kind, id] = match;
   const types = { CLIENT: "client", INVOICE: "invoice", ESTIMATE: "estimate", SCHEDULE: "recurring_schedule" } as const;
   return { resourceType: types[kind as keyof typeof types], id: Number(id) };
 }
-
-const PAYMENT_FIELDS = [
-  "id", "amount", "paymentMethod", "paidAt", "reference", "source", "status", "refundedAmount", "createdAt",
-] as const;
 
 /** The public shape of each resource (the same functions the API answers with). */
 const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>> = {
@@ -61,8 +59,8 @@ const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>>
   recurring_schedule: (item) => ({ ...toSchedule(item as unknown as ScheduleItem) }),
   // A payment's id is counted within its invoice, so the event names the invoice too.
   payment: (item) => ({
-    ...toResource<Record<string, unknown>>(item, PAYMENT_FIELDS),
-    invoiceId: Number(/^INVOICE#(\d+)#/.exec(String(item.sk))?.[1]),
+    ...toPayment(item as unknown as PaymentItem),
+    invoiceId: Number(/^PAYMENT#(\d+)#/.exec(String(item.sk))?.[1]),
   }),
 };
 
