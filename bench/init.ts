@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { lambdaRuntime } from "../infra/runtime";
 import { bundleFunction } from "../scripts/bundle.mjs";
 
 /**
@@ -46,8 +47,9 @@ function coldImportMs(bundle: string): number {
 export async function measureInit(): Promise<{ rows: InitRow[] }> {
   const outdir = mkdtempSync(join(tmpdir(), "bench-bundles-"));
   try {
-    const baseline = await bundleFunction({ id: "Baseline", handler: "bench/baseline/handler.handler", runtime: "nodejs22.x" }, outdir);
-    const api = await bundleFunction({ id: "Api", handler: "packages/functions/src/api.handler", runtime: "nodejs22.x" }, outdir);
+    // The runtime and nodejs settings every deployed function has (minified, es2023).
+    const baseline = await bundleFunction({ id: "Baseline", handler: "bench/baseline/handler.handler", ...lambdaRuntime }, outdir);
+    const api = await bundleFunction({ id: "Api", handler: "packages/functions/src/api.handler", ...lambdaRuntime }, outdir);
     const baseRow: InitRow = { bundle: "baseline (Hono + lib-dynamodb GetItem)", bytes: baseline.bytes, coldImportMs: coldImportMs(baseline.bundle) };
     const apiMs = coldImportMs(api.bundle);
     const sizeRatio = round(api.bytes / baseline.bytes);
