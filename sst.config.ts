@@ -25,6 +25,7 @@ export default $config({
     await import("./infra/secrets");
     const { api } = await import("./infra/api");
     await import("./infra/jobs");
+    await import("./infra/stream");
     // The API's base URL; and, for a domain sender whose DNS is not on Route 53, the records to add.
     return { api: api.url, ...(emailDnsRecords ? { emailDnsRecords } : {}) };
   },

@@ -1,5 +1,4 @@
 import { withAccessLogFormat } from "./access-log";
-import { email } from "./email";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
@@ -25,18 +24,18 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 });
 
 /**
- * The API function links what requests use: the table, the email sender (send), the card
- * processor's key (payment links) and webhook secret (signature check), and the API itself (its
- * URL is the base of the public links in emails). Links grant `dynamodb:*` on this table only and
- * SES SendEmail from this sender only (infra/email.ts). API Gateway gives up after 30 s, so the
- * function stops first.
+ * The API function links what requests use: the table, the card processor's key (payment links)
+ * and webhook secret (signature check), and the API itself (its URL is the base of the public
+ * links in emails). No email sender: a request only queues an email in the outbox; the stream
+ * subscriber (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only. API Gateway
+ * gives up after 30 s, so the function stops first.
  */
 api.route("$default", {
   handler: "packages/functions/src/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
-  link: [table, email, stripeSecretKey, stripeWebhookSecret, api],
+  link: [table, stripeSecretKey, stripeWebhookSecret, api],
   // /docs inlines Swagger UI's browser bundle, read from the package at the first request
   // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
   copyFiles: [

@@ -14,11 +14,11 @@ import { table } from "./storage";
  * reminders) the sender and the API URL for the public link; recurring's auto-send also creates
  * payment links, so it gets the card processor's key (never the webhook secret).
  */
-const jobFunction = (file: string, link: unknown[]) => ({
+const jobFunction = (file: string, link: unknown[], timeout: "1 minute" | "5 minutes" = "5 minutes") => ({
   handler: `packages/functions/src/jobs/${file}.handler`,
   ...lambdaRuntime,
   // Bounded by the work due since the last run; five minutes leaves ten before the next one.
-  timeout: "5 minutes" as const,
+  timeout,
   memory: "512 MB" as const,
   link,
 });
@@ -44,5 +44,12 @@ export const jobs = {
   expireEstimates: new sst.aws.CronV2("ExpireEstimatesJob", {
     schedule: "rate(1 hour)",
     function: jobFunction("expire-estimates", [table]),
+  }),
+  // Webhook attempts that are due: retries (the first comes 1 minute after a failure) and first
+  // attempts a crashed subscriber left. Every 2 minutes, so a retry is at most 2 minutes late; a
+  // minute's run makes ~40 attempts (8 at a time, 10 s each at worst), the next run the rest.
+  webhooks: new sst.aws.CronV2("WebhooksJob", {
+    schedule: "rate(2 minutes)",
+    function: jobFunction("webhooks", [table], "1 minute"),
   }),
 };

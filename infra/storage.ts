@@ -16,5 +16,6 @@ export const table = new sst.aws.Dynamo("Table", {
   primaryIndex: tableDefinition.primaryIndex,
   globalIndexes,
   ttl: tableDefinition.ttl,
+  stream: tableDefinition.stream,
   deletionProtection: isProduction($app.stage),
 });

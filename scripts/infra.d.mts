@@ -49,6 +49,7 @@ export interface InfraFunction {
   trigger:
     | { kind: "api"; api: string; route: string }
     | { kind: "cron"; schedule: string; event: unknown }
+    | { kind: "stream"; table: string; transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } }
     | { kind: "sns"; topic: string }
     | { kind: "invoke" };
   [setting: string]: unknown;

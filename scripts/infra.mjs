@@ -74,6 +74,10 @@ const defaultLinks = {
     ],
   }),
   "sst.aws.ApiGatewayV2": (c) => ({ properties: { url: c.url } }),
+  "sst.aws.Bus": (c) => ({
+    properties: { name: c.name, arn: c.arn },
+    include: [permission({ actions: ["events:*"], resources: [c.arn] })],
+  }),
   "sst.aws.SnsTopic": (c) => ({
     properties: { arn: c.arn },
     include: [permission({ actions: ["sns:*"], resources: [c.arn] })],
@@ -124,9 +128,21 @@ function fakeSst(recorder) {
   }));
   const known = {
     aws: {
-      Dynamo: component("sst.aws.Dynamo", (_self, name) => {
+      Dynamo: component("sst.aws.Dynamo", (self, name) => {
         const tableName = `${recorder.app.name}-${recorder.stage}-${name}Table`;
-        return { name: tableName, arn: arn("dynamodb", `table/${tableName}`) };
+        return {
+          name: tableName,
+          arn: arn("dynamodb", `table/${tableName}`),
+          // The stream's Lambda subscriber: recorded like a function, triggered by the table's stream.
+          subscribe(subscriberName, subscriber, args = {}) {
+            if (!self.args.stream) throw new Error(`Cannot subscribe to "${name}" because stream is not enabled.`);
+            return new Recorded(recorder, "sst.aws.DynamoLambdaSubscriber", subscriberName, { table: name, subscriber, ...args });
+          },
+        };
+      }),
+      Bus: component("sst.aws.Bus", (_self, name) => {
+        const busName = `${recorder.app.name}-${recorder.stage}-${name}Bus`;
+        return { name: busName, arn: arn("events", `event-bus/${busName}`) };
       }),
       Email,
       ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name) => ({
@@ -280,6 +296,10 @@ export function functionsOf(infra) {
       if (!input) continue; // a CronV2 running an ECS task: no Lambda to bundle
       normalise(component.logicalName, input, {
         meta: { trigger: { kind: "cron", schedule: component.args.schedule, event: component.args.event ?? {} } },
+      });
+    } else if (component.kind === "sst.aws.DynamoLambdaSubscriber") {
+      normalise(component.logicalName, component.args.subscriber, {
+        meta: { trigger: { kind: "stream", table: component.args.table, transform: component.args.transform } },
       });
     } else if (component.kind === "sst.aws.SnsTopic") {
       for (const { name, subscriber } of component.subscribers) {

@@ -28,6 +28,7 @@ import {
   type LinkForm,
   type LinkedValues,
 } from "./lambda";
+import { dynamoDbStreamEvent, startFakeEventBridge } from "./stream-event";
 
 /**
  * Issue 9: every handler infra names (the API route and each CronV2 job) is bundled the way SST
@@ -41,6 +42,7 @@ const functions = functionsOf(infra);
 const apiFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route === "$default");
 const pdfFunctions = functions.filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
+const streamFunctions = functions.filter((fn) => fn.trigger.kind === "stream");
 const snsFunctions = functions.filter((fn) => fn.trigger.kind === "sns");
 
 const endpoint = inject("dynamoEndpoint");
@@ -347,5 +349,53 @@ describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     expect(now.getTime()).toBeLessThanOrEqual(after.getTime());
     // Nothing in this table is due (it holds only the API test's clients and keys).
     expect(value.changed).toBe(0);
+  });
+});
+
+it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
+  for (const fn of apiFunctions) {
+    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
+    expect(code).not.toMatch(/PDFDocument|pdf-lib/);
+  }
+  for (const fn of streamFunctions) expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
+});
+
+it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
+  expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/stream.handler"]);
+  const mapping: Record<string, unknown> = {};
+  const trigger = streamFunctions[0]!.trigger as { transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } };
+  trigger.transform?.eventSourceMapping?.(mapping);
+  expect(mapping.functionResponseTypes).toEqual(["ReportBatchItemFailures"]);
+});
+
+describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
+  it("turns a DynamoDB Streams event into one stored event and one PutEvents, however often it comes", async () => {
+    const bus = await startFakeEventBridge();
+    try {
+      const userId = `bundle-${randomUUID().slice(0, 8)}`;
+      const ctx = { db, clock: () => new Date(), userId };
+      const client = await createClient(ctx, { name: "Streamed GmbH", email: "ap@streamed.example" });
+      const event = dynamoDbStreamEvent([{ eventName: "INSERT", newImage: client as unknown as Record<string, unknown> }]);
+      const { env, files } = lambdaSetup(fn, linked, endpoint);
+      const results = await invokeBundle(built.get(fn.id)!.bundle, built.get(fn.id)!.exportName, [event, event], { ...env, EVENTBRIDGE_ENDPOINT: bus.url }, files);
+      for (const result of results) expect(result).toEqual({ ok: true, value: { batchItemFailures: [] } });
+
+      const stored = await db.doc.send(new QueryCommand({
+        TableName: linked.tableName,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :event)",
+        ExpressionAttributeValues: { ":pk": userPk(userId), ":event": "EVENT#" },
+      }));
+      expect(stored.Items?.map((item) => item.type)).toEqual(["client.created"]);
+      expect(JSON.parse(String(stored.Items![0]!.data))).toMatchObject({ id: client.id, name: "Streamed GmbH" });
+      // The bus is at least once: each delivery of the record put the event on it.
+      expect(bus.entries.map((e) => [e.Source, e.DetailType, e.EventBusName])).toEqual([
+        ["invoicing", "client.created", "invoicing-dev-BusBus"],
+        ["invoicing", "client.created", "invoicing-dev-BusBus"],
+      ]);
+      expect(JSON.parse(bus.entries[0]!.Detail)).toMatchObject({ type: "client.created", resourceType: "client", resourceId: client.id });
+    } finally {
+      await bus.close();
+    }
   });
 });

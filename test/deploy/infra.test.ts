@@ -37,7 +37,9 @@ const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
       : "pdf"
     : fn.trigger.kind === "sns"
       ? "email-feedback"
-      : jobOf(fn);
+      : fn.trigger.kind === "stream"
+        ? "stream"
+        : jobOf(fn);
 const jobFunctions = (infra: typeof dev) => functionsOf(infra).filter((fn) => fn.trigger.kind === "cron");
 
 /** "25 seconds" / "5 minutes" → seconds; "1024 MB" → MB. SST's own unit strings. */
@@ -111,19 +113,23 @@ describe("links: each function gets what it uses and nothing more", () => {
   /**
    * What each function needs, and why:
    * - every function reads and writes the table;
-   * - emailing needs the sender and the API URL (public links in the email): the API (send), the
-   *   recurring job (auto-send) and the reminders job (reminders, and the outbox sweep);
+   * - emailing needs the sender and the API URL (public links in the email): the stream subscriber
+   *   (every delivery), the recurring job (auto-send) and the reminders job (the outbox sweep); the
+   *   API only queues emails, so it has no sender;
+   * - the stream subscriber puts every event on the bus;
    * - creating a card payment link needs the processor's key: the API (send) and recurring (auto-send);
    * - verifying the processor's webhooks needs its webhook secret: the API alone.
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Email", "Api", "StripeSecretKey", "StripeWebhookSecret"],
+    api: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
     pdf: ["Table", "Api"],
     overdue: ["Table"],
     "email-feedback": ["Table"],
     recurring: ["Table", "Email", "Api", "StripeSecretKey"],
     reminders: ["Table", "Email", "Api"],
     "expire-estimates": ["Table"],
+    webhooks: ["Table"],
+    stream: ["Table", "Email", "Api", "Bus"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {
@@ -143,6 +149,7 @@ describe("links: each function gets what it uses and nothing more", () => {
       Api: "sst.aws.ApiGatewayV2",
       StripeSecretKey: "sst.sst.Secret",
       StripeWebhookSecret: "sst.sst.Secret",
+      Bus: "sst.aws.Bus",
     });
   });
 

@@ -67,6 +67,8 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
       return { value: values.secrets?.[name] ?? "", type: kind }; // "": the placeholder, not configured
     case "sst.aws.ApiGatewayV2":
       return { url: values.apiUrl, type: kind };
+    case "sst.aws.Bus":
+      return { name: "invoicing-dev-BusBus", arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus", type: kind };
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
     default:

@@ -11,7 +11,7 @@ import { deliverQueued, outboxKey, queueEmail, sweepOutbox, type OutboxItem } fr
 import { commit } from "@invoicing/core/db/commit";
 import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeps } from "@invoicing/functions/deps";
+import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 let env: TestEnv;
@@ -38,6 +38,7 @@ async function sentInvoice(user: TestUser, body: Record<string, unknown> = {}) {
   await user.call("POST", `/invoices/${created.body.id}/finalize`);
   const sent = await user.call("POST", `/invoices/${created.body.id}/send`, body);
   expect(sent.status).toBe(200);
+  await env.drainStream(); // delivery is the stream subscriber's: the outbox record's insert triggers it
   return sent.body;
 }
 
@@ -223,7 +224,7 @@ describe(".eml rendering", () => {
 describe("createDeps without a linked Email", () => {
   it("writes .eml files under <DATA_DIR>/outbox/, from and reply-to as configured, links to the local server", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "invoicing-data-"));
-    const deps = createDeps({ TABLE_NAME: "t", DATA_DIR: dataDir, PORT: "4321", EMAIL_FROM: "Acme Billing <billing@acme.test>", EMAIL_REPLY_TO: "help@acme.test" });
+    const deps = createDeliveryDeps({ TABLE_NAME: "t", DATA_DIR: dataDir, PORT: "4321", EMAIL_FROM: "Acme Billing <billing@acme.test>", EMAIL_REPLY_TO: "help@acme.test" });
     expect(deps.outbox?.kind).toBe("file");
     expect(deps.publicBaseUrl).toBe("http://localhost:4321");
     await deps.outbox!.deliver({ id: "20261122T093000000Z-00000000000000ff", to: "c@d.test", subject: "S", text: "T\n", createdAt: "2026-11-22T09:30:00.000Z" });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_FROM, emailSender } from "@invoicing/core/email/sender";
 import { SesTransport } from "@invoicing/core/email/ses-transport";
-import { createDeps } from "@invoicing/functions/deps";
+import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
 
 /**
  * Deployed, email goes through Amazon SES. No network here, so the real SDK client is pointed at a
@@ -31,7 +31,7 @@ process.env.AWS_SECRET_ACCESS_KEY = "local-test-secret";
 
 describe("createDeps with a linked Email", () => {
   it("chooses SES, and SendEmail carries the sender, recipient, subject, text and configuration set", async () => {
-    const deps = createDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" });
+    const deps = createDeliveryDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" });
     expect(deps.outbox?.kind).toBe("ses");
     expect(deps.outbox).toBeInstanceOf(SesTransport);
 
@@ -66,7 +66,7 @@ describe("createDeps with a linked Email", () => {
   });
 
   it("sends from the linked address, from invoices@<domain> for a domain identity, or from EMAIL_FROM", () => {
-    const transport = (env: NodeJS.ProcessEnv) => createDeps({ TABLE_NAME: "t", ...env }).outbox as SesTransport;
+    const transport = (env: NodeJS.ProcessEnv) => createDeliveryDeps({ TABLE_NAME: "t", ...env }).outbox as SesTransport;
     expect(transport({}).settings.from).toBe("billing@example.com");
     expect(transport({ EMAIL_FROM: "Acme Billing <accounts@example.com>" }).settings.from).toBe("Acme Billing <accounts@example.com>");
     expect(emailSender("example.com", {}).from).toBe("invoices@example.com");

@@ -166,8 +166,10 @@ describe("GET /public/estimates/{token}", () => {
     const draftPage = await publicGet(`/public/estimates/${est.publicToken}`);
     expectProblem(draftPage, 404, "not_found");
 
+    await env.drainStream(); // emails of the earlier tests' sends
     const filesBefore = readdirSync(env.outboxDir);
     const sent = await alice.call("POST", `/estimates/${est.id}/send`, { to: "buyer@sons.test" });
+    await env.drainStream(); // the stream subscriber delivers the queued email
     expect(sent.status).toBe(200);
 
     const res = await publicGet(`/public/estimates/${est.publicToken}`);

@@ -11,6 +11,7 @@ import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
 import { ensureTable } from "../../packages/local/src/bootstrap";
+import { createStreamReader, type StreamReader } from "../../packages/local/src/stream-reader";
 
 /**
  * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
@@ -26,6 +27,13 @@ export interface TestEnv {
   clock: { now: Date; set(iso: string): void; advance(ms: number): void };
   /** Where this env's emails land: a real file outbox (.eml files) in a fresh temp directory. */
   outboxDir: string;
+  /**
+   * Reads the table's change stream once, up to now, into the stream subscriber (as `npm start`
+   * does continuously): events, webhook first attempts, email delivery. Returns the records handled.
+   */
+  drainStream(): Promise<number>;
+  /** A new reader of the same stream, from its start: feeds records already handled again. */
+  newStreamReader(): StreamReader;
   /** A new user with an API key; `call` sends requests as that user. */
   user(userId?: string): Promise<TestUser>;
 }
@@ -67,6 +75,8 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     ...options.extraDeps,
   };
   const app = createApp(deps);
+  const newStreamReader = () => createStreamReader(deps, { endpoint, tableName });
+  let reader: StreamReader | undefined;
   const env: TestEnv = {
     endpoint,
     tableName,
@@ -75,6 +85,8 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     via: app,
     clock,
     outboxDir,
+    drainStream: () => (reader ??= newStreamReader()).drain(),
+    newStreamReader,
     async user(userId = `u-${randomUUID().slice(0, 8)}`) {
       const { key } = await createApiKey(deps.db, userId, "test", clock.now);
       return {

@@ -21,6 +21,12 @@ export interface CoreConfig {
   /** Card processor (Stripe) keys; unset or empty means no card processor. */
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
+  /** The EventBridge bus every event is put on (deployed: the linked Bus). */
+  eventBusName?: string;
+  /** Another EventBridge endpoint (a local stand-in in tests); unset on AWS. */
+  eventBridgeEndpoint?: string;
+  /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
+  webhooksAllowPrivate: boolean;
 }
 
 /**
@@ -47,5 +53,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     emailConfigSet: email?.configSet,
     stripeSecretKey: nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY),
     stripeWebhookSecret: nonEmpty(linked("StripeWebhookSecret")?.value ?? env.STRIPE_WEBHOOK_SECRET),
+    eventBusName: linked("Bus")?.name,
+    eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
+    webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
   };
 }

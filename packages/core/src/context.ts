@@ -15,6 +15,10 @@ export interface Deps {
   publicBaseUrl?: string;
   /** The card processor (Stripe) when configured; unset means invoices get no card payment link. */
   payments?: CardProcessor;
+  /** Which webhook URLs may be called (docs/events.md); unset: https to public addresses only. */
+  webhookPolicy?: { allowPrivate: boolean };
+  /** Where events also go (the EventBridge bus, deployed); unset: nowhere else. */
+  eventBus?: { publish(events: readonly import("./events/types").Event[]): Promise<void> };
   /** Where queued emails are delivered (SES deployed, .eml files locally); unset: they stay queued. */
   outbox?: EmailTransport;
   [capability: string]: unknown;

@@ -18,7 +18,9 @@ export type DomainErrorCode =
   | "idempotency_key_in_use"
   | "idempotency_key_reused"
   | "service_unavailable"
-  | "invalid_signature";
+  | "invalid_signature"
+  | "webhook_url_not_allowed"
+  | "limit_exceeded";
 
 export class DomainError extends Error {
   constructor(

@@ -3,6 +3,7 @@ import { clients } from "./routes/clients";
 import { docs } from "./routes/docs";
 import { emailDeliveries } from "./routes/email-deliveries";
 import { estimates } from "./routes/estimates";
+import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
@@ -17,4 +18,4 @@ import { webhooks } from "./routes/webhooks";
  * the bundle every request's cold start loads. publicPages comes early: its security headers
  * cover the other /public routes.
  */
-export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, emailDeliveries, docs] as const;
+export const apiRouteModules = [health, publicPages, apiKeys, clients, invoices, reminders, estimates, schedules, payments, webhooks, emailDeliveries, events, docs] as const;

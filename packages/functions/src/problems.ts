@@ -38,6 +38,8 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   client_email_missing: { status: 422, title: "Client email missing" },
   already_converted: { status: 422, title: "Already converted" },
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  webhook_url_not_allowed: { status: 422, title: "Webhook URL not allowed" },
+  limit_exceeded: { status: 422, title: "Limit exceeded" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };

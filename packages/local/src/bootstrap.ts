@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from "@aws-sdk/client-dynamodb";
@@ -32,13 +33,24 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       KeySchema: keySchema(index.hashKey, "rangeKey" in index ? index.rangeKey : undefined),
       Projection: { ProjectionType: "ALL" },
     })),
+    // The change stream the subscriber reads (events, webhooks, email): as infra declares it.
+    StreamSpecification: { StreamEnabled: true, StreamViewType: streamViewType(d.stream) },
   };
 }
 
-/** Creates the table and its TTL setting when missing; a no-op when it exists. */
+const streamViewType = (stream: typeof tableDefinition.stream) =>
+  ({ "new-and-old-images": "NEW_AND_OLD_IMAGES", "new-image": "NEW_IMAGE", "old-image": "OLD_IMAGE", "keys-only": "KEYS_ONLY" } as const)[stream];
+
+/**
+ * Creates the table and its TTL setting when missing; when it exists, turns its stream on if a
+ * table made before streams existed here lacks it.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<"created" | "exists"> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
+    }
     return "exists";
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;

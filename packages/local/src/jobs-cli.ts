@@ -6,7 +6,7 @@ import { runCommandLine } from "./stack";
 import { runJobs } from "./ticker";
 
 /**
- * `npm run --silent jobs -- <overdue|recurring|reminders|expire-estimates|all> [--now <ISO time>]`:
+ * `npm run --silent jobs -- <overdue|recurring|reminders|expire-estimates|webhooks|all> [--now <ISO time>]`:
  * runs the same code as the deployed cron functions once and prints one JSON line per job.
  */
 const USAGE = `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`;

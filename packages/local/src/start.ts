@@ -7,7 +7,9 @@ import { createApp } from "@invoicing/functions/app";
 import { JavaMissingError } from "./dynamo";
 import { dataDir, devKeyFile, endpointFile, readIfExists } from "./paths";
 import { localDeps, openLocalDatabase } from "./stack";
+import { createStreamReader } from "./stream-reader";
 import { startTicker } from "./ticker";
+import { loadConfig } from "@invoicing/core/config";
 
 /**
  * `npm start`: the whole service on this machine (API.md section 10). DynamoDB Local persisted under
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const interval = Number(process.env.CRON_INTERVAL_SECONDS ?? 60);
   mkdirSync(dataDir(), { recursive: true });
+  // Webhooks to http://localhost and other private targets are for development: on by default here.
+  process.env.WEBHOOKS_ALLOW_PRIVATE ??= "1";
 
   const database = await openLocalDatabase({ allowShared: false });
   if (database.startedHere) writeFileSync(endpointFile(), database.endpoint);
@@ -43,10 +47,14 @@ async function main(): Promise<void> {
     server.once("error", reject);
   });
   const stopTicker = startTicker(deps, interval, (line) => console.log(line));
+  // The table's change stream, read continuously whatever CRON_INTERVAL_SECONDS says: events,
+  // webhook first attempts and email delivery happen within a second of the change.
+  const reader = createStreamReader(deps, { endpoint: database.endpoint, tableName: loadConfig().tableName });
+  const stopReader = reader.start(500, (line) => console.log(line));
 
   console.log(`Invoicing API listening on http://localhost:${port}`);
   console.log(`DynamoDB: ${database.endpoint}${database.startedHere ? ` (DynamoDB Local, data in ${dataDir()})` : ""}`);
-  console.log(`Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}`);
+  console.log(`Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}; change stream: read continuously`);
   console.log(`Development API key (user "${DEV_USER}"):`);
   console.log(devKey);
 
@@ -69,6 +77,8 @@ async function main(): Promise<void> {
       setTimeout(() => http.closeAllConnections(), DRAIN_MS).unref();
     });
     await stopTicker();
+    await stopReader();
+    reader.close();
     if (database.startedHere) rmSync(endpointFile(), { force: true });
     await database.stop();
     process.exit(0);

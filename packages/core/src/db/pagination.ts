@@ -23,7 +23,8 @@ export interface Page<T> {
 
 interface CursorData {
   o: number;
-  id: number;
+  /** The last record's position: its id, or (lists ordered by a string key, like events) that key. */
+  id: number | string;
   f: string;
 }
 
@@ -32,17 +33,23 @@ export function encodeCursor(data: CursorData): string {
 }
 
 export function decodeCursor(token: string | undefined, offset: number, signature: string): number | undefined {
-  if (!token || token.length > 200) return undefined;
+  const id = decodePosition(token, offset, signature);
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/** A cursor's position of either kind (number id or string key), when made for this offset and filters. */
+function decodePosition(token: string | undefined, offset: number, signature: string): number | string | undefined {
+  if (!token || token.length > 400) return undefined;
   try {
     const data = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Partial<CursorData>;
     if (data.o !== offset || data.f !== signature) return undefined;
-    return Number.isSafeInteger(data.id) && data.id! > 0 ? data.id : undefined;
+    return typeof data.id === "string" || typeof data.id === "number" ? data.id : undefined;
   } catch {
     return undefined;
   }
 }
 
-export interface ListQuery {
+export interface ListQuery<P extends number | string = number> {
   /** Undefined for the table itself, else a GSI whose sort key is the padded id. */
   index?: "byStatus" | "byClient";
   partitionName: string;
@@ -54,12 +61,22 @@ export interface ListQuery {
   /** Identifies the filters; a cursor made for other filters is ignored. */
   signature: string;
   /** Rebuilds the ExclusiveStartKey of the record with this id (all its key attributes). */
-  startKey: (id: number) => Record<string, unknown>;
+  startKey: (id: P) => Record<string, unknown>;
+  /**
+   * Lists ordered by a string key rather than the id (events): the item's position, and the check
+   * that a cursor's position is one. Default: the item's numeric id.
+   */
+  position?: { of: (item: Record<string, unknown>) => P; valid: (value: unknown) => value is P };
 }
 
 /** Lists newest first (ids descending), honouring offset, limit and cursor. */
-export async function listPage<T extends { id: number }>(db: Db, q: ListQuery, page: PageRequest): Promise<Page<T>> {
-  const afterId = decodeCursor(page.cursor, page.offset, q.signature);
+export async function listPage<T extends { id: number | string }, P extends number | string = number>(
+  db: Db,
+  q: ListQuery<P>,
+  page: PageRequest,
+): Promise<Page<T>> {
+  const decoded = q.position ? decodePosition(page.cursor, page.offset, q.signature) : decodeCursor(page.cursor, page.offset, q.signature);
+  const afterId = decoded !== undefined && (!q.position || q.position.valid(decoded)) ? (decoded as P) : undefined;
   let toSkip = afterId === undefined ? page.offset : 0;
   const items: T[] = [];
   const names: Record<string, string> = { "#p": q.partitionName };
@@ -99,7 +116,7 @@ export async function listPage<T extends { id: number }>(db: Db, q: ListQuery, p
   const last = items[items.length - 1];
   const nextCursor =
     items.length === page.limit && last
-      ? encodeCursor({ o: page.offset + page.limit, id: last.id, f: q.signature })
+      ? encodeCursor({ o: page.offset + page.limit, id: q.position ? q.position.of(last) : last.id, f: q.signature })
       : undefined;
   return { items, nextCursor };
 }

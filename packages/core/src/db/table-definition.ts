@@ -29,6 +29,8 @@ export const tableDefinition = {
     byToken: { hashKey: "publicToken" },
   },
   ttl: "expiresAt",
+  // The change stream: events, webhooks and email delivery are derived from it (docs/events.md).
+  stream: "new-and-old-images",
 } as const;
 
 export type IndexName = keyof typeof tableDefinition.globalIndexes;

@@ -82,7 +82,7 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
     ];
     try {
       await commit(ctx, writes, next);
-      await email.deliver(); // best effort, now; the outbox sweep retries what this leaves
+      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {
       if (!raced || attempt >= MAX_ATTEMPTS) throw error;

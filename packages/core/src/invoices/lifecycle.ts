@@ -155,7 +155,7 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
         ...scheduleReminderWrites(ctx, next),
         email.write,
       ], next);
-      await email.deliver(); // best effort, now; the outbox sweep retries what this leaves
+      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {
       if (!raced || attempt >= 5) throw error;

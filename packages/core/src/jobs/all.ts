@@ -2,6 +2,7 @@ import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
 import { runRemindersJob } from "../reminders/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
+import { runWebhooksJob } from "../webhooks/deliveries";
 import type { Job, JobName } from "./registry";
 
 /**
@@ -13,6 +14,7 @@ export const jobs: Partial<Record<JobName, Job>> = {
   recurring: runRecurringJob,
   reminders: runRemindersJob,
   "expire-estimates": runExpireEstimatesJob,
+  webhooks: runWebhooksJob,
 };
 
 export { JOB_NAMES, type Job, type JobName, type JobResult } from "./registry";

@@ -13,7 +13,7 @@ export interface JobResult {
   [detail: string]: unknown;
 }
 
-export type JobName = "overdue" | "recurring" | "reminders" | "expire-estimates";
-export const JOB_NAMES: readonly JobName[] = ["overdue", "recurring", "reminders", "expire-estimates"];
+export type JobName = "overdue" | "recurring" | "reminders" | "expire-estimates" | "webhooks";
+export const JOB_NAMES: readonly JobName[] = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks"];
 
 export type Job = (deps: Deps, now: Date) => Promise<JobResult>;

@@ -83,7 +83,7 @@ async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to
     },
     email.write,
   ]);
-  await email.deliver();
+  // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";
 }
 

@@ -1,5 +1,5 @@
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
-import { createDeps } from "../deps";
+import { createDeliveryDeps } from "../delivery-deps";
 
 /** Thrown by a job's Lambda when core has no such job yet (it is missing from jobs/all.ts). */
 export class JobNotImplementedError extends Error {
@@ -16,7 +16,7 @@ export class JobNotImplementedError extends Error {
  * container, at init, like the API's.
  */
 export function scheduledJob(name: JobName): (event?: unknown) => Promise<JobResult> {
-  const deps = createDeps();
+  const deps = createDeliveryDeps();
   return async () => {
     const job = jobs[name];
     if (!job) throw new JobNotImplementedError(name);

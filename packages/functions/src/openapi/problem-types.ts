@@ -29,6 +29,9 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  webhook_url_not_allowed:
+    "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
+  limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };

@@ -3,6 +3,7 @@ import { ESTIMATE_STATUSES } from "@invoicing/core/estimates/model";
 import { INVOICE_STATUSES, PAYMENT_METHODS } from "@invoicing/core/invoices/model";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
+import { EVENT_TYPES, RESOURCE_TYPES } from "@invoicing/core/events/types";
 import { PROBLEM_CODES } from "../openapi/problem-types";
 
 /**
@@ -216,6 +217,42 @@ export const Problem = v.strictObject({
 export const Health = v.strictObject({ status: v.literal("ok") });
 
 /** The named response shapes: components.schemas of the OpenAPI document, by these names. */
+// ── Events and webhook endpoints (docs/events.md) ──
+export const EventResource = v.strictObject({
+  id: v.pipe(v.string(), v.description("Derived from the change; the webhook-id of its deliveries")),
+  type: v.picklist(EVENT_TYPES),
+  createdAt: timestampOut,
+  resourceType: v.picklist(RESOURCE_TYPES as [string, ...string[]]),
+  resourceId: idOut,
+  data: v.pipe(v.record(v.string(), v.unknown()), v.description("The resource after the change (before it, for *.deleted)")),
+});
+
+const endpointFields = {
+  id: idOut,
+  url: v.string(),
+  events: v.array(v.string()),
+  description: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: timestampOut,
+};
+
+export const WebhookEndpointResource = v.strictObject(endpointFields);
+export const CreatedWebhookEndpoint = v.strictObject({
+  ...endpointFields,
+  secret: v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/), v.description("The signing secret: shown only in this response")),
+});
+
+export const DeliveryResource = v.strictObject({
+  eventId: v.string(),
+  type: v.string(),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  status: v.picklist(["succeeded", "failed", "pending"]),
+  responseStatus: v.nullable(v.pipe(v.number(), v.integer())),
+  error: v.nullable(v.string()),
+  attemptedAt: v.nullable(timestampOut),
+  nextAttemptAt: v.nullable(timestampOut),
+});
+
 export const resources = {
   LineItem,
   Client,
@@ -228,6 +265,10 @@ export const resources = {
   EmailDelivery,
   CardPayment,
   WebhookReceipt,
+  Event: EventResource,
+  WebhookEndpoint: WebhookEndpointResource,
+  CreatedWebhookEndpoint,
+  WebhookDelivery: DeliveryResource,
   FieldError,
   Problem,
   Health,

@@ -1,0 +1,137 @@
+import { toClient, type ClientItem } from "../clients/clients";
+import { toResource } from "../documents/resource";
+import { toEstimate, type EstimateItem } from "../estimates/model";
+import { toInvoice, type InvoiceItem } from "../invoices/model";
+import { centsOf } from "../money/money";
+import { toSchedule, type ScheduleItem } from "../schedules/model";
+import type { EventType, ResourceType } from "./types";
+
+/**
+ * From one change of one table item (its images before and after, as the stream gives them) to the
+ * events it means. Pure: the stream subscriber feeds it, and unit tests feed it hand-made images.
+ *
+ * Which items count is decided by the sort key alone, so a new kind of record is ignored until it is
+ * named here: counters, idempotency records, the email outbox, API keys, reminders, webhook
+ * endpoints and attempts, and events themselves never make events.
+ *
+ * The type: an insert is `.created`, a removal `.deleted` (with the item before it); a change of
+ * status is that action's type (finalized, sent, paid, …); a change that keeps the status is
+ * `.updated` when the record's version moved (PATCH), or nothing when only bookkeeping changed (a
+ * client's reference count, a due-list entry, a checkout session id). Money on invoices: more paid
+ * without reaching paid is `invoice.partially_paid`; less paid (a payment deleted or refunded) is
+ * `invoice.updated`, whatever the status becomes.
+ */
+export type StreamChange = "INSERT" | "MODIFY" | "REMOVE";
+
+export interface DerivedEvent {
+  userId: string;
+  type: EventType;
+  resourceType: ResourceType;
+  resourceId: number;
+  data: Record<string, unknown>;
+}
+
+type Item = Record<string, unknown>;
+
+interface Kind {
+  resourceType: ResourceType;
+  id: number;
+}
+
+/** The resource an item is, from its key; undefined for every internal record. */
+export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
+  if (typeof pk !== "string" || !pk.startsWith("USER#") || typeof sk !== "string") return undefined;
+  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)(?:#PAYMENT#(\d+))?$/.exec(sk);
+  if (!match) return undefined;
+  const [, kind, id, paymentId] = match;
+  if (paymentId !== undefined) return kind === "INVOICE" ? { resourceType: "payment", id: Number(paymentId) } : undefined;
+  const types = { CLIENT: "client", INVOICE: "invoice", ESTIMATE: "estimate", SCHEDULE: "recurring_schedule" } as const;
+  return { resourceType: types[kind as keyof typeof types], id: Number(id) };
+}
+
+const PAYMENT_FIELDS = [
+  "id", "amount", "paymentMethod", "paidAt", "reference", "source", "status", "refundedAmount", "createdAt",
+] as const;
+
+/** The public shape of each resource (the same functions the API answers with). */
+const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>> = {
+  client: (item) => ({ ...toClient(item as unknown as ClientItem) }),
+  invoice: (item) => ({ ...toInvoice(item as unknown as InvoiceItem) }),
+  estimate: (item) => ({ ...toEstimate(item as unknown as EstimateItem) }),
+  recurring_schedule: (item) => ({ ...toSchedule(item as unknown as ScheduleItem) }),
+  // A payment's id is counted within its invoice, so the event names the invoice too.
+  payment: (item) => ({
+    ...toResource<Record<string, unknown>>(item, PAYMENT_FIELDS),
+    invoiceId: Number(/^INVOICE#(\d+)#/.exec(String(item.sk))?.[1]),
+  }),
+};
+
+const STATUS_TYPES: Partial<Record<ResourceType, Record<string, EventType>>> = {
+  invoice: {
+    finalized: "invoice.finalized",
+    sent: "invoice.sent",
+    paid: "invoice.paid",
+    overdue: "invoice.overdue",
+    void: "invoice.voided",
+  },
+  estimate: {
+    sent: "estimate.sent",
+    accepted: "estimate.accepted",
+    declined: "estimate.declined",
+    expired: "estimate.expired",
+    converted: "estimate.converted",
+  },
+  recurring_schedule: {
+    paused: "recurring_schedule.paused",
+    active: "recurring_schedule.resumed",
+    cancelled: "recurring_schedule.cancelled",
+    completed: "recurring_schedule.completed",
+  },
+};
+
+export function deriveEvents(change: StreamChange, before: Item | undefined, after: Item | undefined): DerivedEvent[] {
+  const image = after ?? before;
+  if (!image) return [];
+  const kind = kindOf(image.pk, image.sk);
+  if (!kind) return [];
+  const type = eventType(kind.resourceType, change, before, after);
+  if (!type) return [];
+  const shown = change === "REMOVE" ? before! : after!;
+  return [{
+    userId: String(image.pk).slice("USER#".length),
+    type,
+    resourceType: kind.resourceType,
+    resourceId: kind.id,
+    data: publicShape[kind.resourceType](shown),
+  }];
+}
+
+function eventType(resource: ResourceType, change: StreamChange, before: Item | undefined, after: Item | undefined): EventType | undefined {
+  if (change === "INSERT") return `${resource}.created` as EventType;
+  if (change === "REMOVE") return `${resource}.deleted` as EventType;
+  if (!before || !after) return undefined;
+  if (resource === "payment") return paymentChange(before, after);
+  if (resource === "invoice") {
+    const paid = compareMoney(before.amountPaid, after.amountPaid);
+    if (paid < 0) return "invoice.updated"; // a payment undone: whatever the status went back to
+    if (paid > 0 && after.status !== "paid") return "invoice.partially_paid";
+  }
+  if (before.status !== after.status && typeof after.status === "string") {
+    return STATUS_TYPES[resource]?.[after.status] ?? (`${resource}.updated` as EventType);
+  }
+  return before.version !== after.version ? (`${resource}.updated` as EventType) : undefined;
+}
+
+/** A payment changes after its creation only by a refund (more refunded); bookkeeping makes none. */
+function paymentChange(before: Item, after: Item): EventType | undefined {
+  if (compareMoney(before.refundedAmount, after.refundedAmount) > 0) return "payment.refunded";
+  if (before.status !== after.status && after.status === "refunded") return "payment.refunded";
+  return undefined;
+}
+
+/** Sign of after − before for two stored money strings (absent = 0). */
+function compareMoney(before: unknown, after: unknown): number {
+  const b = typeof before === "string" ? centsOf(before) : 0n;
+  const a = typeof after === "string" ? centsOf(after) : 0n;
+  return a > b ? 1 : a < b ? -1 : 0;
+}

@@ -1,0 +1,29 @@
+/**
+ * The events the service emits (docs/events.md): one per changed resource, derived from the table's
+ * change stream. This list is the one the API validates webhook subscriptions against.
+ */
+export const EVENT_TYPES = [
+  "client.created", "client.updated", "client.deleted",
+  "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.sent",
+  "invoice.partially_paid", "invoice.paid", "invoice.overdue", "invoice.voided",
+  "payment.created", "payment.deleted", "payment.refunded",
+  "estimate.created", "estimate.updated", "estimate.deleted", "estimate.sent", "estimate.accepted",
+  "estimate.declined", "estimate.expired", "estimate.converted",
+  "recurring_schedule.created", "recurring_schedule.updated", "recurring_schedule.deleted",
+  "recurring_schedule.paused", "recurring_schedule.resumed", "recurring_schedule.cancelled",
+  "recurring_schedule.completed",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+export type ResourceType = "client" | "invoice" | "payment" | "estimate" | "recurring_schedule";
+export const RESOURCE_TYPES: readonly ResourceType[] = ["client", "invoice", "payment", "estimate", "recurring_schedule"];
+
+/** The public Event. */
+export interface Event {
+  id: string;
+  type: EventType;
+  createdAt: string;
+  resourceType: ResourceType;
+  resourceId: number;
+  data: Record<string, unknown>;
+}

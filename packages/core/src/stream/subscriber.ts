@@ -1,0 +1,132 @@
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { Deps } from "../context";
+import { nowIso } from "../context";
+import { commit } from "../db/commit";
+import { deliverQueued, type OutboxItem } from "../email/outbox";
+import { deriveEvents, type StreamChange } from "../events/derive";
+import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
+import { ATTEMPT_CONCURRENCY, firstAttempts, putAttempt, runAttempt, withConcurrency, type AttemptItem } from "../webhooks/deliveries";
+import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+
+/**
+ * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
+ * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
+ *
+ * For each record, in stream order:
+ * - every event it means (events/derive.ts) is published on the bus (deployed), then stored with
+ *   its first webhook attempts in ONE transaction whose event put is conditional: a record
+ *   delivered again stores nothing new (its events and their attempts exist already);
+ * - an email outbox record's insert is queued for delivery.
+ * A record that fails stops the batch there: the records before it are done, and it and those after
+ * it are reported as failed (`failedSequenceNumber`), so the stream gives them again — nothing is
+ * lost, and nothing already stored is doubled. The bus is at least once: a retried record may
+ * publish its events again (consumers dedupe by event id).
+ *
+ * After the batch: the first webhook attempts (in order per endpoint) and the email deliveries
+ * run, a bounded number at a time, each with its own timeout. They never fail the batch: whatever they leave is on the byDue
+ * list for the `webhooks` and `reminders` jobs.
+ */
+export interface StreamRecord {
+  eventID?: string;
+  eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
+  dynamodb?: {
+    Keys?: Record<string, AttributeValue>;
+    NewImage?: Record<string, AttributeValue>;
+    OldImage?: Record<string, AttributeValue>;
+    SequenceNumber?: string;
+    /** Epoch seconds, as Lambda's DynamoDB Streams event gives it. */
+    ApproximateCreationDateTime?: number;
+  };
+}
+
+export interface BatchOutcome {
+  /** The sequence number of the first record that failed, when one did. */
+  failedSequenceNumber?: string;
+  events: number;
+  attempts: { succeeded: number; failed: number; skipped: number };
+  emails: number;
+}
+
+const EMAIL_CONCURRENCY = 4;
+
+export async function handleStreamBatch(deps: Deps, records: readonly StreamRecord[]): Promise<BatchOutcome> {
+  const endpointsByUser = new Map<string, Promise<WebhookEndpointItem[]>>();
+  const endpointsOf = (userId: string) => {
+    let found = endpointsByUser.get(userId);
+    if (!found) endpointsByUser.set(userId, (found = listEndpoints(deps, userId)));
+    return found;
+  };
+  const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
+  const emails: OutboxItem[] = [];
+  const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, skipped: 0 }, emails: 0 };
+
+  for (const record of records) {
+    try {
+      const change = record.eventName as StreamChange;
+      const before = image(record.dynamodb?.OldImage);
+      const after = image(record.dynamodb?.NewImage);
+      if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("OUTBOX#")) {
+        emails.push(after as unknown as OutboxItem);
+      }
+      const derived = deriveEvents(change, before, after);
+      for (const [index, event] of derived.entries()) {
+        const item = eventItem(originOf(record), index, event);
+        const endpoints = await endpointsOf(event.userId);
+        const first = firstAttempts(item, endpoints, nowIso(deps));
+        if (deps.eventBus) await deps.eventBus.publish([toEvent(item)]);
+        try {
+          await commit({ db: deps.db }, [putEvent(deps.db, item), ...first.map((a) => putAttempt(deps, a))]);
+        } catch (error) {
+          if (error instanceof EventAlreadyStored) continue;
+          throw error;
+        }
+        outcome.events++;
+        for (const attempt of first) attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
+      }
+    } catch (error) {
+      outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
+      console.warn(JSON.stringify({
+        level: "warn",
+        message: "stream record failed; it will be delivered again",
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: error instanceof Error ? error.name : String(error),
+      }));
+      break;
+    }
+  }
+
+  // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
+  // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
+  // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
+  const lanes = new Map<number, typeof attempts>();
+  for (const attempt of attempts) {
+    const lane = lanes.get(attempt.endpoint.id) ?? [];
+    lane.push(attempt);
+    lanes.set(attempt.endpoint.id, lane);
+  }
+  await Promise.all([
+    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
+      for (const { item, event, endpoint } of lane) {
+        const result = await runAttempt(deps, item, { event, endpoint });
+        outcome.attempts[result]++;
+        if (result === "failed") break;
+      }
+    }),
+    withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
+      if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
+    }),
+  ]);
+  return outcome;
+}
+
+function image(raw: Record<string, AttributeValue> | undefined): Record<string, unknown> | undefined {
+  return raw ? unmarshall(raw) : undefined;
+}
+
+function originOf(record: StreamRecord) {
+  const sequenceNumber = record.dynamodb?.SequenceNumber;
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  if (!sequenceNumber || typeof seconds !== "number") throw new Error("stream record without sequence number or time");
+  return { eventId: record.eventID ?? sequenceNumber, sequenceNumber, createdAt: new Date(seconds * 1000).toISOString() };
+}

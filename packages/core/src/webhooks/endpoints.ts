@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { Ctx, Deps } from "../context";
+import { nowIso } from "../context";
+import { commit } from "../db/commit";
+import { nextId } from "../db/ids";
+import { counterKey, pad, userPk } from "../db/keys";
+import { assertIfMatch, putIfVersion } from "../db/versioning";
+import { DomainError, notFound } from "../errors";
+import { checkWebhookUrl } from "./url-guard";
+
+/**
+ * Webhook endpoints: where a user's events are POSTed (docs/events.md). At most MAX_ENDPOINTS per
+ * user, counted by a per-user counter that each create and delete changes in the endpoint's own
+ * transaction, so concurrent creates can never pass the limit.
+ *
+ * The signing secret must be readable to sign each delivery, so it is stored as is, not hashed: it
+ * lives only in the table (encrypted at rest by DynamoDB, readable only by the functions that link
+ * the table), is shown once (the create response) and never appears in lists, logs or errors.
+ */
+export const MAX_ENDPOINTS = 10;
+const SK_PREFIX = "WEBHOOK_ENDPOINT#";
+const ACTIVE_COUNTER = "webhookEndpointsActive";
+
+export interface WebhookEndpoint {
+  id: number;
+  url: string;
+  /** Event types, or ["*"] for all. */
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  createdAt: string;
+}
+
+export interface WebhookEndpointItem extends WebhookEndpoint {
+  pk: string;
+  sk: string;
+  userId: string;
+  secret: string;
+  updatedAt: string;
+  version: number;
+}
+
+export const endpointKey = (userId: string, id: number) => ({ pk: userPk(userId), sk: `${SK_PREFIX}${pad(id)}` });
+
+export const toWebhookEndpoint = (item: WebhookEndpointItem): WebhookEndpoint => ({
+  id: item.id,
+  url: item.url,
+  events: item.events,
+  description: item.description ?? null,
+  enabled: item.enabled,
+  createdAt: item.createdAt,
+});
+
+export const subscribes = (endpoint: Pick<WebhookEndpoint, "events" | "enabled">, type: string): boolean =>
+  endpoint.enabled && (endpoint.events.includes("*") || endpoint.events.includes(type));
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+const policyOf = (deps: Pick<Deps, "webhookPolicy">) => deps.webhookPolicy ?? { allowPrivate: false };
+
+/** `whsec_` + base64 of 32 random bytes, the Standard Webhooks secret format. */
+const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+export async function createEndpoint(ctx: Ctx, input: EndpointInput): Promise<WebhookEndpointItem> {
+  await checkWebhookUrl(input.url, policyOf(ctx));
+  const id = await nextId(ctx.db, ctx.userId, "webhookEndpoint");
+  const now = nowIso(ctx);
+  const item: WebhookEndpointItem = {
+    ...endpointKey(ctx.userId, id),
+    userId: ctx.userId,
+    id,
+    url: input.url,
+    events: [...new Set(input.events)],
+    description: input.description ?? null,
+    enabled: true,
+    secret: newSecret(),
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  await commit(ctx, [
+    {
+      op: {
+        Update: {
+          TableName: ctx.db.table,
+          Key: counterKey(ctx.userId, ACTIVE_COUNTER),
+          UpdateExpression: "ADD active :one",
+          ConditionExpression: "attribute_not_exists(active) OR active < :max",
+          ExpressionAttributeValues: { ":one": 1, ":max": MAX_ENDPOINTS },
+        },
+      },
+      onConditionFailed: () => new DomainError("limit_exceeded", `at most ${MAX_ENDPOINTS} webhook endpoints per account`),
+    },
+    { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
+  ], item);
+  return item;
+}
+
+/** Every endpoint of a user (at most MAX_ENDPOINTS: one query page), oldest first. */
+export async function listEndpoints(deps: Pick<Deps, "db">, userId: string): Promise<WebhookEndpointItem[]> {
+  const out = await deps.db.doc.send(new QueryCommand({
+    TableName: deps.db.table,
+    KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
+    ExpressionAttributeValues: { ":p": userPk(userId), ":s": SK_PREFIX },
+  }));
+  return (out.Items ?? []) as WebhookEndpointItem[];
+}
+
+export async function findEndpoint(deps: Pick<Deps, "db">, userId: string, id: number): Promise<WebhookEndpointItem | undefined> {
+  const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: endpointKey(userId, id) }));
+  return out.Item as WebhookEndpointItem | undefined;
+}
+
+export async function getEndpoint(ctx: Ctx, id: number): Promise<WebhookEndpointItem> {
+  const item = await findEndpoint(ctx, ctx.userId, id);
+  if (!item) throw notFound("webhook endpoint", id);
+  return item;
+}
+
+export async function updateEndpoint(ctx: Ctx, id: number, patch: EndpointPatch, ifMatch?: string): Promise<WebhookEndpointItem> {
+  const current = await getEndpoint(ctx, id);
+  assertIfMatch(ifMatch, current.version);
+  if (patch.url !== undefined && patch.url !== current.url) await checkWebhookUrl(patch.url, policyOf(ctx));
+  const next: WebhookEndpointItem = {
+    ...current,
+    ...patch,
+    events: patch.events ? [...new Set(patch.events)] : current.events,
+    updatedAt: nowIso(ctx),
+    version: current.version + 1,
+  };
+  await commit(ctx, [{
+    op: putIfVersion(ctx.db.table, next, current.version),
+    onConditionFailed: (old) =>
+      old ? new DomainError("precondition_failed", "the endpoint was changed concurrently; fetch it and retry") : notFound("webhook endpoint", id),
+  }], next);
+  return next;
+}
+
+export async function deleteEndpoint(ctx: Ctx, id: number): Promise<void> {
+  await commit(ctx, [
+    {
+      op: { Delete: { TableName: ctx.db.table, Key: endpointKey(ctx.userId, id), ConditionExpression: "attribute_exists(pk)" } },
+      onConditionFailed: () => notFound("webhook endpoint", id),
+    },
+    {
+      op: {
+        Update: {
+          TableName: ctx.db.table,
+          Key: counterKey(ctx.userId, ACTIVE_COUNTER),
+          UpdateExpression: "ADD active :minus",
+          ExpressionAttributeValues: { ":minus": -1 },
+        },
+      },
+    },
+  ]);
+}

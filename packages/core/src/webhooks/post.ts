@@ -1,0 +1,64 @@
+import { request as httpRequest, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import { checkWebhookUrl, type UrlPolicy } from "./url-guard";
+
+/**
+ * One webhook POST: the URL is checked (form and every resolved address, see url-guard.ts) and the
+ * connection goes to the address just checked, never to a second DNS answer. The whole attempt
+ * (connect, send, answer) has `timeoutMs`; the answer's body is read and dropped (at most 64 KiB).
+ */
+export interface PostOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  /** Why it failed, in words safe to show the endpoint's owner (no secret, no body). */
+  error: string | null;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, policy: UrlPolicy & { timeoutMs: number }): Promise<PostOutcome> {
+  let checked;
+  try {
+    checked = await checkWebhookUrl(rawUrl, policy);
+  } catch (error) {
+    return { ok: false, responseStatus: null, error: error instanceof Error ? error.message : "url not allowed" };
+  }
+  const { url, addresses } = checked;
+  const pinned = addresses[0]!;
+  const lookup: LookupFunction = (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const options: RequestOptions = {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "invoicing-webhooks/1" },
+    lookup,
+  };
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<PostOutcome>((resolve) => {
+    let settled = false;
+    const done = (outcome: PostOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      resolve(outcome);
+    };
+    const req = send(url, options, (res) => {
+      let received = 0;
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      const status = res.statusCode ?? 0;
+      const finish = () => done({ ok: status >= 200 && status < 300, responseStatus: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
+      res.on("end", finish);
+      res.on("close", finish);
+      res.on("error", finish);
+    });
+    const timer = setTimeout(() => done({ ok: false, responseStatus: null, error: `no answer within ${policy.timeoutMs} ms` }), policy.timeoutMs);
+    req.on("error", (error: NodeJS.ErrnoException) => done({ ok: false, responseStatus: null, error: `connection failed (${error.code ?? error.name})` }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,124 @@
+import { Hono } from "hono";
+import { etagOf } from "@invoicing/core/db/versioning";
+import { listEvents, toEvent } from "@invoicing/core/events/store";
+import type { EventType, ResourceType } from "@invoicing/core/events/types";
+import { listDeliveries } from "@invoicing/core/webhooks/deliveries";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  toWebhookEndpoint,
+  updateEndpoint,
+} from "@invoicing/core/webhooks/endpoints";
+import type { AppEnv } from "../env";
+import { deleted, describe, list, one } from "../openapi/describe";
+import { pageResponse } from "../pagination";
+import { idParam } from "../params";
+import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";
+import { CreatedWebhookEndpoint, DeliveryResource, EventResource, WebhookEndpointResource } from "../schemas/resources";
+import { ifMatch, jsonBody, listQuery } from "../validators";
+
+const tag = "Events";
+
+/** The activity log and webhook endpoints (docs/events.md). */
+export const events = new Hono<AppEnv>()
+  .get(
+    "/events",
+    describe({
+      operationId: "listEvents",
+      tag,
+      summary: "List events",
+      description: "Newest first; kept 30 days. Derived from the table's change stream: they appear within seconds of the change.",
+      success: list(EventResource, "A page of events, newest first."),
+    }),
+    listQuery(eventListFilters),
+    async (c) => {
+      const { page, type, resourceType, resourceId } = c.req.valid("query");
+      const ctx = c.get("ctx");
+      const filters = { type: type as EventType | undefined, resourceType: resourceType as ResourceType | undefined, resourceId };
+      return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page), page, toEvent);
+    },
+  )
+  .post(
+    "/webhook-endpoints",
+    describe({
+      operationId: "createWebhookEndpoint",
+      tag,
+      summary: "Create a webhook endpoint",
+      description: "The signing `secret` is in this response only. At most 10 endpoints per account.",
+      success: { status: 201, description: "The new endpoint, with its secret.", schema: CreatedWebhookEndpoint, location: true, etag: true },
+      problems: ["webhook_url_not_allowed", "limit_exceeded"],
+    }),
+    jsonBody(createEndpointBody),
+    async (c) => {
+      const item = await createEndpoint(c.get("ctx"), c.req.valid("json"));
+      return c.json({ ...toWebhookEndpoint(item), secret: item.secret }, 201, {
+        Location: `/webhook-endpoints/${item.id}`,
+        ETag: etagOf(item.version),
+        "Cache-Control": "no-store",
+      });
+    },
+  )
+  .get(
+    "/webhook-endpoints",
+    describe({
+      operationId: "listWebhookEndpoints",
+      tag,
+      summary: "List webhook endpoints",
+      description: "Newest first; a short list (at most 10), not paginated; no secrets.",
+      success: list(WebhookEndpointResource, "The account's endpoints."),
+    }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const items = await listEndpoints(ctx, ctx.userId);
+      return c.json(items.sort((a, b) => b.id - a.id).map(toWebhookEndpoint));
+    },
+  )
+  .get(
+    "/webhook-endpoints/:id",
+    describe({ operationId: "getWebhookEndpoint", tag, summary: "Get a webhook endpoint", success: one(WebhookEndpointResource, "The endpoint (no secret).") }),
+    async (c) => {
+      const item = await getEndpoint(c.get("ctx"), idParam(c));
+      return c.json(toWebhookEndpoint(item), 200, { ETag: etagOf(item.version) });
+    },
+  )
+  .patch(
+    "/webhook-endpoints/:id",
+    describe({
+      operationId: "updateWebhookEndpoint",
+      tag,
+      summary: "Update a webhook endpoint",
+      success: one(WebhookEndpointResource, "The updated endpoint."),
+      problems: ["webhook_url_not_allowed"],
+    }),
+    ifMatch,
+    jsonBody(updateEndpointBody),
+    async (c) => {
+      const item = await updateEndpoint(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"]);
+      return c.json(toWebhookEndpoint(item), 200, { ETag: etagOf(item.version) });
+    },
+  )
+  .delete(
+    "/webhook-endpoints/:id",
+    describe({ operationId: "deleteWebhookEndpoint", tag, summary: "Delete a webhook endpoint", success: deleted }),
+    async (c) => {
+      await deleteEndpoint(c.get("ctx"), idParam(c));
+      return c.body(null, 204);
+    },
+  )
+  .get(
+    "/webhook-endpoints/:id/deliveries",
+    describe({
+      operationId: "listWebhookDeliveries",
+      tag,
+      summary: "The endpoint's last 100 delivery attempts",
+      description: "Newest first; a failed attempt names when the next one is due (`nextAttemptAt`, null once given up).",
+      success: list(DeliveryResource, "The last 100 attempts."),
+    }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const endpoint = await getEndpoint(ctx, idParam(c));
+      return c.json(await listDeliveries(ctx, ctx.userId, endpoint.id));
+    },
+  );

@@ -1,0 +1,157 @@
+import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  TrimmedDataAccessException,
+  type _Record,
+} from "@aws-sdk/client-dynamodb-streams";
+import type { Deps } from "@invoicing/core/context";
+import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
+
+/**
+ * The local stand-in for Lambda's stream event source: reads DynamoDB Local's stream of the table
+ * and hands each batch to the SAME handler the Lambda runs (core/src/stream/subscriber.ts), in
+ * Lambda's record shape. Like the event source mapping, it keeps a position per shard and moves it
+ * only past records the handler finished: a record that failed is read again on the next poll.
+ * Positions live in memory: a restart reads the stream from its start (24 hours back), which the
+ * handler's idempotence makes harmless (no event twice, no email twice).
+ */
+export interface StreamReaderOptions {
+  endpoint: string;
+  region?: string;
+  tableName: string;
+  /** The handler; default: the subscriber over `deps`. */
+  handle?: (records: StreamRecord[]) => Promise<Pick<BatchOutcome, "failedSequenceNumber">>;
+}
+
+export interface StreamReader {
+  /** Reads every shard until it has nothing new, feeding the handler; returns the records handled. */
+  drain(): Promise<number>;
+  /** Polls continuously (every `intervalMs` when idle) until the returned stop() is called. */
+  start(intervalMs?: number, log?: (line: string) => void): () => Promise<void>;
+  close(): void;
+}
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+export function createStreamReader(deps: Deps, options: StreamReaderOptions): StreamReader {
+  const region = options.region ?? "local";
+  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region, credentials });
+  const dynamo = new DynamoDBClient({ endpoint: options.endpoint, region, credentials });
+  const handle = options.handle ?? ((records) => handleStreamBatch(deps, records));
+  /** Per shard: the last sequence number handled. */
+  const positions = new Map<string, string>();
+  let streamArn: string | undefined;
+
+  async function arn(): Promise<string> {
+    if (streamArn) return streamArn;
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: options.tableName }));
+    if (!Table?.LatestStreamArn) throw new Error(`table ${options.tableName} has no stream`);
+    return (streamArn = Table.LatestStreamArn);
+  }
+
+  async function shardIds(): Promise<string[]> {
+    const ids: string[] = [];
+    let start: string | undefined;
+    do {
+      const out = await streams.send(new DescribeStreamCommand({ StreamArn: await arn(), ExclusiveStartShardId: start }));
+      for (const shard of out.StreamDescription?.Shards ?? []) if (shard.ShardId) ids.push(shard.ShardId);
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    return ids;
+  }
+
+  async function iterator(shardId: string): Promise<string | undefined> {
+    const after = positions.get(shardId);
+    const out = await streams.send(new GetShardIteratorCommand({
+      StreamArn: await arn(),
+      ShardId: shardId,
+      ...(after ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after } : { ShardIteratorType: "TRIM_HORIZON" }),
+    }));
+    return out.ShardIterator;
+  }
+
+  /** Reads one shard from its position until it has nothing new or a record fails. */
+  async function drainShard(shardId: string): Promise<number> {
+    let handled = 0;
+    let it = await iterator(shardId);
+    while (it) {
+      let out;
+      try {
+        out = await streams.send(new GetRecordsCommand({ ShardIterator: it, Limit: 100 }));
+      } catch (error) {
+        if (error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException) {
+          it = await iterator(shardId);
+          continue;
+        }
+        throw error;
+      }
+      const records = (out.Records ?? []).map(toLambdaRecord);
+      if (records.length === 0) break;
+      const { failedSequenceNumber } = await handle(records);
+      const done = failedSequenceNumber === undefined ? records : records.slice(0, records.findIndex((r) => r.dynamodb?.SequenceNumber === failedSequenceNumber));
+      const last = done[done.length - 1]?.dynamodb?.SequenceNumber;
+      if (last) positions.set(shardId, last);
+      handled += done.length;
+      if (failedSequenceNumber !== undefined) break; // read again from there on the next drain
+      it = out.NextShardIterator;
+    }
+    return handled;
+  }
+
+  const reader: StreamReader = {
+    async drain() {
+      let total = 0;
+      for (const shardId of await shardIds()) total += await drainShard(shardId);
+      return total;
+    },
+    start(intervalMs = 500, log = () => {}) {
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      let running: Promise<void> | undefined;
+      const tick = () => {
+        running = reader
+          .drain()
+          .then(() => undefined, (error: unknown) => log(`stream read failed: ${error instanceof Error ? error.message : String(error)}`))
+          .finally(() => {
+            running = undefined;
+            if (!stopped) timer = setTimeout(tick, intervalMs);
+          });
+      };
+      tick();
+      return async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await running;
+      };
+    },
+    close() {
+      streams.destroy();
+      dynamo.destroy();
+    },
+  };
+  return reader;
+}
+
+/**
+ * A GetRecords record in the shape Lambda's DynamoDB Streams event gives: the same fields, with
+ * ApproximateCreationDateTime as epoch seconds (the SDK parses it into a Date).
+ */
+export function toLambdaRecord(record: _Record): StreamRecord {
+  const d = record.dynamodb;
+  const created = d?.ApproximateCreationDateTime;
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName,
+    dynamodb: {
+      Keys: d?.Keys as never,
+      NewImage: d?.NewImage as never,
+      OldImage: d?.OldImage as never,
+      SequenceNumber: d?.SequenceNumber,
+      ApproximateCreationDateTime: created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
+    },
+  };
+}
