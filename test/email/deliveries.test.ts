@@ -27,6 +27,7 @@ it("lists the latest emails newest first, a bounced one as bounced with SES's bo
   await sendOne();
   env.clock.advance(60_000);
   await sendOne();
+  await env.drainStream(); // delivery is the stream subscriber's
 
   const before = await alice.call("GET", "/email-deliveries");
   expect(before.status).toBe(200);
