@@ -77,8 +77,8 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
     const declared = functionsOf(infra).map((fn) => ({ id: fn.id, handler: fn.handler, runtime: fn.runtime, nodejs: fn.nodejs }));
     const runtime = declared[0]?.runtime ?? "nodejs22.x";
     const extra = [
-      { id: "Baseline", handler: "bench/baseline/handler.handler", runtime },
-      { id: "Api projection (no Stripe, no SES)", handler: "bench/projection/api-without-sdks.handler", runtime },
+      { id: "Baseline", handler: "bench/baseline/handler.handler", runtime, nodejs: declared[0]?.nodejs },
+      { id: "Api projection (no Stripe, no SES)", handler: "bench/projection/api-without-sdks.handler", runtime, nodejs: declared[0]?.nodejs },
     ];
     const built = await bundleFunctions([...extra, ...declared], outdir);
     const baseline = built.find((b) => b.id === "Baseline")!;

@@ -82,7 +82,12 @@ const defaultLinks = {
     properties: { arn: c.arn },
     include: [permission({ actions: ["sns:*"], resources: [c.arn] })],
   }),
-  "sst.aws.Function": (c) => ({ properties: { name: c.functionName, url: c.url } }),
+  // A function's URL exists only with `url` set (SST links urlEndpoint, undefined otherwise).
+  "sst.aws.Function": (c) => ({ properties: { name: c.functionName, ...(c.args.url ? { url: c.url } : {}) } }),
+  "sst.aws.Bus": (c) => ({
+    properties: { name: c.name, arn: c.arn },
+    include: [permission({ actions: ["events:*"], resources: [c.arn] })],
+  }),
   "sst.sst.Secret": (c) => ({ properties: { value: c.args.placeholder } }),
   "sst.sst.Linkable": (c) => c.args,
 };
