@@ -3,8 +3,8 @@ import { deriveEvents, kindOf } from "@invoicing/core/events/derive";
 
 /**
  * Event derivation from before/after images, the items shaped as the table stores them. Payments
- * are items `INVOICE#<id>#PAYMENT#<id>` under their invoice, written in the same transaction as the
- * invoice's `amountPaid` change: each side gives its own event.
+ * are items `PAYMENT#<invoice id>#<payment id>` beside their invoice, written in the same
+ * transaction as the invoice's `amountPaid` change: each side gives its own event.
  */
 const pk = "USER#u1";
 const invoice = (over: Record<string, unknown> = {}) => ({
@@ -12,7 +12,7 @@ const invoice = (over: Record<string, unknown> = {}) => ({
   lineItems: [], createdAt: "2026-11-22T09:30:00.000Z", updatedAt: "2026-11-22T09:30:00.000Z", ...over,
 });
 const payment = (over: Record<string, unknown> = {}) => ({
-  pk, sk: "INVOICE#0000000007#PAYMENT#0000000002", id: 2, amount: "40.00", paymentMethod: "cash", paidAt: "2026-11-22T10:00:00.000Z",
+  pk, sk: "PAYMENT#0000000007#0000000002", id: 2, amount: "40.00", paymentMethod: "cash", paidAt: "2026-11-22T10:00:00.000Z",
   reference: null, source: "manual", status: "succeeded", refundedAmount: "0.00", createdAt: "2026-11-22T10:00:00.000Z", ...over,
 });
 const types = (change: "INSERT" | "MODIFY" | "REMOVE", before?: Record<string, unknown>, after?: Record<string, unknown>) =>

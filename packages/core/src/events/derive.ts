@@ -41,10 +41,12 @@ interface Kind {
 /** The resource an item is, from its key; undefined for every internal record. */
 export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
   if (typeof pk !== "string" || !pk.startsWith("USER#") || typeof sk !== "string") return undefined;
-  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)(?:#PAYMENT#(\d+))?$/.exec(sk);
+  // A payment: PAYMENT#<invoice id>#<payment id> (payments/model.ts).
+  const payment = /^PAYMENT#\d+#(\d+)$/.exec(sk);
+  if (payment) return { resourceType: "payment", id: Number(payment[1]) };
+  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)$/.exec(sk);
   if (!match) return undefined;
-  const [, kind, id, paymentId] = match;
-  if (paymentId !== undefined) return kind === "INVOICE" ? { resourceType: "payment", id: Number(paymentId) } : undefined;
+  const [, kind, id] = match;
   const types = { CLIENT: "client", INVOICE: "invoice", ESTIMATE: "estimate", SCHEDULE: "recurring_schedule" } as const;
   return { resourceType: types[kind as keyof typeof types], id: Number(id) };
 }
@@ -62,7 +64,7 @@ const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>>
   // A payment's id is counted within its invoice, so the event names the invoice too.
   payment: (item) => ({
     ...toResource<Record<string, unknown>>(item, PAYMENT_FIELDS),
-    invoiceId: Number(/^INVOICE#(\d+)#/.exec(String(item.sk))?.[1]),
+    invoiceId: Number(/^PAYMENT#(\d+)#/.exec(String(item.sk))?.[1]),
   }),
 };
 
