@@ -92,7 +92,7 @@ export const pathId = v.pipe(
   v.check((n) => Number.isSafeInteger(n), "must be a positive integer"),
 );
 
-/** Pagination (API.md section 4). Query values are strings. */
+/** Pagination. Query values are strings. */
 const intParam = (min: number, max: number) =>
   v.pipe(v.string(), v.regex(/^\d{1,9}$/, "must be an integer"), v.transform(Number), v.minValue(min), v.maxValue(max));
 export const pagination = {
