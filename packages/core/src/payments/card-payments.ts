@@ -7,7 +7,7 @@ import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
 import { afterSettled, paymentWrite } from "./payments";
-import { amountDueCents, invoiceWrite, PAYABLE, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import { amountDueCents, invoiceWrite, PAYABLE, Raced, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of
@@ -51,7 +51,7 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
       // way the invoice is written conditioned on the version read, so a concurrent change makes
       // us decide again.
       const next = reason
-        ? { ...invoice, version: invoice.version + 1 }
+        ? { ...invoice }
         : settledInvoice(ctx, invoice, event.amountCents!, {
             paidAt: event.occurredAt,
             paymentMethod: "card",
@@ -62,7 +62,7 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
       const writes: Write[] = [
         markerWrite(ctx, payment, event),
         paymentWrite(ctx, payment),
-        invoiceWrite(ctx, next, invoice.version),
+        reason ? paymentIdWrite(ctx, invoice, next.nextPaymentId!) : invoiceWrite(ctx, next, invoice.version),
       ];
       await commit(ctx, writes);
       return { before: invoice, after: next, outcome: reason ? ("needs_refund" as const) : ("applied" as const) };
@@ -137,6 +137,27 @@ function markerWrite(ctx: Ctx, payment: PaymentItem, event: CheckoutPaidEvent): 
       },
     },
     onConditionFailed: () => new Duplicate(),
+  };
+}
+
+/**
+ * Money the invoice does not take changes nothing of the invoice resource: only the payment id is
+ * taken (no new version, so no invoice event). Conditioned on the version read, so the decision
+ * stands on the invoice as it is.
+ */
+function paymentIdWrite(ctx: Ctx, invoice: InvoiceItem, nextPaymentId: number): Write {
+  return {
+    op: {
+      Update: {
+        TableName: ctx.db.table,
+        Key: { pk: invoice.pk, sk: invoice.sk },
+        UpdateExpression: "SET nextPaymentId = :next",
+        ConditionExpression: "#version = :v",
+        ExpressionAttributeNames: { "#version": "version" },
+        ExpressionAttributeValues: { ":next": nextPaymentId, ":v": invoice.version },
+      },
+    },
+    onConditionFailed: () => new Raced(),
   };
 }
 
