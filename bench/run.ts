@@ -1,6 +1,6 @@
-import "../packages/local/src/quiet-sdk";
+import "@invoicing/local/quiet-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startDynamoLocal } from "../packages/local/src/dynamo";
+import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { measureCalls } from "./calls";
 import { measureInit } from "./init";
 import { measureJobs } from "./jobs";

@@ -5,7 +5,7 @@ import { createDb } from "@invoicing/core/db/client";
 import { attachMeter, type Meter } from "@invoicing/core/db/metering";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
-import { ensureTable } from "../packages/local/src/bootstrap";
+import { ensureTable } from "@invoicing/local/bootstrap";
 
 /** A fresh table in the bench's DynamoDB Local, the real app over it, metered, with a settable clock. */
 export interface World {

@@ -59,3 +59,6 @@ const pdfFunction = {
 };
 api.route("ANY /invoices/{id}/pdf", pdfFunction);
 api.route("ANY /public/invoices/{token}/pdf", pdfFunction);
+// E-invoices: Factur-X is the invoice PDF with its XML attached, so they are documents too.
+api.route("ANY /invoices/{id}/e-invoice", pdfFunction);
+api.route("ANY /public/invoices/{token}/e-invoice", pdfFunction);

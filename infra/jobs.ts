@@ -5,7 +5,7 @@ import { stripeSecretKey } from "./secrets";
 import { table } from "./storage";
 
 /**
- * The scheduled jobs (API.md section 10): one EventBridge Scheduler schedule (CronV2) and one small
+ * The scheduled jobs: one EventBridge Scheduler schedule (CronV2) and one small
  * Lambda each, calling the same core job as `npm run jobs`. A job works only on what is due (the
  * byDue index) and is safe to run twice or concurrently, so a late or repeated run is harmless and a
  * failed one is caught up by the next.

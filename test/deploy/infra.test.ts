@@ -161,10 +161,13 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but the PDFs, which have their own function", () => {
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf"]);
+  it("routes everything to the app ($default) but the PDFs and e-invoices, which have their own function", () => {
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual([
+      "$default", "ANY /invoices/{id}/pdf", "ANY /public/invoices/{token}/pdf",
+      "ANY /invoices/{id}/e-invoice", "ANY /public/invoices/{token}/e-invoice",
+    ]);
     const pdf = functionsOf(production).filter((fn) => fn.trigger.kind === "api" && fn.trigger.route !== "$default");
-    expect(pdf.map((fn) => fn.handler)).toEqual(["packages/functions/src/pdf-api.handler", "packages/functions/src/pdf-api.handler"]);
+    expect(pdf.map((fn) => fn.handler)).toEqual(Array(4).fill("packages/functions/src/pdf-api.handler"));
     expect(apiFunction(production).handler).toBe("packages/functions/src/api.handler");
   });
 
@@ -296,6 +299,10 @@ describe("IAM: the statements each function's role gets from its links", () => {
               conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["billing@example.com"] }],
             }]
           : []),
+        // The stream subscriber puts events on this stage's bus, and only there.
+        ...(linkNames(fn).includes("Bus")
+          ? [{ actions: ["events:*"], resources: [`arn:aws:events:us-east-1:123456789012:event-bus/invoicing-${stage}-BusBus`] }]
+          : []),
       ]);
       // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
       for (const statement of statements) {
@@ -307,7 +314,9 @@ describe("IAM: the statements each function's role gets from its links", () => {
 
   it("a domain sender may send from any of its addresses, and nothing else", async () => {
     const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
-    const ses = linkPermissions(apiFunction(domain)).find((s) => s.actions.includes("ses:SendEmail"));
+    // The stream subscriber delivers every email (the API only queues them).
+    const subscriber = functionsOf(domain).find((fn) => fn.trigger.kind === "stream")!;
+    const ses = linkPermissions(subscriber).find((s) => s.actions.includes("ses:SendEmail"));
     expect(ses?.conditions).toEqual([{ test: "StringLike", variable: "ses:FromAddress", values: ["*@example.com"] }]);
   });
 

@@ -177,7 +177,7 @@ export function httpApiResponse(result: InvokeResult) {
   const response = result.value as APIGatewayProxyStructuredResultV2;
   const text = response.isBase64Encoded ? Buffer.from(response.body ?? "", "base64").toString() : (response.body ?? "");
   const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape
+  let body: any; // JSON of any shape
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

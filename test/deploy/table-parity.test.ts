@@ -6,7 +6,7 @@ import {
   type TableDescription,
 } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { ensureTable } from "../../packages/local/src/bootstrap";
+import { ensureTable } from "@invoicing/local/bootstrap";
 import { componentsOf, evaluateInfra } from "../../scripts/infra.mjs";
 
 /**

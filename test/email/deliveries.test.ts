@@ -23,6 +23,7 @@ it("lists the latest emails newest first, a bounced one as bounced with SES's bo
     const draft = await alice.call("POST", "/invoices", { clientId: client.body.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
     await alice.call("POST", `/invoices/${draft.body.id}/finalize`);
     expect((await alice.call("POST", `/invoices/${draft.body.id}/send`)).status).toBe(200);
+    await env.drainStream(); // the stream subscriber delivers the queued email
   };
   await sendOne();
   env.clock.advance(60_000);

@@ -2,14 +2,14 @@ import { describe, expect, it, vi } from "vitest";
 import type { Deps } from "@invoicing/core/context";
 import type { Db } from "@invoicing/core/db/client";
 import { jobs } from "@invoicing/core/jobs/all";
-import { runJobs } from "../../packages/local/src/ticker";
+import { runJobs } from "@invoicing/local/ticker";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 // Many requests per test through one shared DynamoDB Local on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
 /**
- * The `expire-estimates` job (API.md sections 7 and 10): a sent estimate whose validUntil is earlier
+ * The `expire-estimates` job: a sent estimate whose validUntil is earlier
  * than now becomes expired; it reads only what is due and is safe to run twice. Each test has its
  * own table, so the job's counts are exact.
  */

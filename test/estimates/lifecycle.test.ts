@@ -4,7 +4,7 @@ import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../su
 // Many requests per test through one shared DynamoDB Local on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
 
-/** Estimates over HTTP (API.md section 7): the resource, its lifecycle, edits and every 422. */
+/** Estimates over HTTP: the resource, its lifecycle, edits and every 422. */
 
 let env: TestEnv;
 let alice: TestUser;
@@ -29,7 +29,7 @@ async function newClient(user: TestUser, fields: Record<string, unknown> = {}): 
 async function newEstimate(user: TestUser, body: Record<string, unknown>) {
   const res = await user.call("POST", "/estimates", body);
   expect(res.status, res.text).toBe(201);
-  return res.body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return res.body as Record<string, any>;
 }
 
 async function estimateIn(status: "draft" | "sent" | "accepted" | "declined" | "converted" | "expired", clientId = acme) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createDb } from "@invoicing/core/db/client";
-import { createStreamReader } from "../../packages/local/src/stream-reader";
+import { createStreamReader } from "@invoicing/local/stream-reader";
 import { newClient, ok } from "../invoices/fixtures";
 import { createTestEnv, type TestEnv } from "../support/env";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy";

@@ -12,7 +12,7 @@ export interface Gate {
   remove(): void;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- command inputs of every shape
+// command inputs of every shape
 export type CommandMatcher = (command: string, input: any) => boolean;
 
 let gates = 0;
@@ -41,7 +41,6 @@ export function gate(db: Db, matches: CommandMatcher): Gate {
 /** The transaction that carries a change together with its idempotency record. */
 export const effectTransaction: CommandMatcher = (command, input) =>
   command === "TransactWriteItemsCommand" &&
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   input.TransactItems.some((item: any) => String(item.Update?.Key?.sk ?? "").startsWith("IDEMPOTENCY#"));
 
 /** The write that stores the response once the change is done. */

@@ -3,7 +3,7 @@ import { createTestEnv, expectProblem, type TestEnv, type TestResponse, type Tes
 import { invoiceIn, line, newClient, newInvoice, ok } from "./fixtures";
 
 /**
- * API.md section 6 "Concurrency": each transition happens at most once; N concurrent identical
+ * Concurrency: each transition happens at most once; N concurrent identical
  * actions on one invoice give exactly one 200 and N − 1 invalid_transition. Edits racing each other
  * or a finalize are never lost and never half-applied; client reference counts stay exact.
  */

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { invoiceIn, line, newClient, newInvoice, ok, type Status } from "./fixtures";
 
-/** PATCH and DELETE /invoices/{id} (API.md section 6; If-Match and error order from section 1). */
+/** PATCH and DELETE /invoices/{id} (If-Match and error order from section 1). */
 
 let env: TestEnv;
 let alice: TestUser;

@@ -12,7 +12,7 @@ export const line = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** Every field of the Invoice resource: seed section 2.1 plus API.md section 6's four. */
+/** Every field of the Invoice resource: as the API lists it. */
 export const INVOICE_FIELDS = [
   "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue", "notes",
   "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail", "lineItems",

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { newClient, newInvoice, ok } from "./fixtures";
 
-/** GET /invoices: filters by status and client, newest first, pagination (API.md sections 4 and 6). */
+/** GET /invoices: filters by status and client, newest first, pagination. */
 
 let env: TestEnv;
 let alice: TestUser;

@@ -9,7 +9,7 @@ import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { line, newClient, newInvoice, ok } from "./fixtures";
 
 /**
- * The `overdue` job (API.md sections 6 and 10): a sent invoice whose dueDate is earlier than now
+ * The `overdue` job: a sent invoice whose dueDate is earlier than now
  * becomes overdue, exactly once, and the job's reads grow with the invoices due, not with the
  * table. Reads are counted with an SDK middleware on the real client (db/metering.ts): the items
  * every Query scanned, every GetItem and BatchGetItem returned.

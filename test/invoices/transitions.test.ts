@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { invoiceIn, line, newClient, newInvoice, ok, type Status } from "./fixtures";
 
-/** finalize, send, mark-paid, void (API.md section 6), client references, tenancy. */
+/** finalize, send, mark-paid, void, client references, tenancy. */
 
 let env: TestEnv;
 let alice: TestUser;

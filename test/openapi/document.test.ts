@@ -71,6 +71,7 @@ describe("GET /openapi.json", () => {
       new Set([
         "/health", "/openapi.json", "/docs", "/webhooks/card-processor", "/public/invoices/{publicToken}",
         "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}",
+        "/public/invoices/{publicToken}/e-invoice",
       ]),
     );
   });
@@ -104,7 +105,10 @@ describe("GET /openapi.json", () => {
   it("types every branch of every anyOf/oneOf and every enum, so generated clients get no `unknown`", () => {
     const untyped: string[] = [];
     const walk = (node: unknown, at: string): void => {
-      if (Array.isArray(node)) return node.forEach((x, i) => walk(x, `${at}/${i}`));
+      if (Array.isArray(node)) {
+        for (const [i, x] of node.entries()) walk(x, `${at}/${i}`);
+        return;
+      }
       if (node === null || typeof node !== "object") return;
       const n = node as Json;
       for (const key of ["anyOf", "oneOf"]) {

@@ -18,7 +18,7 @@ let env: TestEnv;
 let alice: TestUser;
 let server: ServerType;
 let upstream: string;
-let document: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a JSON document
+let document: Record<string, any>; // a JSON document
 const prisms: Prism[] = [];
 
 beforeAll(async () => {

@@ -15,7 +15,7 @@ export interface Endpoint {
   path: string;
   /** The path's first parameter (`id`, `token`), if any. A second one (`paymentId`) is filled with 1. */
   param?: string;
-  /** Whether it needs an API key (API.md section 2). */
+  /** Whether it needs an API key. */
   authenticated: boolean;
 }
 

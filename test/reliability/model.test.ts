@@ -9,7 +9,7 @@ import { RUNS, chaos, createFaultyEnv, problemShape, prng, type FaultyEnv } from
 
 /**
  * Model-based test: random sequences of invoice operations run against the app and against a tiny
- * reference model of API.md sections 6 and 14 (the state machine, gapless numbering, exact money,
+ * reference model of the invoice and payment API (the state machine, gapless numbering, exact money,
  * payments: partial, complete, deleted). After every step status codes, error codes, states and
  * amounts agree; at the end every invoice's payments are the model's, none lost or doubled, and
  * amountPaid is their sum.
@@ -304,7 +304,7 @@ class Patch extends OnInvoice {
     return r.call("PATCH", `/invoices/${id}`, { lineItems: this.lines }, headers);
   };
   rule = (invoice: ModelInvoice): Verdict => {
-    // API.md section 1: 412 ranks before 422.
+    // 412 ranks before 422.
     if (this.ifMatch === "stale") return { status: 412, code: "precondition_failed" };
     if (invoice.status !== "draft") return { status: 422, code: "invoice_not_editable" };
     return { status: 200, apply: () => void Object.assign(invoice, { lines: this.lines, version: invoice.version + 1 }) };
@@ -332,7 +332,7 @@ class Finalize extends OnInvoice {
   }
 }
 
-/** A transition `from` → `to` (API.md section 6), one version step. */
+/** A transition `from` → `to`, one version step. */
 const step = (invoice: ModelInvoice, from: (s: Status) => boolean, to: Partial<ModelInvoice>): Verdict =>
   !from(invoice.status)
     ? { status: 422, code: "invalid_transition" }

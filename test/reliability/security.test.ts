@@ -34,7 +34,7 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function sentInvoice(user: TestUser): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function sentInvoice(user: TestUser): Promise<Record<string, any>> {
   const clientId = (await user.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;
   const created = await user.call("POST", "/invoices", { clientId, lineItems: [line] });
   expect((await user.call("POST", `/invoices/${created.body.id}/finalize`)).status).toBe(200);
@@ -139,7 +139,7 @@ describe("no key, token or secret in logs or error bodies", () => {
       }
       expect(bodies.filter((b) => b.status === 503).length).toBeGreaterThanOrEqual(3);
     } finally {
-      spies.forEach((spy) => spy.mockRestore());
+      for (const spy of spies) spy.mockRestore();
     }
 
     expect(lines.length, "the scenario logs something (503s and Stripe failures do)").toBeGreaterThan(0);

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, isReachable } from "../../packages/local/src/dynamo";
+import { freePort, isReachable } from "@invoicing/local/dynamo";
 import { RUNS } from "./harness";
 
 /**
- * Graceful local shutdown (API.md section 10: "Stops cleanly on SIGINT/SIGTERM"): the command of
+ * Graceful local shutdown ("Stops cleanly on SIGINT/SIGTERM"): the command of
  * package.json's `start` script (run as npm would, minus npm and its shell: a signal sent to npm
  * does not reach its script's process), its own DynamoDB Local persisted under a temporary
  * DATA_DIR, a stream of POST /clients, SIGTERM in the middle of it. Every 201 it gave must be

@@ -6,7 +6,7 @@ import { RUNS, partition } from "./harness";
 import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, pathOf, type Fixtures } from "./endpoints";
 
 /**
- * Tenancy (API.md section 2): another user's id is 404 on every endpoint, exactly like an id that
+ * Tenancy: another user's id is 404 on every endpoint, exactly like an id that
  * does not exist, and changes nothing; lists and cursors never show another user's records.
  * Endpoints come from app.routes, so new ones are checked as they land.
  *

@@ -9,7 +9,7 @@ import { addDays } from "@invoicing/core/time";
 import { createTestEnv, type TestEnv } from "../support/env";
 
 /**
- * API.md section 10 end to end: `npm run jobs -- reminders --now <time>` (the command line itself,
+ * The jobs command line end to end: `npm run jobs -- reminders --now <time>` (the command line itself,
  * in its own process, on the same DynamoDB) at successive times sends each reminder once, as an
  * .eml file under <DATA_DIR>/outbox/.
  */

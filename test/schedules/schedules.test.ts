@@ -3,7 +3,7 @@ import { jobs } from "@invoicing/core/jobs/all";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 /**
- * The recurring schedule resource over HTTP (API.md section 8): create, read, list, edit, delete,
+ * The recurring schedule resource over HTTP: create, read, list, edit, delete,
  * pause / resume / cancel, and every input rule. The job's own behaviour is in recurring-job.test.ts.
  */
 let env: TestEnv;
@@ -40,7 +40,7 @@ async function invoicesOf(user: TestUser, scheduleId: number) {
   expect(res.status).toBe(200);
   return (res.body as { recurringScheduleId: number | null; id: number }[])
     .filter((inv) => inv.recurringScheduleId === scheduleId)
-    .sort((a, b) => a.id - b.id) as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    .sort((a, b) => a.id - b.id) as any[];
 }
 
 describe("POST /recurring-schedules", () => {

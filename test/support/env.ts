@@ -10,8 +10,8 @@ import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
-import { ensureTable } from "../../packages/local/src/bootstrap";
-import { createStreamReader, type StreamReader } from "../../packages/local/src/stream-reader";
+import { ensureTable } from "@invoicing/local/bootstrap";
+import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
 
 /**
  * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
@@ -47,7 +47,7 @@ export interface TestUser {
 export interface TestResponse {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any shape
+  body: any; // JSON of any shape
   text: string;
 }
 
@@ -120,7 +120,7 @@ export async function request(
   }
   const res = await app.request(`http://localhost${path}`, init);
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -22,7 +22,7 @@ export type FaultKind = "throttle" | "provisioned" | "server-error" | "conflict"
 export const FAULT_KINDS: readonly FaultKind[] = ["throttle", "provisioned", "server-error", "conflict", "timeout-after-write", "reset-after-write"];
 
 /** The DynamoDB operation (`TransactWriteItems`, `PutItem`, …) and its JSON body (wire format). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- DynamoDB wire JSON of every shape
+// DynamoDB wire JSON of every shape
 export type RequestMatcher = (operation: string, body: any) => boolean;
 
 export interface FaultRule {
@@ -101,7 +101,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
       const operation = String(req.headers["x-amz-target"] ?? "").split(".").pop() ?? "";
-      let body: unknown = undefined;
+      let body: unknown;
       try {
         body = JSON.parse(raw.toString("utf8"));
       } catch {

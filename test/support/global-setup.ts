@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startDynamoLocal } from "../../packages/local/src/dynamo";
+import { startDynamoLocal } from "@invoicing/local/dynamo";
 
 /**
  * One in-memory DynamoDB Local for the whole run (the real emulator, never an SDK mock); each test

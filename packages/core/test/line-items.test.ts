@@ -4,7 +4,7 @@ import { buildLineItems, computeTotals, copyLineItems, nextLineId, type LineItem
 import { formatScaled } from "../src/money/decimal";
 import { decimalString, exactScaled, referenceRound, scaledDigits } from "./money-reference";
 
-/** Line items and totals (API.md section 1: amount, lineTax, subtotal, taxTotal, total). */
+/** Line items and totals (amount, lineTax, subtotal, taxTotal, total). */
 
 /** Line inputs within the API's limits (quantity ≤ 1000000 is covered at its edge below). */
 const lineInput = fc.record({

@@ -19,7 +19,7 @@ import {
 import { decimalString, exactScaled, referenceRound, scaledDigits } from "./money-reference";
 
 /**
- * The money laws of API.md section 1, checked against a reference that shares no code with the
+ * The money laws of the API (exact decimals, half away from zero), checked against a reference that shares no code with the
  * implementation: amounts are rebuilt from the decimal strings' digits and rounded by looking at
  * the first dropped digit (money-reference.ts).
  */

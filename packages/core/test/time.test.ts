@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDays, parseTimestamp, startOfUtcDay } from "../src/time";
 
-/** Timestamp inputs (API.md section 1): RFC 3339 date-times or YYYY-MM-DD; output ISO UTC with ms. */
+/** Timestamp inputs: RFC 3339 date-times or YYYY-MM-DD; output ISO UTC with ms. */
 describe("parseTimestamp", () => {
   it.each([
     ["2026-11-22T09:30:00Z", "2026-11-22T09:30:00.000Z"],

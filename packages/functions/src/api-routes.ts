@@ -8,7 +8,7 @@ import { events } from "./routes/events";
 import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
-import { publicPages } from "./routes/public";
+import { publicPages } from "./routes/public/routes";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
 import { webhooks } from "./routes/webhooks";

@@ -5,7 +5,7 @@ import { HttpProblem } from "./problems";
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * Reads the request body once, in the order API.md fixes: 413 (too large) → 415 (not JSON) → 400
+ * Reads the request body once, in the API's order: 413 (too large) → 415 (not JSON) → 400
  * (malformed). Routes call it after the route matched, so an unknown route stays a 404 and a wrong
  * method a 405 whatever the body. An absent body reads as `undefined`.
  */
@@ -17,7 +17,11 @@ export async function readRawBody(c: Context<AppEnv>): Promise<string> {
   return text;
 }
 
-/** The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these. */
+/**
+ * The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these.
+ * Not hono's body-limit: that one is a middleware for every request, and it would buffer a body
+ * before auth and routing (401, 404, 405 must win over 413); this counts while the route reads it.
+ */
 export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
   const cached = c.get("bodyBytes");
   if (cached !== undefined) return cached;

@@ -1,4 +1,5 @@
 import type { Ctx, Deps } from "@invoicing/core/context";
+import type { WriteEInvoice } from "./einvoice/response";
 import type { RenderPdf } from "./pdf/response";
 
 /** Hono's per-request variables, typed once for every module. */
@@ -14,5 +15,7 @@ export interface AppEnv {
     bodyBytes?: Uint8Array;
     /** Draws PDFs, in the apps that serve them (pdf/renderer.ts). */
     renderPdf?: RenderPdf;
+    /** Writes e-invoices, in the apps that serve them (einvoice/writer.ts). */
+    writeEInvoice?: WriteEInvoice;
   };
 }

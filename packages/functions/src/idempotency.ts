@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on every POST (API.md section 11): Stripe's semantics over the records of
+ * Idempotency-Key on every POST: Stripe's semantics over the records of
  * core/idempotency/records.ts. docs/idempotency.md has the design and why it is not
  * @aws-lambda-powertools/idempotency.
  *
@@ -31,7 +31,7 @@ import { readJson } from "./body";
 import type { AppEnv } from "./env";
 import { errorToResponse, log, validationProblem } from "./problems";
 
-/** 1–255 visible ASCII characters (API.md section 11). */
+/** 1–255 visible ASCII characters. */
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /** POST routes whose responses are never kept: POST /api-keys shows a secret once. */
@@ -161,7 +161,7 @@ async function runClaimed(c: Context<AppEnv>, next: Next, ctx: Ctx, claim: Claim
 }
 
 /**
- * The key stops this request, but the route's own 400, 404 and 412 come first (API.md section 1):
+ * The key stops this request, but the route's own 400, 404 and 412 come first:
  * the route runs with a hook that refuses the change, and the refusal replaces any answer that
  * ranks after it (409, 422) or a success that changed nothing.
  */
@@ -178,7 +178,7 @@ async function runRefused(c: Context<AppEnv>, next: Next, ctx: Ctx, refusal: Dom
  * The owner died after its change and before storing the response. The change must not run again,
  * so the response is rebuilt from the record the change produced, read through its own GET route
  * (the one place that renders it): 201 with Location when the request created it (POST /clients,
- * /estimates/{id}/convert → an invoice), else 200 — API.md section 1's success codes.
+ * /estimates/{id}/convert → an invoice), else 200 — the API's success codes.
  */
 async function recover(c: Context<AppEnv>, app: SelfFetch, ctx: Ctx, record: KeyRecord): Promise<Response> {
   const path = resourcePath(record.resultRef);

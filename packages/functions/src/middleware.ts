@@ -6,7 +6,11 @@ import { HttpProblem } from "./problems";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** Every response carries X-Request-Id: the caller's when well-formed, else a fresh one. */
+/**
+ * Every response carries X-Request-Id: the caller's when well-formed, else a fresh one. Not hono's
+ * request-id middleware: it accepts `=` and refuses `.`, where the documented shape (and the fuzz
+ * test) is 1–128 of `[A-Za-z0-9._-]`.
+ */
 export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -29,7 +33,7 @@ export const responseHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Content-Type-Options", "nosniff");
 };
 
-/** Paths reachable without an API key (API.md section 2). */
+/** Paths reachable without an API key; the OpenAPI document marks their operations public. */
 const PUBLIC = [/^\/health$/, /^\/public(\/|$)/, /^\/openapi\.json$/, /^\/docs$/, /^\/webhooks\/card-processor$/];
 export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.test(path));
 

@@ -14,6 +14,7 @@ export type ProblemCode =
   | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "e_invoice_incomplete"
   | "internal_error";
 
 const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: string }> = {
@@ -38,6 +39,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   client_email_missing: { status: 422, title: "Client email missing" },
   already_converted: { status: 422, title: "Already converted" },
   idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  e_invoice_incomplete: { status: 422, title: "E-invoice incomplete" },
   webhook_url_not_allowed: { status: 422, title: "Webhook URL not allowed" },
   limit_exceeded: { status: 422, title: "Limit exceeded" },
   overpayment: { status: 422, title: "Overpayment" },
@@ -96,7 +98,8 @@ export function problemResponse(
     detail,
     code,
   };
-  if (code === "validation_error") body.errors = capErrors(errors ?? []);
+  // Problems about fields name each one (an e-invoice's missing data as much as a bad body).
+  if (code === "validation_error" || code === "e_invoice_incomplete") body.errors = capErrors(errors ?? []);
   return new Response(JSON.stringify(body), {
     status,
     headers: { "Content-Type": "application/problem+json", ...headers },

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
+import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "./env";
 import { idempotency } from "./idempotency";
 import { auth, requestId, responseHeaders } from "./middleware";
-import { HttpProblem, errorToResponse, problemResponse } from "./problems";
+import { errorToResponse, problemResponse } from "./problems";
 
 /**
  * A Hono app over some route modules, with the spine every one shares. Middleware order gives
@@ -17,6 +18,17 @@ export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<App
   const app = new Hono<AppEnv>();
   app.use("*", requestId);
   app.use("*", responseHeaders);
+  // A known path with another method: the 404 of no route becomes a 405 with Allow (after auth's 401).
+  app.use(
+    "*",
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        problemResponse(c, "method_not_allowed", `${c.req.method} is not allowed here; use ${methods.join(", ")}`, {
+          Allow: methods.join(", "),
+        }),
+    }),
+  );
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
@@ -27,26 +39,7 @@ export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<App
 
   for (const routes of modules) app.route("/", routes);
 
-  addMethodNotAllowed(app);
   app.notFound((c) => problemResponse(c, "not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => errorToResponse(c, error));
   return app;
-}
-
-/** For every routed path, any other method answers 405 with the Allow header. */
-function addMethodNotAllowed(app: Hono<AppEnv>): void {
-  const methods = new Map<string, Set<string>>();
-  for (const route of app.routes) {
-    if (route.method === "ALL") continue;
-    const set = methods.get(route.path) ?? new Set<string>();
-    set.add(route.method);
-    if (route.method === "GET") set.add("HEAD");
-    methods.set(route.path, set);
-  }
-  for (const [path, allowed] of methods) {
-    const allow = [...allowed].join(", ");
-    app.all(path, (c) => {
-      throw new HttpProblem("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, { Allow: allow });
-    });
-  }
 }

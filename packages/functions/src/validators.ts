@@ -22,7 +22,8 @@ import { validate } from "./validation";
 
 /** The typed client's `json`: optional where an empty body is accepted (read as `{}`, and `{}` is valid). */
 type JsonIn<S extends v.GenericSchema, EmptyAsObject extends boolean> = EmptyAsObject extends true
-  ? {} extends v.InferInput<S>
+  ? // biome-ignore lint/complexity/noBannedTypes: `{}` here asks whether an empty object is valid input
+    {} extends v.InferInput<S>
     ? { json?: v.InferInput<S> }
     : { json: v.InferInput<S> }
   : { json: v.InferInput<S> };
@@ -70,7 +71,7 @@ export function binaryBody(mediaTypes: readonly string[]): MiddlewareHandler<App
   return withPart<MiddlewareHandler<AppEnv>>(
     async (c, next) => {
       await readBodyBytes(c);
-      const type = c.req.header("content-type")?.split(";")[0]!.trim().toLowerCase();
+      const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
       if (!type || !mediaTypes.includes(type)) {
         throw new HttpProblem("unsupported_media_type", `the body must be sent as ${mediaTypes.join(" or ")}`);
       }
@@ -88,7 +89,7 @@ type ListQueryOut<F extends v.ObjectEntries> = v.InferOutput<v.ObjectSchema<F, u
  * parameters are ignored. `c.req.valid("query")` is `{ page, ...filters }`; answer with
  * pagination.ts pageResponse, which adds the `Link` the document promises for lists.
  */
-export function listQuery<F extends v.ObjectEntries = {}>(
+export function listQuery<F extends v.ObjectEntries = Record<never, never>>(
   filters: F = {} as F,
 ): MiddlewareHandler<AppEnv, string, { in: { query?: ListQueryIn<F> }; out: { query: ListQueryOut<F> } }> {
   const entries = { ...pagination, ...filters };
@@ -100,6 +101,25 @@ export function listQuery<F extends v.ObjectEntries = {}>(
       cursor?: string;
     };
     c.req.addValidatedData("query", { ...rest, page: { limit, offset, cursor } });
+    await next();
+  };
+  return withPart(handler, { kind: "query", entries });
+}
+
+/**
+ * A query of named parameters, none of them paging (`?format=ubl`): unknown ones are ignored, a bad
+ * value is a 400 naming it. `c.req.valid("query")` is the parsed object.
+ */
+export function queryParams<E extends v.ObjectEntries>(
+  entries: E,
+): MiddlewareHandler<
+  AppEnv,
+  string,
+  { in: { query?: v.InferInput<v.ObjectSchema<E, undefined>> }; out: { query: v.InferOutput<v.ObjectSchema<E, undefined>> } }
+> {
+  const schema = v.object(entries);
+  const handler: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.req.addValidatedData("query", validate(schema, c.req.query()) as object);
     await next();
   };
   return withPart(handler, { kind: "query", entries });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-/** Where the local stack keeps its state (API.md section 10): DATA_DIR, default .data/. */
+/** Where the local stack keeps its state: DATA_DIR, default .data/. */
 export const dataDir = (): string => resolve(process.env.DATA_DIR || ".data");
 export const dynamoDir = (): string => join(dataDir(), "dynamodb");
 /** Written by a running `npm start` so the command lines reach its DynamoDB Local. */

@@ -12,7 +12,7 @@ import { startTicker } from "./ticker";
 import { loadConfig } from "@invoicing/core/config";
 
 /**
- * `npm start`: the whole service on this machine (API.md section 10). DynamoDB Local persisted under
+ * `npm start`: the whole service on this machine. DynamoDB Local persisted under
  * DATA_DIR (or DYNAMODB_ENDPOINT), the table, the Hono app on PORT, the jobs every
  * CRON_INTERVAL_SECONDS, and a development API key. package.json runs it as `node --import tsx`, one
  * process: the tsx launcher would relay a stop signal and SIGKILL this process when it does not

@@ -1,12 +1,12 @@
 import type { Deps } from "@invoicing/core/context";
-import { JOB_NAMES, jobs, type JobResult } from "@invoicing/core/jobs/all";
+import { JOB_NAMES, jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
 
-/** Runs the named jobs once, in order, as of `now`. A job not built yet is reported, not faked. */
+/** Runs the named jobs once, in order, as of `now`. An unknown name is reported, not faked. */
 export async function runJobs(deps: Deps, names: readonly string[], now: Date): Promise<(JobResult | { job: string; error: string })[]> {
   const results: (JobResult | { job: string; error: string })[] = [];
   for (const name of names) {
-    const job = jobs[name as keyof typeof jobs];
-    if (!job) results.push({ job: name, error: "not implemented yet (see the README's status table)" });
+    const job = (JOB_NAMES as readonly string[]).includes(name) ? jobs[name as JobName] : undefined;
+    if (!job) results.push({ job: name, error: `no such job; the jobs are ${JOB_NAMES.join(", ")}` });
     else results.push(await job(deps, now));
   }
   return results;
@@ -18,7 +18,7 @@ export function startTicker(deps: Deps, intervalSeconds: number, log: (line: str
   let running: Promise<unknown> | undefined;
   const tick = () => {
     if (running) return;
-    running = runJobs(deps, JOB_NAMES.filter((n) => jobs[n]), new Date())
+    running = runJobs(deps, JOB_NAMES, new Date())
       .then((results) => {
         for (const r of results) if ("changed" in r && r.changed > 0) log(JSON.stringify(r));
       })

@@ -4,8 +4,8 @@ import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Ctx } from "../context";
-import { DomainError } from "../errors";
 import { commit, onceOnlyUpdate, writtenBy } from "./commit";
+import { optimistic, Raced } from "./optimistic";
 
 /**
  * A status change of one record, as one conditional write: it happens only if the record is in one
@@ -80,7 +80,7 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
 }
 
 async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, spec: TransitionSpec): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  return optimistic("record", async () => {
     const out = await ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: spec.key, ConsistentRead: true }));
     const current = out.Item;
     if (!current) throw spec.notFound();
@@ -88,18 +88,14 @@ async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, s
     const next: Record<string, unknown> = { ...current, ...spec.set, version: (current.version as number) + 1 };
     for (const [attr, source] of Object.entries(spec.copy ?? {})) next[attr] = current[source];
     for (const attr of spec.remove ?? []) delete next[attr];
-    let raced = false;
     await commit(ctx, [{
       op: putIfVersion(ctx.db.table, next, current.version),
       onConditionFailed: (old) => {
         if (!old) return spec.notFound();
         if (!spec.from.includes(old.status as string)) return spec.invalid(old);
-        raced = true;
-        return new DomainError("service_unavailable", "the record is being changed concurrently; retry");
+        return new Raced();
       },
-    }], next).catch((error: unknown) => {
-      if (!raced || attempt >= 5) throw error;
-    });
-    if (!raced) return next as T;
-  }
+    }], next);
+    return next as T;
+  });
 }

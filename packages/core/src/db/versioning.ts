@@ -32,7 +32,9 @@ export function putIfVersion(
   let condition = "#version = :v";
   if (statuses?.length) {
     names["#status"] = "status";
-    statuses.forEach((status, i) => (values[`:status${i}`] = status));
+    statuses.forEach((status, i) => {
+      values[`:status${i}`] = status;
+    });
     condition += ` AND #status IN (${statuses.map((_, i) => `:status${i}`).join(", ")})`;
   }
   return { Put: { TableName: table, Item: item as Record<string, unknown>, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };

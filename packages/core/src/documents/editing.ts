@@ -4,13 +4,14 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { clientIndexKeys, entityKey } from "../db/keys";
+import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
-import { DomainError, notFound } from "../errors";
+import { type DomainError, notFound } from "../errors";
 import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from "./line-items";
 
 /**
  * Reading, editing and deleting invoices and estimates: one implementation of the rules both
- * documents follow (API.md sections 6 and 7 — "same rules as invoices"). Each kind passes its own
+ * documents follow ("same rules as invoices"). Each kind passes its own
  * statuses, fields and errors; nothing here knows which document it edits.
  */
 export type DocumentKind = "INVOICE" | "ESTIMATE";
@@ -74,8 +75,6 @@ export interface PatchRules<T extends DocumentItem> extends DocumentRules {
 /** Whether a patch names at least one field: `{}` changes nothing, not even updatedAt or the ETag. */
 export const isEmptyPatch = (patch: object): boolean => Object.values(patch).every((value) => value === undefined);
 
-const MAX_EDIT_ATTEMPTS = 6;
-
 /**
  * PATCH: the record is written whole, conditioned on the version read, so a concurrent change or a
  * transition in between is never overwritten. With If-Match a lost race is 412; without, the edit is
@@ -89,7 +88,7 @@ export async function patchDocument<T extends DocumentItem>(
   patch: DocumentPatch,
   ifMatch?: string,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  return optimistic(rules.noun, async () => {
     const current = await getDocument<T>(ctx, rules, id, true);
     assertIfMatch(ifMatch, current.version);
     if (!rules.editable.includes(current.status)) throw rules.notEditable(current);
@@ -117,29 +116,19 @@ export async function patchDocument<T extends DocumentItem>(
     }
     rules.derive?.(next);
 
-    let raced = false;
-    try {
-      await commit(ctx, [
-        {
-          op: putIfVersion(ctx.db.table, next, current.version),
-          onConditionFailed: (old) => {
-            if (!old) return notFound(rules.noun, id);
-            if (!rules.editable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
-            raced = true;
-            // With If-Match the caller named the version it saw: a change in between is a 412.
-            // Without, the edit is re-applied; only a record that keeps changing ends in 503.
-            return ifMatch !== undefined
-              ? new DomainError("precondition_failed", `the ${rules.noun} was changed concurrently`)
-              : new DomainError("service_unavailable", `the ${rules.noun} keeps changing concurrently; retry`);
-          },
+    await commit(ctx, [
+      {
+        op: putIfVersion(ctx.db.table, next, current.version),
+        onConditionFailed: (old) => {
+          if (!old) return notFound(rules.noun, id);
+          if (!rules.editable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
+          return new Raced(); // with If-Match a 412, without re-applied to the fresh record
         },
-        ...writes,
-      ], next);
-      return next;
-    } catch (error) {
-      if (!raced || ifMatch !== undefined || attempt >= MAX_EDIT_ATTEMPTS) throw error;
-    }
-  }
+      },
+      ...writes,
+    ], next);
+    return next;
+  }, { ifMatch });
 }
 
 export interface DeleteRules extends DocumentRules {
@@ -153,7 +142,7 @@ export interface DeleteRules extends DocumentRules {
  * meanwhile (then it is read again and retried).
  */
 export async function deleteDocument(ctx: Ctx, rules: DeleteRules, id: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  await optimistic(rules.noun, async () => {
     const current = await getDocument<DocumentItem>(ctx, rules, id, true);
     if (!rules.deletable.includes(current.status)) throw rules.notEditable(current);
     const names: Record<string, string> = { "#status": "status" };
@@ -162,31 +151,24 @@ export async function deleteDocument(ctx: Ctx, rules: DeleteRules, id: number): 
       values[`:s${i}`] = status;
       return `:s${i}`;
     });
-    let raced = false;
-    try {
-      await commit(ctx, [
-        {
-          op: {
-            Delete: {
-              TableName: ctx.db.table,
-              Key: entityKey(ctx.userId, rules.kind, id),
-              ConditionExpression: `#status IN (${allowed.join(", ")}) AND clientId = :client`,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          onConditionFailed: (old) => {
-            if (!old) return notFound(rules.noun, id);
-            if (!rules.deletable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
-            raced = true;
-            return new DomainError("service_unavailable", `the ${rules.noun} keeps changing concurrently; retry`);
+    await commit(ctx, [
+      {
+        op: {
+          Delete: {
+            TableName: ctx.db.table,
+            Key: entityKey(ctx.userId, rules.kind, id),
+            ConditionExpression: `#status IN (${allowed.join(", ")}) AND clientId = :client`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           },
         },
-        clientRefWrite(ctx, current.clientId, -1),
-      ]);
-      return;
-    } catch (error) {
-      if (!raced || attempt >= MAX_EDIT_ATTEMPTS) throw error;
-    }
-  }
+        onConditionFailed: (old) => {
+          if (!old) return notFound(rules.noun, id);
+          if (!rules.deletable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
+          return new Raced(); // moved to another client meanwhile: read again
+        },
+      },
+      clientRefWrite(ctx, current.clientId, -1),
+    ]);
+  });
 }

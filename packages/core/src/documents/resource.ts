@@ -1,6 +1,6 @@
 /**
  * The public shape of a stored document: exactly the listed fields, each always present, `null`
- * where there is no value (API.md section 1) — storage attributes (keys, version, …) never leak.
+ * where there is no value — storage attributes (keys, version, …) never leak.
  */
 export function toResource<R>(item: object, fields: readonly (keyof R & string)[]): R {
   const stored = item as Record<string, unknown>;

@@ -23,7 +23,7 @@ import {
 } from "./model";
 
 /**
- * The estimate state machine (API.md section 7):
+ * The estimate state machine:
  *   draft → sent → accepted | declined | (expired, by the expire-estimates job);
  *   draft, sent or accepted → converted (creating a draft invoice).
  * Every transition is one conditional write on the current status, so of N concurrent identical

@@ -4,7 +4,7 @@ import { toResource } from "../documents/resource";
 import type { DocumentItem } from "../documents/editing";
 import type { LineItem } from "../documents/line-items";
 
-/** The estimate resource (seed section 2.3 + API.md section 7) and its stored item. */
+/** The estimate resource and its stored item. */
 export const ESTIMATE_STATUSES = ["draft", "sent", "accepted", "declined", "expired", "converted"] as const;
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Idempotency-key records (API.md section 11; docs/idempotency.md explains the design).
+ * Idempotency-key records (docs/idempotency.md explains the design).
  *
  * One item per (user, key): pk = USER#<userId>, sk = IDEMPOTENCY#<sha256(key)>. Its life:
  *

@@ -56,7 +56,7 @@ const notEditable = (item: { id: number; status: string }) =>
 
 const RULES = { kind: "INVOICE", noun: "invoice", notEditable } as const;
 
-/** Only a draft is edited or deleted (seed section 3.2, rule 1). */
+/** Only a draft is edited or deleted. */
 const DRAFT_ONLY: readonly InvoiceStatus[] = ["draft"];
 
 const PATCH_RULES: PatchRules<InvoiceItem> = {

@@ -19,7 +19,7 @@ import { getInvoice } from "./invoices";
 import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**
- * The invoice state machine (seed section 3.2, API.md section 6):
+ * The invoice state machine:
  *   draft → finalized → sent → (overdue) → paid;  any but void → void.
  * Every transition is one conditional write on the current status, so of N concurrent identical
  * transitions exactly one succeeds and the others get invalid_transition.
@@ -141,7 +141,7 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
     };
     // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
     Object.assign(next, payLinkForSend(ctx, next));
-    // The invoice email and the reminder schedule (API.md section 9) commit with the send, or not at all.
+    // The invoice email and the reminder schedule commit with the send, or not at all.
     const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
     let raced = false;
     try {

@@ -8,7 +8,7 @@ import { toResource } from "../documents/resource";
 import { centsOf, formatMoney } from "../money/money";
 import { newPublicToken } from "../tokens";
 
-/** The invoice resource (seed section 2.1 + API.md section 6) and its stored item. */
+/** The invoice resource and its stored item. */
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "paid", "overdue", "void"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const PAYMENT_METHODS = ["cash", "check", "bank_transfer", "other"] as const;

@@ -13,7 +13,7 @@ export interface JobResult {
   [detail: string]: unknown;
 }
 
-export type JobName = "overdue" | "recurring" | "reminders" | "expire-estimates" | "webhooks";
-export const JOB_NAMES: readonly JobName[] = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks"];
+export const JOB_NAMES = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks"] as const;
+export type JobName = (typeof JOB_NAMES)[number];
 
 export type Job = (deps: Deps, now: Date) => Promise<JobResult>;

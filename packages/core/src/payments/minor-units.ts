@@ -1,5 +1,5 @@
 /**
- * Cents ↔ Stripe's "minor units". Our amounts always have two decimals (API.md section 1, whatever
+ * Cents ↔ Stripe's "minor units". Our amounts always have two decimals (whatever
  * the currency); Stripe wants an integer in the currency's smallest unit as Stripe defines it
  * (stripe.com/docs/currencies):
  * - zero-decimal currencies (JPY, KRW, …): whole units. JPY "1500.00" is sent as 1500. An amount with

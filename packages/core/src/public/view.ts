@@ -30,7 +30,7 @@ export interface DocumentView {
   payLink: string | null;
 }
 
-/** The estimate fields the public view reads (seed section 2.3), plus when it was sent. */
+/** The estimate fields the public view reads, plus when it was sent. */
 export type PublicEstimate = Pick<
   Estimate,
   "status" | "currency" | "subtotal" | "taxTotal" | "total" | "notes" | "terms" | "validUntil" | "clientName" | "clientEmail" | "lineItems" | "createdAt"

@@ -2,7 +2,7 @@ import { pad, userPk } from "../db/keys";
 import { addDays } from "../time";
 
 /**
- * Payment reminders (API.md section 9). Sending an invoice schedules them at fixed day offsets from
+ * Payment reminders. Sending an invoice schedules them at fixed day offsets from
  * its dueDate; the `reminders` job emails each once when its time comes. Each reminder is its own
  * item beside the invoice (sk REMINDER#<invoice id>#<scheduledAt>, so one Query lists an invoice's
  * reminders in time order) and, while scheduled, sits on the byDue list "reminders" at its time.

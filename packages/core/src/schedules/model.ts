@@ -3,7 +3,7 @@ import type { LineItem } from "../documents/line-items";
 import { toResource } from "../documents/resource";
 import { occurrenceAt, type Frequency } from "./recurrence";
 
-/** The recurring schedule resource (API.md section 8) and its stored item. */
+/** The recurring schedule resource and its stored item. */
 export const SCHEDULE_STATUSES = ["active", "paused", "completed", "cancelled"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 

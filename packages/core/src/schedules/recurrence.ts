@@ -1,5 +1,5 @@
 /**
- * Occurrence arithmetic of recurring schedules (API.md section 8), pure and free of I/O.
+ * Occurrence arithmetic of recurring schedules, pure and free of I/O.
  *
  * Occurrence n (0-based) is `start + n periods`, always computed from the anchor `start` — never
  * from occurrence n-1 — so a short month clamps only its own occurrence: Jan 31 monthly gives

@@ -11,7 +11,7 @@ import type { ScheduleItem } from "./model";
 import { findSchedule } from "./schedules";
 
 /**
- * The `recurring` job (API.md section 8): every active schedule due by `now` (nextRunAt ≤ now)
+ * The `recurring` job: every active schedule due by `now` (nextRunAt ≤ now)
  * generates each missed occurrence, in order, each invoice dated at its occurrence — so a job that
  * did not run for months catches up with every invoice, correctly dated.
  *

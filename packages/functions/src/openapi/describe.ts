@@ -78,8 +78,18 @@ export function describe(description: Description): MiddlewareHandler<AppEnv> {
 }
 
 // The usual success responses.
-export const list = (schema: v.GenericSchema, description: string): Success => ({ status: 200, description, schema, array: true });
-export const one = (schema: v.GenericSchema, description: string): Success => ({ status: 200, description, schema, etag: true });
+export const list = (schema: v.GenericSchema, description: string): Success => ({
+  status: 200,
+  description,
+  schema,
+  array: true,
+});
+export const one = (schema: v.GenericSchema, description: string): Success => ({
+  status: 200,
+  description,
+  schema,
+  etag: true,
+});
 export const created = (schema: v.GenericSchema, description: string): Success => ({
   status: 201,
   description,

@@ -7,11 +7,11 @@ import { rendererAssets } from "./renderer";
  * the problem types, each at the anchor `#problem-{code}` that problem+json `type` URIs point to.
  */
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
 
 /** `code` spans in the descriptions (they are ours, but escaped all the same). */
-const inlineMarkdown = (s: string) => escape(s).replace(/`([^`]+)`/g, "<code>$1</code>");
+const inlineMarkdown = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, "<code>$1</code>");
 
 function problemTable(): string {
   const rows = (Object.keys(PROBLEM_TYPES) as ProblemCode[])

@@ -126,7 +126,9 @@ function problemResponses(op: Operation): Record<string, Json> {
     const narrowed: Json = { properties: { code: { type: "string", enum: codes } } };
     // `errors[]` comes with validation_error, always.
     if (codes.includes("validation_error")) {
-      Object.assign(narrowed, { if: { properties: { code: { const: "validation_error" } } }, then: { required: ["errors"] } });
+      const ifValidation = { properties: { code: { const: "validation_error" } } };
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
+      Object.assign(narrowed, { if: ifValidation, then: { required: ["errors"] } });
     }
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${PROBLEM_TYPES[c]}`).join("\n\n"),

@@ -1,4 +1,4 @@
-import * as v from "valibot";
+import type * as v from "valibot";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
 import { MAX_LINE_ITEMS, MAX_OFFSET, currency, httpsUrl, lineItemInput, lineItems, pagination, templateLineItems, pathId, quantity, taxRate, timestamp, unitPrice } from "../schemas/common";
 import { resources } from "../schemas/resources";

@@ -1,7 +1,7 @@
 import type { ProblemCode } from "../problems";
 
 /**
- * What each problem code means (API.md section 3), for the OpenAPI document and the /docs page,
+ * What each problem code means, for the OpenAPI document and the /docs page,
  * where `type` URIs point (`/docs#problem-{code}`). A Record over ProblemCode, so a new code does
  * not compile until it is documented here.
  */
@@ -29,6 +29,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   client_email_missing: "Send (invoice or estimate) with no `to` and a client without email.",
   already_converted: "Convert of an estimate that is already converted.",
   idempotency_key_reused: "The same Idempotency-Key with a different method, path or body.",
+  e_invoice_incomplete:
+    "An e-invoice asked for while data its format must carry is missing. `errors[]` names each missing field where the user sets it: `profile.<field>` (the seller, copied at finalize), `client.<field>` (the buyer, copied at finalize) or the invoice's own field (`buyerReference`, `lineItems`, …).",
   webhook_url_not_allowed:
     "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
   limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",

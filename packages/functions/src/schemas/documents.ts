@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { currency, email, lineItems, notes, pathId } from "./common";
 
 /**
- * Request pieces invoices and estimates share (API.md sections 6 and 7: "same rules as invoices").
+ * Request pieces invoices and estimates share ("same rules as invoices").
  */
 
 /** Fields of a draft document both kinds take, in create and PATCH alike. */

@@ -10,7 +10,7 @@ import { PROBLEM_CODES } from "../openapi/problem-types";
  * The RESPONSE shapes of API.md, as valibot schemas. They are what GET /openapi.json documents for
  * every success body, and what the conformance test (test/openapi) checks real responses against,
  * so a field the code adds, drops or reshapes fails there instead of drifting from the document.
- * Every field is required: API.md section 1 says each listed field is always present, `null` when
+ * Every field is required: the API promises each listed field is always present, `null` when
  * it has no value — the nullable ones are the `v.nullable(...)` below.
  */
 
@@ -208,7 +208,7 @@ export const FieldError = v.strictObject({
   message: v.string(),
 });
 
-/** RFC 9457 problem details (API.md section 3). `errors` comes with `validation_error` only. */
+/** RFC 9457 problem details. `errors` comes with `validation_error` only. */
 export const Problem = v.strictObject({
   type: v.pipe(v.string(), v.url(), v.description("Absolute URI of the problem type: /docs#problem-{code}")),
   title: v.string(),

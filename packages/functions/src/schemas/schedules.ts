@@ -5,7 +5,7 @@ import { paymentTermsDays } from "./clients";
 import { currency, id, notes, pathId, templateLineItems, timestamp } from "./common";
 
 /**
- * Recurring schedule bodies (API.md section 8). Rules that need the clock or the stored schedule
+ * Recurring schedule bodies. Rules that need the clock or the stored schedule
  * (startDate not before today, endDate not before startDate) are checked in core and are 400 too.
  */
 const frequency = v.picklist(FREQUENCIES, `must be one of ${FREQUENCIES.join(", ")}`);

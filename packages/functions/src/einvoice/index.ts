@@ -1,0 +1,95 @@
+import type { FieldError } from "@invoicing/core/errors";
+import type { Invoice } from "@invoicing/core/invoices/model";
+import { centsOf, formatMoney } from "@invoicing/core/money/money";
+import { writeCii } from "./cii";
+import { toFacturX } from "./facturx";
+import { buildModel } from "./model";
+import { missingForEInvoice } from "./requirements";
+import type { EInvoiceFormat, EInvoiceSource, SourceLine } from "./source";
+import { writeUbl } from "./ubl";
+
+/**
+ * The e-invoice of an invoice in one of four formats (docs/e-invoices.md). Only the documents
+ * function imports this module: the API function's bundle never carries it.
+ */
+export type { EInvoiceFormat, EInvoiceSource } from "./source";
+export { E_INVOICE_FORMATS } from "./source";
+export { missingForEInvoice } from "./requirements";
+
+export const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
+  ubl: { contentType: "application/xml", extension: "xml" },
+  cii: { contentType: "application/xml", extension: "xml" },
+  xrechnung: { contentType: "application/xml", extension: "xml" },
+  facturx: { contentType: "application/pdf", extension: "pdf" },
+};
+
+export type EInvoiceOutcome =
+  | { ok: true; body: string | Uint8Array; contentType: string; extension: string }
+  | { ok: false; errors: FieldError[] };
+
+/** The XML of the three XML formats; throws if the invoice lacks what the format needs. */
+export function writeEInvoiceXml(source: EInvoiceSource, format: Exclude<EInvoiceFormat, "facturx">): string {
+  const missing = missingForEInvoice(source, format);
+  if (missing.length > 0) throw new Error(`e-invoice incomplete: ${missing.map((e) => e.path).join(", ")}`);
+  const model = buildModel(source, format);
+  return format === "cii" ? writeCii(model) : writeUbl(model);
+}
+
+/**
+ * Checks first, then writes. Factur-X needs the invoice's PDF: `renderPdf` is called only when
+ * the invoice is complete, so an incomplete one costs no rendering.
+ */
+export async function writeEInvoice(
+  source: EInvoiceSource,
+  format: EInvoiceFormat,
+  renderPdf: () => Promise<Uint8Array>,
+  now: Date,
+): Promise<EInvoiceOutcome> {
+  const errors = missingForEInvoice(source, format);
+  if (errors.length > 0) return { ok: false, errors };
+  const media = E_INVOICE_MEDIA[format];
+  if (format !== "facturx") return { ok: true, body: writeEInvoiceXml(source, format), ...media };
+  const cii = writeCii(buildModel(source, "facturx"));
+  const pdf = await toFacturX(await renderPdf(), cii, { title: `Invoice ${source.invoiceNumber}`, now });
+  return { ok: true, body: pdf, ...media };
+}
+
+/**
+ * The writer's input from the invoice resource. The fields the profile/address/tax-category work
+ * adds to the resource (seller, clientAddress, clientTaxId, taxCategory, taxBreakdown, …) are read
+ * where present and null otherwise, so an invoice without them is reported incomplete (it names
+ * the profile and client fields to fill in), never written wrong. A line without a category has the
+ * API's default: standard when taxed, else zero-rated.
+ */
+export function eInvoiceSourceOf(invoice: Invoice): EInvoiceSource {
+  const r = invoice as Invoice & Partial<Omit<EInvoiceSource, "lineItems">> & { lineItems: Partial<SourceLine>[] };
+  return {
+    invoiceNumber: r.invoiceNumber,
+    status: r.status,
+    currency: r.currency,
+    issueDate: r.issueDate,
+    dueDate: r.dueDate,
+    deliveryDate: r.deliveryDate ?? null,
+    notes: r.notes,
+    terms: r.terms,
+    buyerReference: r.buyerReference ?? null,
+    purchaseOrderReference: r.purchaseOrderReference ?? null,
+    taxExemptionReason: r.taxExemptionReason ?? null,
+    subtotal: r.subtotal,
+    taxTotal: r.taxTotal,
+    total: r.total,
+    amountPaid: r.amountPaid,
+    amountDue: r.amountDue ?? formatMoney(centsOf(r.total) - centsOf(r.amountPaid)),
+    clientName: r.clientName,
+    clientEmail: r.clientEmail,
+    clientAddress: r.clientAddress ?? null,
+    clientTaxId: r.clientTaxId ?? null,
+    seller: r.seller ?? null,
+    lineItems: invoice.lineItems.map((line) => ({
+      ...line,
+      taxCategory: (line as Partial<SourceLine>).taxCategory ?? (/[1-9]/.test(line.taxRate) ? "standard" : "zero_rated"),
+    })),
+    taxBreakdown: r.taxBreakdown ?? [],
+    payLink: r.cardProcessorPaymentLink ?? r.altProcessorPaymentLink ?? null,
+  };
+}

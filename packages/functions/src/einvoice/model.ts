@@ -1,0 +1,213 @@
+import { centsOf, formatMoney } from "@invoicing/core/money/money";
+import type { Address, EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
+
+/**
+ * The invoice in EN 16931's own terms (business terms BT-n, groups BG-n), built once from the
+ * invoice resource; the UBL and CII writers only spell it in their syntax. The mapping table is in
+ * docs/e-invoices.md.
+ */
+export const CATEGORY_CODE: Record<TaxCategory, string> = {
+  standard: "S",
+  zero_rated: "Z",
+  exempt: "E",
+  reverse_charge: "AE",
+  intra_community: "K",
+  export: "G",
+  outside_scope: "O",
+};
+
+/** Categories whose breakdown carries the exemption reason (BT-120); never zero-rated (BR-Z-10). */
+export const EXEMPT_CATEGORIES: readonly TaxCategory[] = ["exempt", "reverse_charge", "intra_community", "export", "outside_scope"];
+
+export const EN16931 = "urn:cen.eu:en16931:2017";
+export const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
+export const PEPPOL_BILLING = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+
+export interface Party {
+  /** BT-27 / BT-44. */
+  name: string;
+  /** BT-28: the trading name, when it differs from the legal name. */
+  tradingName: string | null;
+  /** BT-31 / BT-48: a VAT identifier (country prefix); BT-32 / BT-47 otherwise. */
+  vatId: string | null;
+  otherTaxId: string | null;
+  /** BT-30 (seller only). */
+  companyId: string | null;
+  address: Address;
+  /** BT-34 / BT-49, scheme EM. */
+  electronicAddress: string | null;
+  contact: { name: string | null; phone: string | null; email: string | null } | null;
+}
+
+export interface ModelLine {
+  id: string;
+  name: string;
+  /** Signed: a discount line has a negative quantity and a positive price (BR-27). */
+  quantity: string;
+  price: string;
+  amount: string;
+  category: string;
+  /** Percent (BT-152); null for "not subject to VAT" (BR-O-05). */
+  percent: string | null;
+}
+
+export interface ModelTax {
+  category: string;
+  percent: string;
+  taxable: string;
+  tax: string;
+  exemptionReason: string | null;
+}
+
+export interface PaymentMeans {
+  /** UNTDID 4461: 58 SEPA credit transfer, 68 online payment service. */
+  code: "58" | "68";
+  text: string | null;
+  iban: string | null;
+  accountName: string | null;
+  bic: string | null;
+}
+
+export interface EInvoiceModel {
+  customizationId: string;
+  profileId: string | null;
+  number: string;
+  issueDate: string;
+  dueDate: string | null;
+  currency: string;
+  notes: string | null;
+  buyerReference: string | null;
+  orderReference: string | null;
+  seller: Party;
+  buyer: Party;
+  deliveryDate: string;
+  deliverTo: Address | null;
+  paymentReference: string;
+  paymentMeans: PaymentMeans[];
+  paymentTerms: string | null;
+  lines: ModelLine[];
+  taxes: ModelTax[];
+  taxTotal: string;
+  lineTotal: string;
+  grandTotal: string;
+  paid: string;
+  due: string;
+}
+
+/**
+ * A VAT identifier starts with the ISO 3166-1 code of its country (EL for Greece), as BR-CO-9 asks;
+ * any other tax number (a German Steuernummer, say) is a tax registration identifier instead.
+ */
+export function isVatId(taxId: string): boolean {
+  const prefix = taxId.slice(0, 2);
+  if (!/^[A-Z]{2}$/.test(prefix) || taxId.length < 4) return false;
+  return prefix === "EL" || prefix === "XI" || REGION_NAMES.of(prefix) !== prefix;
+}
+const REGION_NAMES = new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
+
+/** "0.19" → "19.00", "0.0825" → "8.25", "0.09975" → "9.975": the rate as a percent. */
+export function percentOf(taxRate: string): string {
+  const [whole = "0", frac = ""] = taxRate.split(".");
+  const digits = `${whole}${frac.padEnd(6, "0")}`.replace(/^0+(?=\d)/, ""); // millionths
+  const padded = digits.padStart(5, "0");
+  const intPart = padded.slice(0, -4).replace(/^0+(?=\d)/, "");
+  const fracPart = padded.slice(-4).replace(/0+$/, "").padEnd(2, "0");
+  return `${intPart}.${fracPart}`;
+}
+
+/** The calendar date (YYYY-MM-DD) of a timestamp or date. */
+export const dateOf = (value: string): string => value.slice(0, 10);
+
+export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInvoiceModel {
+  const seller = source.seller!;
+  const categories = new Set(source.lineItems.map((l) => l.taxCategory));
+  // An invoice not subject to VAT names no VAT identifiers at all (BR-O-02).
+  const outsideScope = categories.has("outside_scope");
+  const sellerTax = splitTaxId(seller.taxId, outsideScope);
+  const buyerTax = splitTaxId(source.clientTaxId, outsideScope);
+  const xrechnung = format === "xrechnung";
+  const sellerName = seller.legalName ?? seller.businessName!;
+  const contact =
+    seller.contactName || seller.phone || seller.email
+      ? { name: seller.contactName, phone: seller.phone, email: seller.email }
+      : null;
+  return {
+    customizationId: xrechnung ? XRECHNUNG : EN16931,
+    profileId: xrechnung ? PEPPOL_BILLING : null,
+    number: source.invoiceNumber!,
+    issueDate: dateOf(source.issueDate!),
+    dueDate: source.dueDate ? dateOf(source.dueDate) : null,
+    currency: source.currency,
+    notes: source.notes,
+    buyerReference: source.buyerReference,
+    orderReference: source.purchaseOrderReference,
+    seller: {
+      name: sellerName,
+      tradingName: seller.businessName && seller.businessName !== sellerName ? seller.businessName : null,
+      vatId: sellerTax.vatId,
+      otherTaxId: sellerTax.otherTaxId,
+      companyId: seller.companyId,
+      address: seller.address!,
+      electronicAddress: seller.email,
+      contact,
+    },
+    buyer: {
+      name: source.clientName,
+      tradingName: null,
+      vatId: buyerTax.vatId,
+      otherTaxId: buyerTax.otherTaxId,
+      companyId: null,
+      address: source.clientAddress!,
+      electronicAddress: source.clientEmail,
+      contact: null,
+    },
+    deliveryDate: dateOf(source.deliveryDate ?? source.issueDate!),
+    // The goods of an intra-community supply go to the buyer's country (BT-80, BR-IC-12).
+    deliverTo: categories.has("intra_community") ? source.clientAddress : null,
+    paymentReference: source.invoiceNumber!,
+    paymentMeans: paymentMeans(source),
+    paymentTerms: source.terms,
+    lines: source.lineItems.map((line) => {
+      const discount = line.unitPrice.startsWith("-");
+      return {
+        id: String(line.id),
+        name: line.description,
+        quantity: discount ? `-${line.quantity}` : line.quantity,
+        price: discount ? line.unitPrice.slice(1) : line.unitPrice,
+        amount: line.amount,
+        category: CATEGORY_CODE[line.taxCategory],
+        percent: line.taxCategory === "outside_scope" ? null : percentOf(line.taxRate),
+      };
+    }),
+    taxes: source.taxBreakdown.map((entry) => ({
+      category: CATEGORY_CODE[entry.taxCategory],
+      percent: percentOf(entry.taxRate),
+      taxable: entry.taxableAmount,
+      tax: entry.taxAmount,
+      exemptionReason: EXEMPT_CATEGORIES.includes(entry.taxCategory) ? source.taxExemptionReason : null,
+    })),
+    taxTotal: source.taxTotal,
+    lineTotal: source.subtotal,
+    grandTotal: source.total,
+    paid: source.amountPaid,
+    due: source.amountDue ?? formatMoney(centsOf(source.total) - centsOf(source.amountPaid)),
+  };
+}
+
+function splitTaxId(taxId: string | null, outsideScope: boolean): { vatId: string | null; otherTaxId: string | null } {
+  if (!taxId) return { vatId: null, otherTaxId: null };
+  if (isVatId(taxId)) return { vatId: outsideScope ? null : taxId, otherTaxId: null };
+  return { vatId: null, otherTaxId: taxId };
+}
+
+function paymentMeans(source: EInvoiceSource): PaymentMeans[] {
+  const out: PaymentMeans[] = [];
+  const bank = source.seller?.bankAccount;
+  if (bank) {
+    out.push({ code: "58", text: "SEPA credit transfer", iban: bank.iban, accountName: bank.accountName, bic: bank.bic });
+  }
+  if (source.payLink) {
+    out.push({ code: "68", text: `Pay online: ${source.payLink}`, iban: null, accountName: null, bic: null });
+  }
+  return out;
+}

