@@ -25,7 +25,10 @@ export interface CallFigure {
 type App = Pick<Hono, "request">;
 type Goal = { text: string; met: (m: Meter) => boolean };
 
-const requests = (n: number, text = `${n} request${n > 1 ? "s" : ""}`): Goal => ({ text: `≤ ${text}`, met: (m) => m.calls <= n });
+const requests = (n: number, text = `${n} request${n > 1 ? "s" : ""}`): Goal => ({
+  text: `≤ ${text}`,
+  met: (m) => m.calls <= n,
+});
 const trips = (n: number, text: string): Goal => ({ text, met: (m) => m.roundTrips <= n });
 
 export async function measureCalls(app: App, meter: Meter, key: string): Promise<CallFigure[]> {
@@ -57,34 +60,74 @@ export async function measureCalls(app: App, meter: Meter, key: string): Promise
   for (let i = 0; i < 1100; i++) await call("POST", "/invoices", { clientId: client.id, lineItems: [line] });
 
   const oneReadOneWrite = trips(2, "2 round trips: one read (key, client, counters), one transaction");
-  const created = (await measure("POST /invoices (create)", () => call("POST", "/invoices", { clientId: client.id, lineItems: [line] }), oneReadOneWrite)) as unknown as { body: { id: number } };
+  const created = (await measure(
+    "POST /invoices (create)",
+    () => call("POST", "/invoices", { clientId: client.id, lineItems: [line] }),
+    oneReadOneWrite,
+  )) as unknown as { body: { id: number } };
   const id = created.body.id;
-  await measure("GET /invoices/{id}", () => call("GET", `/invoices/${id}`), requests(1, "1 request (key + record, one BatchGetItem)"));
+  await measure(
+    "GET /invoices/{id}",
+    () => call("GET", `/invoices/${id}`),
+    requests(1, "1 request (key + record, one BatchGetItem)"),
+  );
   await measure("PATCH /invoices/{id}", () => call("PATCH", `/invoices/${id}`, { notes: "Thanks!" }));
-  await measure("POST /invoices/{id}/finalize", () => call("POST", `/invoices/${id}/finalize`), requests(4, "3 + auth"));
+  await measure(
+    "POST /invoices/{id}/finalize",
+    () => call("POST", `/invoices/${id}/finalize`),
+    requests(4, "3 + auth"),
+  );
   await measure("POST /invoices/{id}/send", () => call("POST", `/invoices/${id}/send`));
-  await measure("POST /invoices/{id}/mark-paid", () => call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), requests(2, "1 + auth"));
-  await measure("GET /invoices?limit=100 (offset 0)", () => call("GET", "/invoices?limit=100"), trips(1, "1 round trip (Query ∥ key)"));
+  await measure(
+    "POST /invoices/{id}/mark-paid",
+    () => call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }),
+    requests(2, "1 + auth"),
+  );
+  await measure(
+    "GET /invoices?limit=100 (offset 0)",
+    () => call("GET", "/invoices?limit=100"),
+    trips(1, "1 round trip (Query ∥ key)"),
+  );
   await measure("GET /invoices?limit=100&offset=1000 (offset)", () => call("GET", "/invoices?limit=100&offset=1000"));
   const page = await call("GET", "/invoices?limit=100&offset=900");
   const link = /<([^>]+)>/.exec(page.headers.get("link") ?? "")?.[1];
   if (link) {
     const url = new URL(link);
     const offsetZero = figures.find((f) => f.operation.includes("offset 0"))!;
-    await measure("GET /invoices?limit=100&offset=1000 (Link cursor)", () => call("GET", `${url.pathname}${url.search}`), {
-      text: `= offset-0 page (${offsetZero.requests} requests, ${offsetZero.itemsRead} items)`,
-      met: (m) => m.calls <= offsetZero.requests && m.itemsRead <= offsetZero.itemsRead,
-    });
+    await measure(
+      "GET /invoices?limit=100&offset=1000 (Link cursor)",
+      () => call("GET", `${url.pathname}${url.search}`),
+      {
+        text: `= offset-0 page (${offsetZero.requests} requests, ${offsetZero.itemsRead} items)`,
+        met: (m) => m.calls <= offsetZero.requests && m.itemsRead <= offsetZero.itemsRead,
+      },
+    );
   }
 
-  const estimate = await measure("POST /estimates (create)", () => call("POST", "/estimates", { clientId: client.id, lineItems: [line] }), oneReadOneWrite);
+  const estimate = await measure(
+    "POST /estimates (create)",
+    () => call("POST", "/estimates", { clientId: client.id, lineItems: [line] }),
+    oneReadOneWrite,
+  );
   const estimateId = (estimate as unknown as { body: { id: number } }).body.id;
   await measure("GET /estimates/{id}", () => call("GET", `/estimates/${estimateId}`), requests(1, "1 request"));
   await measure("POST /estimates/{id}/convert", () => call("POST", `/estimates/${estimateId}/convert`));
-  await measure("POST /recurring-schedules (future start)", () =>
-    call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }), oneReadOneWrite);
-  await measure("POST /recurring-schedules (immediate first invoice)", () =>
-    call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", lineItems: [line] }), oneReadOneWrite);
+  await measure(
+    "POST /recurring-schedules (future start)",
+    () =>
+      call("POST", "/recurring-schedules", {
+        clientId: client.id,
+        frequency: "monthly",
+        startDate: "2099-01-01",
+        lineItems: [line],
+      }),
+    oneReadOneWrite,
+  );
+  await measure(
+    "POST /recurring-schedules (immediate first invoice)",
+    () => call("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", lineItems: [line] }),
+    oneReadOneWrite,
+  );
   await measure("GET /clients/{id}", () => call("GET", `/clients/${client.id}`), requests(1, "1 request"));
   return figures;
 }

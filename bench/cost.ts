@@ -58,7 +58,12 @@ async function ok(world: World, method: string, path: string, body?: unknown) {
 }
 
 /** Runs `step` `count` times, metered and timed (CPU), and returns the means per run. */
-async function sample(world: World, count: number, requestsPerRun: number, step: (i: number) => Promise<void>): Promise<Sample> {
+async function sample(
+  world: World,
+  count: number,
+  requestsPerRun: number,
+  step: (i: number) => Promise<void>,
+): Promise<Sample> {
   world.meter.reset();
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) await step(i);
@@ -97,7 +102,9 @@ function price(scenario: string, s: Sample, initMs: number): CostFigure {
 const scaled = (f: CostFigure, times: number, scenario: string): CostFigure => ({
   ...f,
   scenario,
-  dollars: Object.fromEntries(Object.entries(f.dollars).map(([k, v]) => [k, round(v * times, 4)])) as CostFigure["dollars"],
+  dollars: Object.fromEntries(
+    Object.entries(f.dollars).map(([k, v]) => [k, round(v * times, 4)]),
+  ) as CostFigure["dollars"],
 });
 
 export async function measureCost(endpoint: string, init: InitRow[]): Promise<CostFigure[]> {
@@ -117,7 +124,12 @@ export async function measureCost(endpoint: string, init: InitRow[]): Promise<Co
     await ok(world, "POST", `/invoices/${inv.id}/send`);
     sent.push(inv.id);
   }
-  const markPaid = await sample(world, N, 1, async (i) => void (await ok(world, "POST", `/invoices/${sent[i]}/mark-paid`, { paymentMethod: "cash" })));
+  const markPaid = await sample(
+    world,
+    N,
+    1,
+    async (i) => void (await ok(world, "POST", `/invoices/${sent[i]}/mark-paid`, { paymentMethod: "cash" })),
+  );
   // An invoice's life: created, finalized, sent, looked at twice, paid — 6 API requests.
   const lifecycle = await sample(world, N, 6, async () => {
     const inv = await ok(world, "POST", "/invoices", { clientId: client.id, lineItems: [line] });
@@ -130,7 +142,11 @@ export async function measureCost(endpoint: string, init: InitRow[]): Promise<Co
   return [
     scaled(price("GET /invoices/{id}", get, initMs), 1e6, "1 million GET /invoices/{id}"),
     scaled(price("mark-paid", markPaid, initMs), 1e6, "1 million POST /invoices/{id}/mark-paid"),
-    scaled(price("lifecycle", lifecycle, initMs), 10_000, "10,000 invoices a month: create, finalize, send, 2 GET, mark-paid"),
+    scaled(
+      price("lifecycle", lifecycle, initMs),
+      10_000,
+      "10,000 invoices a month: create, finalize, send, 2 GET, mark-paid",
+    ),
   ];
 }
 

@@ -65,8 +65,11 @@ function coldImportOnce(bundle: string): { cpu: number; wall: number } {
  */
 function coldImportMs(bundles: string[]): { cpu: number; wall: number }[] {
   const times = bundles.map(() => [] as { cpu: number; wall: number }[]);
-  for (let round = 0; round < RUNS; round++) bundles.forEach((bundle, i) => times[i]!.push(coldImportOnce(bundle)));
-  const median = (values: number[]) => Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! * 10) / 10;
+  for (let round = 0; round < RUNS; round++) {
+    for (const [i, bundle] of bundles.entries()) times[i]!.push(coldImportOnce(bundle));
+  }
+  const median = (values: number[]) =>
+    Math.round([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! * 10) / 10;
   return times.map((t) => ({ cpu: median(t.map((x) => x.cpu)), wall: median(t.map((x) => x.wall)) }));
 }
 
@@ -74,11 +77,21 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
   const outdir = mkdtempSync(join(tmpdir(), "bench-bundles-"));
   try {
     const infra = await evaluateInfra({ stage: "bench", env: { EMAIL_SENDER: "bench@example.com" } });
-    const declared = functionsOf(infra).map((fn) => ({ id: fn.id, handler: fn.handler, runtime: fn.runtime, nodejs: fn.nodejs }));
+    const declared = functionsOf(infra).map((fn) => ({
+      id: fn.id,
+      handler: fn.handler,
+      runtime: fn.runtime,
+      nodejs: fn.nodejs,
+    }));
     const runtime = declared[0]?.runtime ?? "nodejs22.x";
     const extra = [
       { id: "Baseline", handler: "bench/baseline/handler.handler", runtime, nodejs: declared[0]?.nodejs },
-      { id: "Api projection (no Stripe, no SES)", handler: "bench/projection/api-without-sdks.handler", runtime, nodejs: declared[0]?.nodejs },
+      {
+        id: "Api projection (no Stripe, no SES)",
+        handler: "bench/projection/api-without-sdks.handler",
+        runtime,
+        nodejs: declared[0]?.nodejs,
+      },
     ];
     const built = await bundleFunctions([...extra, ...declared], outdir);
     const baseline = built.find((b) => b.id === "Baseline")!;

@@ -44,7 +44,11 @@ const scenarios: Scenario[] = [
     job: "overdue",
     dueJob: "overdue",
     async make(world, clientId, due) {
-      const inv = await api(world, "POST", "/invoices", { clientId, lineItems: [line], dueDate: due ? "2027-01-01" : "2099-01-01" });
+      const inv = await api(world, "POST", "/invoices", {
+        clientId,
+        lineItems: [line],
+        dueDate: due ? "2027-01-01" : "2099-01-01",
+      });
       await api(world, "POST", `/invoices/${inv.id}/finalize`);
       await api(world, "POST", `/invoices/${inv.id}/send`);
       return { pk: `USER#${world.userId}`, sk: `INVOICE#${String(inv.id).padStart(10, "0")}` };
@@ -54,7 +58,11 @@ const scenarios: Scenario[] = [
     job: "expire-estimates",
     dueJob: "expire-estimates",
     async make(world, clientId, due) {
-      const est = await api(world, "POST", "/estimates", { clientId, lineItems: [line], validUntil: due ? "2027-01-01" : "2099-01-01" });
+      const est = await api(world, "POST", "/estimates", {
+        clientId,
+        lineItems: [line],
+        validUntil: due ? "2027-01-01" : "2099-01-01",
+      });
       await api(world, "POST", `/estimates/${est.id}/send`);
       return { pk: `USER#${world.userId}`, sk: `ESTIMATE#${String(est.id).padStart(10, "0")}` };
     },
@@ -63,7 +71,12 @@ const scenarios: Scenario[] = [
     job: "recurring",
     dueJob: "recurring",
     async make(world, clientId, due) {
-      const s = await api(world, "POST", "/recurring-schedules", { clientId, frequency: "yearly", startDate: due ? "2027-01-01" : "2099-01-01", lineItems: [line] });
+      const s = await api(world, "POST", "/recurring-schedules", {
+        clientId,
+        frequency: "yearly",
+        startDate: due ? "2027-01-01" : "2099-01-01",
+        lineItems: [line],
+      });
       return { pk: `USER#${world.userId}`, sk: `SCHEDULE#${String(s.id).padStart(10, "0")}` };
     },
   },
@@ -72,7 +85,11 @@ const scenarios: Scenario[] = [
     dueJob: "reminders",
     async make(world, clientId, due) {
       // Sent on Nov 22 with a due date of Jan 8: the reminder 3 days before (Jan 5) is due at RUN_AT.
-      const inv = await api(world, "POST", "/invoices", { clientId, lineItems: [line], dueDate: due ? "2027-01-08" : "2099-01-01" });
+      const inv = await api(world, "POST", "/invoices", {
+        clientId,
+        lineItems: [line],
+        dueDate: due ? "2027-01-08" : "2099-01-01",
+      });
       await api(world, "POST", `/invoices/${inv.id}/finalize`);
       await api(world, "POST", `/invoices/${inv.id}/send`);
       return undefined; // reminder records are cloned from the byDue list below
@@ -110,7 +127,9 @@ export async function measureJobs(endpoint: string): Promise<JobFigure[]> {
  */
 async function cloneWaiting(world: World, job: DueJob, key: { pk: string; sk: string } | undefined, count: number) {
   const { db } = world.deps;
-  const original = key ? (await db.doc.send(new GetCommand({ TableName: db.table, Key: key }))).Item : { pk: `USER#${world.userId}`, kind: "reminder" };
+  const original = key
+    ? (await db.doc.send(new GetCommand({ TableName: db.table, Key: key }))).Item
+    : { pk: `USER#${world.userId}`, kind: "reminder" };
   if (!original) throw new Error(`no record to clone for ${job}`);
   const clones = Array.from({ length: count }, (_, i) => {
     const sk = `BENCH#${job}#${String(i).padStart(6, "0")}`;
@@ -118,7 +137,9 @@ async function cloneWaiting(world: World, job: DueJob, key: { pk: string; sk: st
     return { ...rest, sk, ...dueKeys(job, world.userId, sk, `2099-01-01T00:00:00.000Z`) };
   });
   for (let i = 0; i < clones.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = clones.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    let pending: Record<string, unknown>[] | undefined = clones
+      .slice(i, i + 25)
+      .map((Item) => ({ PutRequest: { Item } }));
     while (pending?.length) {
       const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.table]: pending as never } }));
       pending = out.UnprocessedItems?.[db.table] as Record<string, unknown>[] | undefined;

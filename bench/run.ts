@@ -33,50 +33,69 @@ async function main() {
 
     const verdict = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "met" : "NOT met");
     console.log("\nDynamoDB requests per API call (auth included)");
-    console.table(calls.map((c) => ({
-      operation: c.operation,
-      requests: c.requests,
-      "round trips": c.roundTrips,
-      "read units": c.readUnits,
-      "write units": c.writeUnits,
-      "items read": c.itemsRead,
-      goal: c.goal ?? "",
-      met: verdict(c.meetsGoal),
-    })));
+    console.table(
+      calls.map((c) => ({
+        operation: c.operation,
+        requests: c.requests,
+        "round trips": c.roundTrips,
+        "read units": c.readUnits,
+        "write units": c.writeUnits,
+        "items read": c.itemsRead,
+        goal: c.goal ?? "",
+        met: verdict(c.meetsGoal),
+      })),
+    );
     console.log("Lambda init: every function's bundle vs a bare Hono + lib-dynamodb baseline (goal: the API's)");
-    console.table(init.rows.map((r) => ({
-      function: r.function,
-      KiB: Math.round(r.bytes / 1024),
-      "× size": r.sizeRatio,
-      "init CPU ms": r.coldImportMs,
-      "(wall ms)": r.coldImportWallMs,
-      "× init": r.initRatio,
-      goal: r.goal ?? "",
-      met: verdict(r.meetsGoal),
-    })));
+    console.table(
+      init.rows.map((r) => ({
+        function: r.function,
+        KiB: Math.round(r.bytes / 1024),
+        "× size": r.sizeRatio,
+        "init CPU ms": r.coldImportMs,
+        "(wall ms)": r.coldImportWallMs,
+        "× init": r.initRatio,
+        goal: r.goal ?? "",
+        met: verdict(r.meetsGoal),
+      })),
+    );
     console.log("Throughput: GET /invoices/{id} vs a bare Hono server doing the same GetItem (same HTTP stack)");
     console.table([{ ...throughput, met: verdict(throughput.meetsGoal) }]);
-    console.log("Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)");
+    console.log(
+      "Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)",
+    );
     console.table(render.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
-    console.log(`Cost at on-demand prices (${PRICES.region}; ${JSON.stringify(PRICES)}; assumed ${JSON.stringify(ASSUMPTIONS)})`);
-    console.table(cost.map((c) => ({
-      scenario: c.scenario,
-      "API requests": c.apiRequests,
-      "round trips": c.roundTrips,
-      "read units": c.readUnits,
-      "write units": c.writeUnits,
-      "CPU ms": c.cpuMs,
-      "billed ms": c.billedMs,
-      "DynamoDB $": c.dollars.dynamo,
-      "Lambda $": c.dollars.lambda,
-      "API Gateway $": c.dollars.apiGateway,
-      "total $": c.dollars.total,
-    })));
+    console.log(
+      `Cost at on-demand prices (${PRICES.region}; ${JSON.stringify(PRICES)}; assumed ${JSON.stringify(ASSUMPTIONS)})`,
+    );
+    console.table(
+      cost.map((c) => ({
+        scenario: c.scenario,
+        "API requests": c.apiRequests,
+        "round trips": c.roundTrips,
+        "read units": c.readUnits,
+        "write units": c.writeUnits,
+        "CPU ms": c.cpuMs,
+        "billed ms": c.billedMs,
+        "DynamoDB $": c.dollars.dynamo,
+        "Lambda $": c.dollars.lambda,
+        "API Gateway $": c.dollars.apiGateway,
+        "total $": c.dollars.total,
+      })),
+    );
 
     mkdirSync("bench", { recursive: true });
-    const results = { date: new Date().toISOString(), node: process.version, calls, render, init, throughput, jobs, cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost } };
+    const results = {
+      date: new Date().toISOString(),
+      node: process.version,
+      calls,
+      render,
+      init,
+      throughput,
+      jobs,
+      cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },
+    };
     writeFileSync("bench/results.json", JSON.stringify(results, null, 2) + "\n");
     console.log("written: bench/results.json");
   } finally {

@@ -63,11 +63,13 @@ async function listen(fetchHandler: (request: Request) => Response | Promise<Res
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-const get = (url: string, headers: Record<string, string> = {}) => async () => {
-  const res = await fetch(url, { headers });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
-};
+const get =
+  (url: string, headers: Record<string, string> = {}) =>
+  async () => {
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+  };
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -76,7 +78,13 @@ export async function measureThroughput(endpoint: string): Promise<ThroughputFig
   world.meter.detach();
   const auth = { Authorization: `Bearer ${world.key}` };
   const client = await request(world.app, "POST", "/clients", { name: "T" }, auth);
-  const invoice = await request(world.app, "POST", "/invoices", { clientId: client.body.id, lineItems: [{ description: "x", unitPrice: "1.00" }] }, auth);
+  const invoice = await request(
+    world.app,
+    "POST",
+    "/invoices",
+    { clientId: client.body.id, lineItems: [{ description: "x", unitPrice: "1.00" }] },
+    auth,
+  );
   const { db } = world.deps;
   const key = entityKey(world.userId, "INVOICE", invoice.body.id);
 

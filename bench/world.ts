@@ -19,7 +19,11 @@ export interface World {
 
 export async function createWorld(endpoint: string, now = "2026-11-22T09:30:00.000Z"): Promise<World> {
   const tableName = `bench-${randomUUID()}`;
-  const client = new DynamoDBClient({ endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   await ensureTable(client, tableName);
   client.destroy();
   const clock = { now: new Date(now) };

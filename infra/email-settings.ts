@@ -40,11 +40,15 @@ export function emailSettings(stage: string, env: Record<string, string | undefi
   }
   const identity = choice("EMAIL_IDENTITY", env.EMAIL_IDENTITY, ["own", "shared"] as const);
   if (identity === "shared" && stage === "production") {
-    throw new EmailSettingsError("production owns its SES identity: unset EMAIL_IDENTITY=shared for --stage production");
+    throw new EmailSettingsError(
+      "production owns its SES identity: unset EMAIL_IDENTITY=shared for --stage production",
+    );
   }
   const dns = choice("EMAIL_DNS", env.EMAIL_DNS, ["route53", "manual"] as const);
   if (dns === "manual" && !isDomain) {
-    throw new EmailSettingsError("EMAIL_DNS=manual is for a domain sender; an address is verified by the link SES emails to it");
+    throw new EmailSettingsError(
+      "EMAIL_DNS=manual is for a domain sender; an address is verified by the link SES emails to it",
+    );
   }
   return { sender, isDomain, identity, dns };
 }

@@ -8,7 +8,10 @@ import { isProduction } from "./runtime";
  * the app's `removal: "retain"` (sst.config.ts); other stages drop their table on `sst remove`.
  */
 const globalIndexes = Object.fromEntries(
-  Object.entries(tableDefinition.globalIndexes).map(([name, index]) => [name, { ...index, projection: "all" as const }]),
+  Object.entries(tableDefinition.globalIndexes).map(([name, index]) => [
+    name,
+    { ...index, projection: "all" as const },
+  ]),
 );
 
 export const table = new sst.aws.Dynamo("Table", {

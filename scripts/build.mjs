@@ -10,10 +10,15 @@ import { bundleFunctions } from "./bundle.mjs";
 import { evaluateInfra, functionsOf, root } from "./infra.mjs";
 
 // Infra needs a sender to evaluate; which one does not change any handler's bundle.
-const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: process.env.EMAIL_SENDER ?? "build@example.com" } });
+const infra = await evaluateInfra({
+  stage: "dev",
+  env: { EMAIL_SENDER: process.env.EMAIL_SENDER ?? "build@example.com" },
+});
 const outdir = join(root, "dist");
 rmSync(outdir, { recursive: true, force: true });
 const built = await bundleFunctions(functionsOf(infra), outdir);
 for (const b of built) {
-  console.log(`${b.id.padEnd(20)} ${b.handler.padEnd(52)} ${relative(root, b.bundle).padEnd(46)} ${(b.bytes / 1024).toFixed(0).padStart(6)} KiB`);
+  console.log(
+    `${b.id.padEnd(20)} ${b.handler.padEnd(52)} ${relative(root, b.bundle).padEnd(46)} ${(b.bytes / 1024).toFixed(0).padStart(6)} KiB`,
+  );
 }

@@ -48,8 +48,7 @@ export interface InfraFunction {
   link: RecordedComponent[];
   nodejs?: { minify?: boolean; sourcemap?: boolean; install?: string[]; esbuild?: { external?: string[] } };
   copyFiles?: { from: string; to?: string }[];
-  trigger:
-    /** The API routes that invoke it: one for a route's own function, several for a shared one. */
+  trigger: /** The API routes that invoke it: one for a route's own function, several for a shared one. */
     | { kind: "api"; api: string; routes: string[] }
     | { kind: "cron"; schedule: string; event: unknown }
     | { kind: "stream"; table: string; transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } }
@@ -58,7 +57,10 @@ export interface InfraFunction {
   [setting: string]: unknown;
 }
 
-export declare function evaluateInfra(options?: { stage?: string; env?: Record<string, string | undefined> }): Promise<EvaluatedInfra>;
+export declare function evaluateInfra(options?: {
+  stage?: string;
+  env?: Record<string, string | undefined>;
+}): Promise<EvaluatedInfra>;
 export declare function componentsOf(infra: EvaluatedInfra, kind: string): RecordedComponent[];
 export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];
 export declare function linkNames(fn: InfraFunction): string[];

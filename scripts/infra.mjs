@@ -84,10 +84,6 @@ const defaultLinks = {
   }),
   // A function's URL exists only with `url` set (SST links urlEndpoint, undefined otherwise).
   "sst.aws.Function": (c) => ({ properties: { name: c.functionName, ...(c.args.url ? { url: c.url } : {}) } }),
-  "sst.aws.Bus": (c) => ({
-    properties: { name: c.name, arn: c.arn },
-    include: [permission({ actions: ["events:*"], resources: [c.arn] })],
-  }),
   "sst.sst.Secret": (c) => ({ properties: { value: c.args.placeholder } }),
   "sst.sst.Linkable": (c) => c.args,
 };
@@ -100,7 +96,10 @@ function fakeSst(recorder) {
         Object.assign(this, extra(this, name, args));
       }
     };
-    if (defaultLinks[kind]) cls.prototype.getSSTLink = function () { return defaultLinks[kind](this); };
+    if (defaultLinks[kind])
+      cls.prototype.getSSTLink = function () {
+        return defaultLinks[kind](this);
+      };
     return cls;
   };
   const arn = (service, resource) => new FakeOutput(`arn:aws:${service}:${REGION}:${ACCOUNT}:${resource}`);
@@ -136,7 +135,11 @@ function fakeSst(recorder) {
           // The stream's Lambda subscriber: recorded like a function, triggered by the table's stream.
           subscribe(subscriberName, subscriber, args = {}) {
             if (!self.args.stream) throw new Error(`Cannot subscribe to "${name}" because stream is not enabled.`);
-            return new Recorded(recorder, "sst.aws.DynamoLambdaSubscriber", subscriberName, { table: name, subscriber, ...args });
+            return new Recorded(recorder, "sst.aws.DynamoLambdaSubscriber", subscriberName, {
+              table: name,
+              subscriber,
+              ...args,
+            });
           },
         };
       }),
@@ -173,7 +176,9 @@ function fakeSst(recorder) {
     Linkable: Object.assign(component("sst.sst.Linkable"), {
       // As SST's Linkable.wrap: every instance of `cls` links as `cb` says.
       wrap(cls, cb) {
-        cls.prototype.getSSTLink = function () { return cb(this); };
+        cls.prototype.getSSTLink = function () {
+          return cb(this);
+        };
       },
     }),
   };
@@ -211,7 +216,9 @@ function guard(target, path) {
         const value = object[key];
         return value && typeof value === "object" && !Array.isArray(value) ? guard(value, `${path}.${key}`) : value;
       }
-      throw new Error(`scripts/infra.mjs has no offline recorder for ${path}.${key}: add one so the deploy checks see it`);
+      throw new Error(
+        `scripts/infra.mjs has no offline recorder for ${path}.${key}: add one so the deploy checks see it`,
+      );
     },
   });
 }

@@ -30,8 +30,13 @@ function run(command, args, env = process.env) {
 /** Same SST version and same config (which decides the providers) → same install. */
 function cacheDir() {
   const version = JSON.parse(readFileSync(join(root, "node_modules", "sst", "package.json"), "utf8")).version;
-  const config = createHash("sha256").update(readFileSync(join(root, "sst.config.ts"))).digest("hex").slice(0, 12);
-  const base = process.env.SST_PLATFORM_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "invoicing", "sst-platform");
+  const config = createHash("sha256")
+    .update(readFileSync(join(root, "sst.config.ts")))
+    .digest("hex")
+    .slice(0, 12);
+  const base =
+    process.env.SST_PLATFORM_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "invoicing", "sst-platform");
   return join(base, `${version}-${config}`);
 }
 
@@ -70,5 +75,10 @@ function installPlatform() {
 }
 
 if (!existsSync(platformTypes)) installPlatform();
-run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "infra", "tsconfig.json"), "--noEmit"]);
+run(process.execPath, [
+  join(root, "node_modules", "typescript", "bin", "tsc"),
+  "-p",
+  join(root, "infra", "tsconfig.json"),
+  "--noEmit",
+]);
 console.error("typecheck-infra: sst.config.ts and infra/ match SST's types");

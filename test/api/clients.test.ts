@@ -53,11 +53,24 @@ describe("clients", () => {
   });
 
   it("patches fields, clears nullable ones, treats {} as a no-op", async () => {
-    const created = await alice.call("POST", "/clients", { name: "Old", email: "a@b.co", address: { line1: "1 Road", city: "Town", country: "GB" } });
+    const created = await alice.call("POST", "/clients", {
+      name: "Old",
+      email: "a@b.co",
+      address: { line1: "1 Road", city: "Town", country: "GB" },
+    });
     env.clock.advance(1000);
-    const patched = await alice.call("PATCH", `/clients/${created.body.id}`, { name: "New", email: null, paymentTermsDays: 14 });
+    const patched = await alice.call("PATCH", `/clients/${created.body.id}`, {
+      name: "New",
+      email: null,
+      paymentTermsDays: 14,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: "New", email: null, paymentTermsDays: 14, address: { line1: "1 Road", line2: null, city: "Town", postalCode: null, region: null, country: "GB" } });
+    expect(patched.body).toMatchObject({
+      name: "New",
+      email: null,
+      paymentTermsDays: 14,
+      address: { line1: "1 Road", line2: null, city: "Town", postalCode: null, region: null, country: "GB" },
+    });
     expect(patched.body.updatedAt).not.toBe(created.body.updatedAt);
     const noop = await alice.call("PATCH", `/clients/${created.body.id}`, {});
     expect(noop.status).toBe(200);

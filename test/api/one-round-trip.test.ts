@@ -39,21 +39,25 @@ const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 /** A key of the format used before keys named their user: stored the way createApiKey stored it then. */
 async function legacyKey(userId: string): Promise<string> {
   const key = `inv_${randomBytes(32).toString("base64url")}`;
-  await env.deps.db.doc.send(new PutCommand({
-    TableName: env.deps.db.table,
-    Item: { pk: `APIKEY#${hashKey(key)}`, sk: "APIKEY", userId, keyId: 999, lastUsedAt: env.clock.now.toISOString() },
-  }));
+  await env.deps.db.doc.send(
+    new PutCommand({
+      TableName: env.deps.db.table,
+      Item: { pk: `APIKEY#${hashKey(key)}`, sk: "APIKEY", userId, keyId: 999, lastUsedAt: env.clock.now.toISOString() },
+    }),
+  );
   return key;
 }
 
 /** Everything stored under a user's partition (to prove a refused request wrote nothing). */
 async function partition(userId: string) {
-  const out = await env.deps.db.doc.send(new QueryCommand({
-    TableName: env.deps.db.table,
-    KeyConditionExpression: "pk = :pk",
-    ExpressionAttributeValues: { ":pk": userPk(userId) },
-    ConsistentRead: true,
-  }));
+  const out = await env.deps.db.doc.send(
+    new QueryCommand({
+      TableName: env.deps.db.table,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": userPk(userId) },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
@@ -87,7 +91,12 @@ describe("a key that names its user", () => {
 
   it("a forged key naming another user reads nothing of theirs: 401 for a record, a page, a client", async () => {
     const forged = `inv_${bob.userId}_${randomBytes(32).toString("base64url")}`;
-    for (const path of [`/invoices/${bobInvoiceId}`, "/invoices", "/clients/1", `/invoices/${bobInvoiceId}/reminders`]) {
+    for (const path of [
+      `/invoices/${bobInvoiceId}`,
+      "/invoices",
+      "/clients/1",
+      `/invoices/${bobInvoiceId}/reminders`,
+    ]) {
       const res = await request(env.app, "GET", path, undefined, as(forged));
       expectProblem(res, 401, "unauthorized");
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -99,16 +108,22 @@ describe("a key that names its user", () => {
   it("alice's own secret under bob's name is refused: the key item's user must be the one named", async () => {
     const secret = alice.key.slice(-43);
     const swapped = `inv_${bob.userId}_${secret}`;
-    expectProblem(await request(env.app, "GET", `/invoices/${bobInvoiceId}`, undefined, as(swapped)), 401, "unauthorized");
+    expectProblem(
+      await request(env.app, "GET", `/invoices/${bobInvoiceId}`, undefined, as(swapped)),
+      401,
+      "unauthorized",
+    );
   });
 
   it("a key item that belongs to someone else than the key names is refused", async () => {
     // Stored by a bug or by hand: the hash matches, but the item says mallory. The claim must agree.
     const key = `inv_${bob.userId}_${randomBytes(32).toString("base64url")}`;
-    await env.deps.db.doc.send(new PutCommand({
-      TableName: env.deps.db.table,
-      Item: { pk: `APIKEY#${hashKey(key)}`, sk: "APIKEY", userId: "mallory", keyId: 1 },
-    }));
+    await env.deps.db.doc.send(
+      new PutCommand({
+        TableName: env.deps.db.table,
+        Item: { pk: `APIKEY#${hashKey(key)}`, sk: "APIKEY", userId: "mallory", keyId: 1 },
+      }),
+    );
     expectProblem(await request(env.app, "GET", `/invoices/${bobInvoiceId}`, undefined, as(key)), 401, "unauthorized");
     expectProblem(await request(env.app, "GET", "/invoices", undefined, as(key)), 401, "unauthorized");
   });
@@ -120,7 +135,13 @@ describe("a key that names its user", () => {
     const attempts = [
       await request(env.app, "POST", "/clients", { name: "Evil" }, as(forged)),
       await request(env.app, "POST", "/invoices", { clientId: 1, lineItems: [line] }, as(forged)),
-      await request(env.app, "POST", "/invoices", { clientId: 1, lineItems: [line] }, { ...as(forged), "Idempotency-Key": "k1" }),
+      await request(
+        env.app,
+        "POST",
+        "/invoices",
+        { clientId: 1, lineItems: [line] },
+        { ...as(forged), "Idempotency-Key": "k1" },
+      ),
       await request(env.app, "POST", `/invoices/${bobInvoiceId}/finalize`, undefined, as(forged)),
       await request(env.app, "DELETE", `/invoices/${bobInvoiceId}`, undefined, as(forged)),
       await request(env.app, "PATCH", `/invoices/${bobInvoiceId}`, { notes: "owned" }, as(forged)),
@@ -142,7 +163,11 @@ describe("a key that names its user", () => {
     const made = await alice.call("POST", "/api-keys", { name: "short-lived" });
     expect((await request(env.app, "GET", `/invoices/${invoiceId}`, undefined, as(made.body.key))).status).toBe(200);
     expect((await alice.call("DELETE", `/api-keys/${made.body.id}`)).status).toBe(204);
-    expectProblem(await request(env.app, "GET", `/invoices/${invoiceId}`, undefined, as(made.body.key)), 401, "unauthorized");
+    expectProblem(
+      await request(env.app, "GET", `/invoices/${invoiceId}`, undefined, as(made.body.key)),
+      401,
+      "unauthorized",
+    );
     expectProblem(await request(env.app, "GET", "/invoices", undefined, as(made.body.key)), 401, "unauthorized");
   });
 
@@ -180,27 +205,35 @@ describe("creating a document: one read, one transaction", () => {
   const bodies = (clientId: number): [string, string, unknown][] => [
     ["invoice", "/invoices", { clientId, lineItems: [line] }],
     ["estimate", "/estimates", { clientId, lineItems: [line] }],
-    ["schedule starting later", "/recurring-schedules", { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }],
+    [
+      "schedule starting later",
+      "/recurring-schedules",
+      { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] },
+    ],
     ["schedule with its first invoice", "/recurring-schedules", { clientId, frequency: "monthly", lineItems: [line] }],
   ];
 
-  it.each([0, 1, 2, 3])("%#: the key, the client and the counters in one BatchGetItem, then the transaction", async (i) => {
-    const client = await alice.call("POST", "/clients", { name: "Counted", currency: "EUR" });
-    const [what, path, body] = bodies(client.body.id)[i]!;
-    meter.reset();
-    const res = await alice.call("POST", path, body);
-    expect(res.status, what).toBe(201);
-    expect(res.body.currency, what).toBe("EUR");
-    expect({ what, commands: meter.byCommand, roundTrips: meter.roundTrips }).toEqual({
-      what,
-      commands: { BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 },
-      roundTrips: 2,
-    });
-  });
+  it.each([0, 1, 2, 3])(
+    "%#: the key, the client and the counters in one BatchGetItem, then the transaction",
+    async (i) => {
+      const client = await alice.call("POST", "/clients", { name: "Counted", currency: "EUR" });
+      const [what, path, body] = bodies(client.body.id)[i]!;
+      meter.reset();
+      const res = await alice.call("POST", path, body);
+      expect(res.status, what).toBe(201);
+      expect(res.body.currency, what).toBe("EUR");
+      expect({ what, commands: meter.byCommand, roundTrips: meter.roundTrips }).toEqual({
+        what,
+        commands: { BatchGetItemCommand: 1, TransactWriteItemsCommand: 1 },
+        roundTrips: 2,
+      });
+    },
+  );
 
   it("an unknown client is 422 client_not_found and nothing is written", async () => {
     meter.reset();
-    for (const [, path, body] of bodies(424242)) expectProblem(await alice.call("POST", path, body), 422, "client_not_found");
+    for (const [, path, body] of bodies(424242))
+      expectProblem(await alice.call("POST", path, body), 422, "client_not_found");
     expect(Object.keys(meter.byCommand)).toEqual(["BatchGetItemCommand"]);
   });
 
@@ -213,14 +246,18 @@ describe("creating a document: one read, one transaction", () => {
         value: async (command: Parameters<typeof db.doc.send>[0]) => {
           const out = await db.doc.send(command as never);
           if (command instanceof GetCommand && String(command.input.Key?.sk).startsWith("CLIENT#")) {
-            await db.doc.send(new DeleteCommand({ TableName: db.table, Key: entityKey(alice.userId, "CLIENT", client.body.id) }));
+            await db.doc.send(
+              new DeleteCommand({ TableName: db.table, Key: entityKey(alice.userId, "CLIENT", client.body.id) }),
+            );
           }
           return out;
         },
       },
     });
     const ctx: Ctx = { ...env.deps, db: { doc: racing, table: db.table }, userId: alice.userId };
-    await expect(createInvoice(ctx, { clientId: client.body.id, lineItems: [line] })).rejects.toMatchObject({ code: "client_not_found" });
+    await expect(createInvoice(ctx, { clientId: client.body.id, lineItems: [line] })).rejects.toMatchObject({
+      code: "client_not_found",
+    });
     const listed = await alice.call("GET", `/invoices?clientId=${client.body.id}`);
     expect(listed.body).toEqual([]);
   });

@@ -11,7 +11,12 @@ beforeAll(async () => {
 
 describe("authentication", () => {
   it("rejects a missing, malformed or unknown key with 401 and WWW-Authenticate", async () => {
-    for (const headers of [{} as Record<string, string>, { Authorization: "Basic abc" }, { Authorization: "Bearer inv_nope" }, { Authorization: `Bearer inv_${"A".repeat(43)}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: "Basic abc" },
+      { Authorization: "Bearer inv_nope" },
+      { Authorization: `Bearer inv_${"A".repeat(43)}` },
+    ]) {
       const res = await request(env.app, "GET", "/clients", undefined, headers);
       expectProblem(res, 401, "unauthorized");
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -42,7 +47,10 @@ describe("api keys", () => {
     expect(created.headers.get("location")).toBe(`/api-keys/${created.body.id}`);
     // The key names its user (docs/auth.md); the prefix is that part and the secret's first 8 characters.
     expect(created.body.key).toMatch(new RegExp(`^inv_${alice.userId}_[A-Za-z0-9_-]{43}$`));
-    expect(created.body).toMatchObject({ name: "ci", prefix: created.body.key.slice(0, `inv_${alice.userId}_`.length + 8) });
+    expect(created.body).toMatchObject({
+      name: "ci",
+      prefix: created.body.key.slice(0, `inv_${alice.userId}_`.length + 8),
+    });
 
     const bearer = { Authorization: `Bearer ${created.body.key}` };
     expect((await request(env.app, "GET", "/clients", undefined, bearer)).status).toBe(200);
@@ -50,7 +58,13 @@ describe("api keys", () => {
     const list = await alice.call("GET", "/api-keys");
     expect(list.status).toBe(200);
     const listed = list.body.find((k: { id: number }) => k.id === created.body.id);
-    expect(listed).toEqual({ id: created.body.id, name: "ci", prefix: created.body.prefix, createdAt: created.body.createdAt, lastUsedAt: expect.any(String) });
+    expect(listed).toEqual({
+      id: created.body.id,
+      name: "ci",
+      prefix: created.body.prefix,
+      createdAt: created.body.createdAt,
+      lastUsedAt: expect.any(String),
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.key);
 
     expect((await alice.call("DELETE", `/api-keys/${created.body.id}`)).status).toBe(204);
@@ -86,12 +100,24 @@ describe("request ids and error shape", () => {
 
   it("orders 413 before 415 before 400", async () => {
     const huge = JSON.stringify({ name: "x".repeat(300 * 1024) });
-    expectProblem(await alice.call("POST", "/clients", huge, { "Content-Type": "text/plain" }), 413, "payload_too_large");
-    expectProblem(await alice.call("POST", "/clients", "{nope", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("POST", "/clients", huge, { "Content-Type": "text/plain" }),
+      413,
+      "payload_too_large",
+    );
+    expectProblem(
+      await alice.call("POST", "/clients", "{nope", { "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
     expectProblem(await alice.call("POST", "/clients", "{nope"), 400, "malformed_json");
     // The body's 415 comes before a bad path id's 400, on every resource with ids.
     for (const path of ["/clients/abc", "/invoices/abc", "/estimates/abc", "/recurring-schedules/abc"]) {
-      expectProblem(await alice.call("PATCH", path, "{}", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+      expectProblem(
+        await alice.call("PATCH", path, "{}", { "Content-Type": "text/plain" }),
+        415,
+        "unsupported_media_type",
+      );
       expectProblem(await alice.call("PATCH", path, "{nope"), 400, "malformed_json");
     }
   });

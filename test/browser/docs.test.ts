@@ -15,7 +15,8 @@ import { createTestEnv, type TestEnv } from "../support/env";
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[docs browser test] SKIPPED: no Chromium at ${CHROMIUM} (run scripts/ensure-chromium.sh)`);
+if (!hasChromium)
+  console.warn(`[docs browser test] SKIPPED: no Chromium at ${CHROMIUM} (run scripts/ensure-chromium.sh)`);
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
@@ -41,7 +42,9 @@ afterAll(async () => {
 
 describe.skipIf(!hasChromium)("GET /docs in Chromium", () => {
   it("renders every documented operation from the API itself, with no request to any other host", async () => {
-    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const operationCount = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
 
     const page = await browser!.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -79,7 +82,7 @@ describe.skipIf(!hasChromium)("GET /docs in Chromium", () => {
 
   it("takes a problem type's link (the `type` of every problem+json) to its explanation", async () => {
     const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-    const problem = await (await fetch(`${baseUrl}/invoices/1`)).json() as { type: string; code: string };
+    const problem = (await (await fetch(`${baseUrl}/invoices/1`)).json()) as { type: string; code: string };
     expect(problem.code).toBe("unauthorized");
     const type = new URL(problem.type);
     await page.goto(`${baseUrl}${type.pathname}${type.hash}`);

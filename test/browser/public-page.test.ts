@@ -33,9 +33,12 @@ function findChromium(): string | undefined {
 
 const chromiumPath = findChromium();
 if (!chromiumPath) {
-  const message = "Chromium is not available on this machine and cannot be installed here (see scripts/ensure-chromium.sh)";
+  const message =
+    "Chromium is not available on this machine and cannot be installed here (see scripts/ensure-chromium.sh)";
   if (process.env.CI) throw new Error(`${message}: the browser test must run in CI`);
-  console.warn(`\n${"!".repeat(100)}\n!! SKIPPING the browser test of the public invoice page: ${message}\n${"!".repeat(100)}\n`);
+  console.warn(
+    `\n${"!".repeat(100)}\n!! SKIPPING the browser test of the public invoice page: ${message}\n${"!".repeat(100)}\n`,
+  );
 }
 
 const CHROMIUM_ARGS = [
@@ -78,13 +81,24 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
 
   it("shows the number, the total, the status and a working pay link; user text stays text", async () => {
     const user = await env.user();
-    const clientId = (await user.call("POST", "/clients", { name: "Acme <b>Corp</b>", email: "billing@acme.test", paymentTermsDays: 14 })).body.id;
+    const clientId = (
+      await user.call("POST", "/clients", {
+        name: "Acme <b>Corp</b>",
+        email: "billing@acme.test",
+        paymentTermsDays: 14,
+      })
+    ).body.id;
     const created = await user.call("POST", "/invoices", {
       clientId,
       altProcessorPaymentLink: "https://pay.example.test/checkout/42",
       notes: "Thank you! <script>window.__pwned = true</script>",
       lineItems: [
-        { description: "Widget <img src=x onerror=\"window.__pwned=true\">", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" },
+        {
+          description: 'Widget <img src=x onerror="window.__pwned=true">',
+          quantity: "3",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+        },
         { description: "Setup", unitPrice: "100.00" },
       ],
     });
@@ -135,13 +149,21 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     const user = await env.user();
     expect((await user.call("PATCH", "/profile", SELLER)).status).toBe(200);
     const upload = await env.app.request("http://localhost/profile/logo", {
-      method: "PUT", body: LOGO, headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
+      method: "PUT",
+      body: LOGO,
+      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
     });
     expect(upload.status).toBe(204);
     const clientId = (await user.call("POST", "/clients", BUYER)).body.id;
     const created = await user.call("POST", "/invoices", {
-      clientId, currency: "EUR", lineItems: LINES, buyerReference: "04011000-12345-03", purchaseOrderReference: "PO-2026-7781",
-      deliveryDate: "2026-11-20", notes: "Thank you for the pleasant collaboration.", terms: "Payable within 14 days without deduction.",
+      clientId,
+      currency: "EUR",
+      lineItems: LINES,
+      buyerReference: "04011000-12345-03",
+      purchaseOrderReference: "PO-2026-7781",
+      deliveryDate: "2026-11-20",
+      notes: "Thank you for the pleasant collaboration.",
+      terms: "Payable within 14 days without deduction.",
     });
     await user.call("POST", `/invoices/${created.body.id}/finalize`);
     const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
@@ -171,7 +193,8 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     // Nothing spills out of the page's column, however long the address lines are.
     const overflow = await page.evaluate(() => {
       const main = document.querySelector("main")!.getBoundingClientRect();
-      return [...document.querySelectorAll("main *")].filter((el) => el.getBoundingClientRect().right > main.right + 1).length;
+      return [...document.querySelectorAll("main *")].filter((el) => el.getBoundingClientRect().right > main.right + 1)
+        .length;
     });
     expect(overflow).toBe(0);
     expect(await page.locator("script").count()).toBe(0);

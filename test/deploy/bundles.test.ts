@@ -47,7 +47,9 @@ const paymentFunctions = functions.filter((fn) => fn.handler.endsWith("/payments
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
 /** The route of `fn` that serves `path` (a real event carries its route key). */
 const routeFor = (fn: InfraFunction, path: string): string => {
-  const route = routesOf(fn).find((r) => new RegExp(`^${r.replace(/^\S+ /, "").replace(/\{\w+\}/g, "[^/]+")}$`).test(path));
+  const route = routesOf(fn).find((r) =>
+    new RegExp(`^${r.replace(/^\S+ /, "").replace(/\{\w+\}/g, "[^/]+")}$`).test(path),
+  );
   if (!route) throw new Error(`${fn.id} has no route for ${path}`);
   return route;
 };
@@ -66,7 +68,11 @@ let db: Db;
 
 beforeAll(async () => {
   for (const result of await bundleFunctions(functions, outdir)) built.set(result.id, result);
-  const client = new DynamoDBClient({ endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   await ensureTable(client, linked.tableName);
   client.destroy();
   db = createDb({ tableName: linked.tableName, dynamoEndpoint: endpoint, region: "local" });
@@ -114,7 +120,10 @@ describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its 
     const { key } = await createApiKey(db, userId, "bundle test", new Date());
     const ctx = { db, clock: () => new Date(), userId };
     const client = await createClient(ctx, { name: "Pdf Co" });
-    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
+    const draft = await createInvoice(ctx, {
+      clientId: client.id,
+      lineItems: [{ description: "Work", unitPrice: "10.00" }],
+    });
     const invoice = await finalizeInvoice(ctx, draft.id);
     const auth = { authorization: `Bearer ${key}` };
     const event = (method: string, path: string, headers?: Record<string, string>) =>
@@ -175,7 +184,9 @@ describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => 
     // Not vacuous: the same bundle in a task root without the copied files has no renderer.
     const bare = mkdtempSync(join(tmpdir(), "task-root-"));
     try {
-      const [without] = (await invoke(api!, [httpApiEvent("GET", "/docs")], "environment", linked, bare)).map(httpApiResponse);
+      const [without] = (await invoke(api!, [httpApiEvent("GET", "/docs")], "environment", linked, bare)).map(
+        httpApiResponse,
+      );
       expect(without!.status).toBe(200);
       expect(without!.text).toContain("not installed in this deployment");
     } finally {
@@ -187,15 +198,22 @@ describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => 
 describe("the card processor's webhook before and after its secret is deployed", () => {
   const webhookSecret = "whsec_bundle_order_test";
   const withKey: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle_order" } };
-  const withBoth: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle_order", StripeWebhookSecret: webhookSecret } };
+  const withBoth: LinkedValues = {
+    ...linked,
+    secrets: { StripeSecretKey: "sk_test_bundle_order", StripeWebhookSecret: webhookSecret },
+  };
 
   it("first deploy (no webhook secret): 503 service_unavailable naming the secret; second deploy: verified", async () => {
     // The webhook is the payments function's (infra/api.ts).
     const [api] = paymentFunctions;
-    const event = signedStripeEvent("checkout.session.completed", { id: "cs_test_order", object: "checkout.session" }, {
-      secret: webhookSecret,
-      now: new Date(),
-    });
+    const event = signedStripeEvent(
+      "checkout.session.completed",
+      { id: "cs_test_order", object: "checkout.session" },
+      {
+        secret: webhookSecret,
+        now: new Date(),
+      },
+    );
     const delivery = () =>
       httpApiEvent("POST", "/webhooks/card-processor", {
         routeKey: "ANY /webhooks/card-processor",
@@ -216,11 +234,21 @@ describe("the card processor's webhook before and after its secret is deployed",
     expect(verified!.body).toMatchObject({ received: true });
 
     // A forged delivery is still refused once the secret is there.
-    const forged = signedStripeEvent("checkout.session.completed", { id: "cs_forged" }, { secret: "whsec_other", now: new Date() });
+    const forged = signedStripeEvent(
+      "checkout.session.completed",
+      { id: "cs_forged" },
+      { secret: "whsec_other", now: new Date() },
+    );
     const [refused] = (
       await invoke(
         api!,
-        [httpApiEvent("POST", "/webhooks/card-processor", { routeKey: "ANY /webhooks/card-processor", headers: { "stripe-signature": forged.header }, body: forged.payload })],
+        [
+          httpApiEvent("POST", "/webhooks/card-processor", {
+            routeKey: "ANY /webhooks/card-processor",
+            headers: { "stripe-signature": forged.header },
+            body: forged.payload,
+          }),
+        ],
         "environment",
         withBoth,
       )
@@ -237,7 +265,9 @@ describe.each(snsFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const queued = queueEmail(deps, userId, { to: "Gone@Client.example", subject: "Invoice INV-000001", text: "…" });
     // Stored as delivered (off the outbox's due list, so the jobs' bundles below find nothing to send).
     const { duePk: _duePk, dueSk: _dueSk, ...sent } = queued.item;
-    await db.doc.send(new PutCommand({ TableName: linked.tableName, Item: { ...sent, status: "sent", sentAt: sent.createdAt } }));
+    await db.doc.send(
+      new PutCommand({ TableName: linked.tableName, Item: { ...sent, status: "sent", sentAt: sent.createdAt } }),
+    );
     const tags = feedbackTags(userId, queued.item.id);
     const topic = "arn:aws:sns:us-east-1:123456789012:invoicing-dev-EmailFeedback";
 
@@ -251,9 +281,13 @@ describe.each(snsFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     if (!result?.ok) throw new Error(`${fn.id} threw: ${result?.error.name}: ${result?.error.message}`);
     expect(result.value).toEqual({ recorded: 1, emailGone: 0, ignored: 2 });
 
-    const email = await db.doc.send(new GetCommand({ TableName: linked.tableName, Key: outboxKey(userId, queued.item.id) }));
+    const email = await db.doc.send(
+      new GetCommand({ TableName: linked.tableName, Key: outboxKey(userId, queued.item.id) }),
+    );
     expect(email.Item).toMatchObject({ status: "sent", delivery: "bounced", deliveryDetail: "Permanent/NoEmail" });
-    const recipient = await db.doc.send(new GetCommand({ TableName: linked.tableName, Key: recipientKey(userId, "gone@client.example") }));
+    const recipient = await db.doc.send(
+      new GetCommand({ TableName: linked.tableName, Key: recipientKey(userId, "gone@client.example") }),
+    );
     expect(recipient.Item).toMatchObject({ type: "recipient", address: "gone@client.example", delivery: "bounced" });
   });
 });
@@ -271,20 +305,33 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
     const client = await createClient(ctx, { name: "Pay Co", email: "ap@pay.example" });
-    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "120.00" }] });
+    const draft = await createInvoice(ctx, {
+      clientId: client.id,
+      lineItems: [{ description: "Work", unitPrice: "120.00" }],
+    });
     await finalizeInvoice(ctx, draft.id);
     // Sent without a card processor here: the session is made when the link is opened.
     const invoice = await sendInvoice(ctx, draft.id, {});
     const webhookSecret = "whsec_bundle_test";
-    const values: LinkedValues = { ...linked, secrets: { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: webhookSecret } };
+    const values: LinkedValues = {
+      ...linked,
+      secrets: { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: webhookSecret },
+    };
     const stripeEnv = { STRIPE_API_BASE: fake.url };
     const pay = `/public/invoices/${invoice.publicToken}/pay`;
 
     const [redirect, wrongMethod] = (
-      await invoke(fn, [
-        httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
-        httpApiEvent("DELETE", pay, { routeKey: routeFor(fn, pay) }),
-      ], "key-file", values, undefined, stripeEnv)
+      await invoke(
+        fn,
+        [
+          httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
+          httpApiEvent("DELETE", pay, { routeKey: routeFor(fn, pay) }),
+        ],
+        "key-file",
+        values,
+        undefined,
+        stripeEnv,
+      )
     ).map(httpApiResponse);
     expect(redirect!.status).toBe(303);
     const [session] = [...fake.sessions.values()].filter((s) => redirect!.headers.location === s.url);
@@ -294,13 +341,31 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
     expect(wrongMethod!.status).toBe(405);
 
     const paid = fake.completeSession(session!.id);
-    const { payload, header } = signedStripeEvent("checkout.session.completed", paid, { secret: webhookSecret, now: new Date() });
+    const { payload, header } = signedStripeEvent("checkout.session.completed", paid, {
+      secret: webhookSecret,
+      now: new Date(),
+    });
     const hook = "/webhooks/card-processor";
     const [accepted, unsigned] = (
-      await invoke(fn, [
-        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": header }, body: payload }),
-        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json" }, body: payload }),
-      ], "key-file", values, undefined, stripeEnv)
+      await invoke(
+        fn,
+        [
+          httpApiEvent("POST", hook, {
+            routeKey: routeFor(fn, hook),
+            headers: { "content-type": "application/json", "stripe-signature": header },
+            body: payload,
+          }),
+          httpApiEvent("POST", hook, {
+            routeKey: routeFor(fn, hook),
+            headers: { "content-type": "application/json" },
+            body: payload,
+          }),
+        ],
+        "key-file",
+        values,
+        undefined,
+        stripeEnv,
+      )
     ).map(httpApiResponse);
     expect(accepted!.status).toBe(200);
     expect(unsigned!.status).toBe(400);
@@ -317,7 +382,10 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
     const client = await createClient(ctx, { name: "No Stripe Co" });
-    const draft = await createInvoice(ctx, { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "5.00" }] });
+    const draft = await createInvoice(ctx, {
+      clientId: client.id,
+      lineItems: [{ description: "Work", unitPrice: "5.00" }],
+    });
     await finalizeInvoice(ctx, draft.id);
     const invoice = await sendInvoice(ctx, draft.id, { to: "ap@nostripe.example" });
     const pay = `/public/invoices/${invoice.publicToken}/pay`;
@@ -325,7 +393,11 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
     const [redirect, webhook] = (
       await invoke(fn, [
         httpApiEvent("GET", pay, { routeKey: routeFor(fn, pay) }),
-        httpApiEvent("POST", hook, { routeKey: routeFor(fn, hook), headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" }, body: "{}" }),
+        httpApiEvent("POST", hook, {
+          routeKey: routeFor(fn, hook),
+          headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=00" },
+          body: "{}",
+        }),
       ])
     ).map(httpApiResponse);
     expect(redirect!.status).toBe(404);
@@ -350,7 +422,10 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const [health, created, createdBase64, firstPage, badQuery, unknown, anonymous, openapi] = (
       await invoke(fn, [
         httpApiEvent("GET", "/health"),
-        httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Bundle Co", email: "ap@bundle.example" }) }),
+        httpApiEvent("POST", "/clients", {
+          headers: json,
+          body: JSON.stringify({ name: "Bundle Co", email: "ap@bundle.example" }),
+        }),
         httpApiEvent("POST", "/clients", { headers: json, body: JSON.stringify({ name: "Base64 Ltd" }), base64: true }),
         httpApiEvent("GET", "/clients", { headers: auth, query: "limit=1" }),
         httpApiEvent("GET", "/clients", { headers: auth, query: "limit=abc" }),
@@ -406,7 +481,12 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     const [created] = (
       await invoke(
         fn,
-        [httpApiEvent("POST", "/clients", { headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: '{"name":"Sealed Inc"}' })],
+        [
+          httpApiEvent("POST", "/clients", {
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: '{"name":"Sealed Inc"}',
+          }),
+        ],
         "key-file",
       )
     ).map(httpApiResponse);
@@ -452,7 +532,9 @@ it("the API function's bundle carries neither SES nor pdf-lib: email is delivere
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
   expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/stream.handler"]);
   const mapping: Record<string, unknown> = {};
-  const trigger = streamFunctions[0]!.trigger as { transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } };
+  const trigger = streamFunctions[0]!.trigger as {
+    transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void };
+  };
   trigger.transform?.eventSourceMapping?.(mapping);
   expect(mapping.functionResponseTypes).toEqual(["ReportBatchItemFailures"]);
 });
@@ -464,16 +546,26 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
       const userId = `bundle-${randomUUID().slice(0, 8)}`;
       const ctx = { db, clock: () => new Date(), userId };
       const client = await createClient(ctx, { name: "Streamed GmbH", email: "ap@streamed.example" });
-      const event = dynamoDbStreamEvent([{ eventName: "INSERT", newImage: client as unknown as Record<string, unknown> }]);
+      const event = dynamoDbStreamEvent([
+        { eventName: "INSERT", newImage: client as unknown as Record<string, unknown> },
+      ]);
       const { env, files } = lambdaSetup(fn, linked, endpoint);
-      const results = await invokeBundle(built.get(fn.id)!.bundle, built.get(fn.id)!.exportName, [event, event], { ...env, EVENTBRIDGE_ENDPOINT: bus.url }, files);
+      const results = await invokeBundle(
+        built.get(fn.id)!.bundle,
+        built.get(fn.id)!.exportName,
+        [event, event],
+        { ...env, EVENTBRIDGE_ENDPOINT: bus.url },
+        files,
+      );
       for (const result of results) expect(result).toEqual({ ok: true, value: { batchItemFailures: [] } });
 
-      const stored = await db.doc.send(new QueryCommand({
-        TableName: linked.tableName,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :event)",
-        ExpressionAttributeValues: { ":pk": userPk(userId), ":event": "EVENT#" },
-      }));
+      const stored = await db.doc.send(
+        new QueryCommand({
+          TableName: linked.tableName,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :event)",
+          ExpressionAttributeValues: { ":pk": userPk(userId), ":event": "EVENT#" },
+        }),
+      );
       expect(stored.Items?.map((item) => item.type)).toEqual(["client.created"]);
       expect(JSON.parse(String(stored.Items![0]!.data))).toMatchObject({ id: client.id, name: "Streamed GmbH" });
       // The bus is at least once: each delivery of the record put the event on it.
@@ -481,7 +573,11 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
         ["invoicing", "client.created", "invoicing-dev-BusBus"],
         ["invoicing", "client.created", "invoicing-dev-BusBus"],
       ]);
-      expect(JSON.parse(bus.entries[0]!.Detail)).toMatchObject({ type: "client.created", resourceType: "client", resourceId: client.id });
+      expect(JSON.parse(bus.entries[0]!.Detail)).toMatchObject({
+        type: "client.created",
+        resourceType: "client",
+        resourceId: client.id,
+      });
     } finally {
       await bus.close();
     }

@@ -23,7 +23,10 @@ const routesOf = (id: string): string[] => {
   if (!fn || fn.trigger.kind !== "api") throw new Error(`infra has no API-routed function ${id}`);
   return fn.trigger.routes;
 };
-const deps = { db: createDb({ tableName: "unused", region: "local", dynamoEndpoint: "http://127.0.0.1:1" }), clock: () => new Date() };
+const deps = {
+  db: createDb({ tableName: "unused", region: "local", dynamoEndpoint: "http://127.0.0.1:1" }),
+  clock: () => new Date(),
+};
 
 /** The paths an app routes (Hono's :param and API Gateway's {param} both become "*"). */
 function pathsOf(modules: readonly Hono<AppEnv>[]): Set<string> {
@@ -81,7 +84,11 @@ async function staticallyLoaded(entry: string): Promise<{ all: string[]; atInit:
   return { all: Object.keys(inputs), atInit: [...seen] };
 }
 
-const HEAVY = { stripe: "node_modules/stripe/", ses: "node_modules/@aws-sdk/client-sesv2/", pdf: "node_modules/pdf-lib/" };
+const HEAVY = {
+  stripe: "node_modules/stripe/",
+  ses: "node_modules/@aws-sdk/client-sesv2/",
+  pdf: "node_modules/pdf-lib/",
+};
 const holds = (files: string[], dir: string) => files.some((file) => file.includes(dir));
 
 describe("each function's bundle carries only what its routes use", () => {

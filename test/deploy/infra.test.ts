@@ -87,7 +87,12 @@ describe("functions", () => {
   it("every function runs nodejs22.x on arm64", () => {
     const functions = functionsOf(production);
     expect(functions.length).toBeGreaterThanOrEqual(1 + JOB_NAMES.length);
-    for (const fn of functions) expect({ id: fn.id, runtime: fn.runtime, architecture: fn.architecture }).toEqual({ id: fn.id, runtime: "nodejs22.x", architecture: "arm64" });
+    for (const fn of functions)
+      expect({ id: fn.id, runtime: fn.runtime, architecture: fn.architecture }).toEqual({
+        id: fn.id,
+        runtime: "nodejs22.x",
+        architecture: "arm64",
+      });
   });
 
   it("the API function stops before API Gateway's 30 s limit, with memory for a quick cold start", () => {
@@ -138,9 +143,7 @@ describe("links: each function gets what it uses and nothing more", () => {
 
   it.each(["dev", "production"])("in %s", (stage) => {
     const infra = stage === "production" ? production : dev;
-    const granted = Object.fromEntries(
-      functionsOf(infra).map((fn) => [functionName(fn), linkNames(fn).sort()]),
-    );
+    const granted = Object.fromEntries(functionsOf(infra).map((fn) => [functionName(fn), linkNames(fn).sort()]));
     expect(granted).toEqual(Object.fromEntries(Object.entries(needs).map(([fn, links]) => [fn, [...links].sort()])));
   });
 
@@ -158,7 +161,8 @@ describe("links: each function gets what it uses and nothing more", () => {
   });
 
   it("the card processor's secrets default to empty (no card payments), never to a value in the repo", () => {
-    for (const secret of componentsOf(production, "sst.sst.Secret")) expect(secret.args.placeholder, secret.logicalName).toBe("");
+    for (const secret of componentsOf(production, "sst.sst.Secret"))
+      expect(secret.args.placeholder, secret.logicalName).toBe("");
   });
 });
 
@@ -166,14 +170,36 @@ describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
   it("routes everything to the app ($default) but documents and card payments, one function each", () => {
-    const documentPaths = ["/invoices/{id}/pdf", "/public/invoices/{token}/pdf", "/estimates/{id}/pdf", "/public/estimates/{token}/pdf", "/invoices/{id}/e-invoice", "/public/invoices/{token}/e-invoice"];
-    const paymentPaths = ["/public/invoices/{token}/pay", "/webhooks/card-processor", "/invoices/{id}/payments/{paymentId}/refund"];
-    expect(api.routes!.map((r) => r.rawRoute)).toEqual(["$default", ...[...documentPaths, ...paymentPaths].map((p) => `ANY ${p}`)]);
+    const documentPaths = [
+      "/invoices/{id}/pdf",
+      "/public/invoices/{token}/pdf",
+      "/estimates/{id}/pdf",
+      "/public/estimates/{token}/pdf",
+      "/invoices/{id}/e-invoice",
+      "/public/invoices/{token}/e-invoice",
+    ];
+    const paymentPaths = [
+      "/public/invoices/{token}/pay",
+      "/webhooks/card-processor",
+      "/invoices/{id}/payments/{paymentId}/refund",
+    ];
+    expect(api.routes!.map((r) => r.rawRoute)).toEqual([
+      "$default",
+      ...[...documentPaths, ...paymentPaths].map((p) => `ANY ${p}`),
+    ]);
     const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
     expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
       ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
-      ["Documents", "packages/functions/src/documents-api.handler", { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) }],
-      ["Payments", "packages/functions/src/payments-api.handler", { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) }],
+      [
+        "Documents",
+        "packages/functions/src/documents-api.handler",
+        { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) },
+      ],
+      [
+        "Payments",
+        "packages/functions/src/payments-api.handler",
+        { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) },
+      ],
     ]);
     // Routed by ARN: SST then points each route at that one Lambda instead of creating one per route.
     const shared = componentsOf(production, "sst.aws.Function");
@@ -182,11 +208,20 @@ describe("the API", () => {
   });
 
   it("allows cross-origin calls with the headers the contract reads, and exposes the ones it sets", () => {
-    const cors = api.args.cors as { allowOrigins: string[]; allowHeaders: string[]; exposeHeaders: string[]; allowMethods: string[] };
+    const cors = api.args.cors as {
+      allowOrigins: string[];
+      allowHeaders: string[];
+      exposeHeaders: string[];
+      allowMethods: string[];
+    };
     expect(cors.allowOrigins).toEqual(["*"]);
     expect(cors.allowMethods).toEqual(["*"]);
-    expect(cors.allowHeaders).toEqual(expect.arrayContaining(["authorization", "content-type", "idempotency-key", "if-match"]));
-    expect(cors.exposeHeaders).toEqual(expect.arrayContaining(["etag", "location", "link", "idempotent-replayed", "x-request-id"]));
+    expect(cors.allowHeaders).toEqual(
+      expect.arrayContaining(["authorization", "content-type", "idempotency-key", "if-match"]),
+    );
+    expect(cors.exposeHeaders).toEqual(
+      expect.arrayContaining(["etag", "location", "link", "idempotent-replayed", "x-request-id"]),
+    );
   });
 
   it("keeps access logs: a month, a year in production", () => {
@@ -202,7 +237,11 @@ describe("the API", () => {
       name: "$default",
       accessLogSettings: {
         destinationArn: "arn:aws:logs:us-east-1:123456789012:log-group:/aws/vendedlogs/apis/invoicing-dev-Api",
-        format: JSON.stringify({ requestId: `"$context.requestId"`, path: `"$context.path"`, status: "$context.status" }),
+        format: JSON.stringify({
+          requestId: `"$context.requestId"`,
+          path: `"$context.path"`,
+          status: "$context.status",
+        }),
       },
     };
     const transform = (api.args.transform as { stage: typeof withAccessLogFormat }).stage;
@@ -213,12 +252,19 @@ describe("the API", () => {
     const format = stageArgs.accessLogSettings.format;
     expect(JSON.parse(format)).toEqual(accessLogFormat);
     const variables = [...format.matchAll(/\$context\.([A-Za-z.]+)/g)].map((m) => m[1]).sort();
-    expect(variables).toEqual(
-      expect.arrayContaining(["requestId", "routeKey", "status", "responseLatency"]),
-    );
+    expect(variables).toEqual(expect.arrayContaining(["requestId", "routeKey", "status", "responseLatency"]));
     // Only variables that cannot hold a path, query, token or personal data.
-    const allowed = ["requestId", "requestTime", "httpMethod", "routeKey", "status", "responseLatency",
-      "integration.status", "integration.latency", "integrationErrorMessage"];
+    const allowed = [
+      "requestId",
+      "requestTime",
+      "httpMethod",
+      "routeKey",
+      "status",
+      "responseLatency",
+      "integration.status",
+      "integration.latency",
+      "integrationErrorMessage",
+    ];
     for (const variable of variables) expect(allowed, variable).toContain(variable);
     expect(format).not.toMatch(/\$context\.(path|identity|domainName|authorizer)/);
   });
@@ -241,9 +287,9 @@ describe("email: one SES identity per sender, owned by one stage", () => {
   });
 
   it("production owns its identity: shared is refused; a wrong value is refused", async () => {
-    await expect(
-      evaluateInfra({ stage: "production", env: { ...sender, EMAIL_IDENTITY: "shared" } }),
-    ).rejects.toThrow(/production owns its SES identity/);
+    await expect(evaluateInfra({ stage: "production", env: { ...sender, EMAIL_IDENTITY: "shared" } })).rejects.toThrow(
+      /production owns its SES identity/,
+    );
     await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_IDENTITY: "borrowed" } })).rejects.toThrow(
       /EMAIL_IDENTITY must be one of own, shared/,
     );
@@ -273,56 +319,78 @@ describe("email: one SES identity per sender, owned by one stage", () => {
     );
   });
 
-  it.each(["dev", "production"])("in %s, emails are sent with the stage's own configuration set, whose bounces and complaints go to the feedback topic", (stage) => {
-    const infra = stage === "production" ? production : dev;
-    const set = only(infra, "aws.sesv2.ConfigurationSet");
-    expect(set.args.configurationSetName).toBe(`invoicing-${stage}-email`);
-    // The Email links this set as configSet: what the SES transport names on every SendEmail.
-    expect(emailOf(infra).link!.properties.configSet).toBe(`invoicing-${stage}-email`);
-    const destination = only(infra, "aws.sesv2.ConfigurationSetEventDestination");
-    expect(String((destination.args.configurationSetName as { value: string }).value)).toBe(`invoicing-${stage}-email`);
-    const event = destination.args.eventDestination as { enabled: boolean; matchingEventTypes: string[]; snsDestination: { topicArn: { value: string } } };
-    expect(event.enabled).toBe(true);
-    expect(event.matchingEventTypes).toEqual(expect.arrayContaining(["BOUNCE", "COMPLAINT"]));
-    expect(event.snsDestination.topicArn.value).toBe(only(infra, "sst.aws.SnsTopic").link!.properties.arn);
-    const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
-    expect(subscriber).toMatchObject({ handler: "packages/functions/src/email-feedback.handler", trigger: { topic: "EmailFeedback" } });
-  });
+  it.each(["dev", "production"])(
+    "in %s, emails are sent with the stage's own configuration set, whose bounces and complaints go to the feedback topic",
+    (stage) => {
+      const infra = stage === "production" ? production : dev;
+      const set = only(infra, "aws.sesv2.ConfigurationSet");
+      expect(set.args.configurationSetName).toBe(`invoicing-${stage}-email`);
+      // The Email links this set as configSet: what the SES transport names on every SendEmail.
+      expect(emailOf(infra).link!.properties.configSet).toBe(`invoicing-${stage}-email`);
+      const destination = only(infra, "aws.sesv2.ConfigurationSetEventDestination");
+      expect(String((destination.args.configurationSetName as { value: string }).value)).toBe(
+        `invoicing-${stage}-email`,
+      );
+      const event = destination.args.eventDestination as {
+        enabled: boolean;
+        matchingEventTypes: string[];
+        snsDestination: { topicArn: { value: string } };
+      };
+      expect(event.enabled).toBe(true);
+      expect(event.matchingEventTypes).toEqual(expect.arrayContaining(["BOUNCE", "COMPLAINT"]));
+      expect(event.snsDestination.topicArn.value).toBe(only(infra, "sst.aws.SnsTopic").link!.properties.arn);
+      const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
+      expect(subscriber).toMatchObject({
+        handler: "packages/functions/src/email-feedback.handler",
+        trigger: { topic: "EmailFeedback" },
+      });
+    },
+  );
 });
 
 describe("IAM: the statements each function's role gets from its links", () => {
   const identities = "arn:aws:ses:us-east-1:123456789012:identity/*";
 
-  it.each(["dev", "production"])("in %s: DynamoDB on this stage's table only; SES SendEmail only, from the sender only", (stage) => {
-    const infra = stage === "production" ? production : dev;
-    const table = only(infra, "sst.aws.Dynamo").name!;
-    const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${table}`;
-    const bus = componentsOf(infra, "sst.aws.Bus")[0];
-    let emailing = 0;
-    for (const fn of functionsOf(infra)) {
-      const statements = linkPermissions(fn);
-      const links = linkNames(fn);
-      if (links.includes("Email")) emailing++;
-      expect(statements, fn.id).toEqual([
-        { actions: ["dynamodb:*"], resources: [tableArn, `${tableArn}/*`] },
-        ...(links.includes("Email")
-          ? [{
-              actions: ["ses:SendEmail", "ses:SendRawEmail"],
-              resources: [identities, `arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-${stage}-email`],
-              conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["billing@example.com"] }],
-            }]
-          : []),
-        // The bus: SST's link, events:* on this stage's bus only.
-        ...(links.includes("Bus") ? [{ actions: ["events:*"], resources: [(bus!.link!.properties as { arn: string }).arn] }] : []),
-      ]);
-      // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
-      for (const statement of statements) {
-        expect(statement.resources, fn.id).not.toContain("*");
-        expect(statement.actions, fn.id).not.toContain("ses:*");
+  it.each(["dev", "production"])(
+    "in %s: DynamoDB on this stage's table only; SES SendEmail only, from the sender only",
+    (stage) => {
+      const infra = stage === "production" ? production : dev;
+      const table = only(infra, "sst.aws.Dynamo").name!;
+      const tableArn = `arn:aws:dynamodb:us-east-1:123456789012:table/${table}`;
+      const bus = componentsOf(infra, "sst.aws.Bus")[0];
+      let emailing = 0;
+      for (const fn of functionsOf(infra)) {
+        const statements = linkPermissions(fn);
+        const links = linkNames(fn);
+        if (links.includes("Email")) emailing++;
+        expect(statements, fn.id).toEqual([
+          { actions: ["dynamodb:*"], resources: [tableArn, `${tableArn}/*`] },
+          ...(links.includes("Email")
+            ? [
+                {
+                  actions: ["ses:SendEmail", "ses:SendRawEmail"],
+                  resources: [
+                    identities,
+                    `arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-${stage}-email`,
+                  ],
+                  conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["billing@example.com"] }],
+                },
+              ]
+            : []),
+          // The bus: SST's link, events:* on this stage's bus only.
+          ...(links.includes("Bus")
+            ? [{ actions: ["events:*"], resources: [(bus!.link!.properties as { arn: string }).arn] }]
+            : []),
+        ]);
+        // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
+        for (const statement of statements) {
+          expect(statement.resources, fn.id).not.toContain("*");
+          expect(statement.actions, fn.id).not.toContain("ses:*");
+        }
       }
-    }
-    expect(emailing).toBeGreaterThan(0);
-  });
+      expect(emailing).toBeGreaterThan(0);
+    },
+  );
 
   it("a domain sender may send from any of its addresses, and nothing else", async () => {
     const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
@@ -348,7 +416,10 @@ describe("IAM: the statements each function's role gets from its links", () => {
         return code.slice(start, code.indexOf("\n  }\n", start)).replace(/\s+/g, " ");
       };
       // Dynamo: dynamodb:* on the table and its indexes, as the recorder grants.
-      expect(linkOf("aws/dynamo.ts")).toContain('actions: ["dynamodb:*"], resources: [this.arn, interpolate`${this.arn}/*`]');
+      expect(linkOf("aws/dynamo.ts")).toContain(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: SST's source text, matched as written
+        'actions: ["dynamodb:*"], resources: [this.arn, interpolate`${this.arn}/*`]',
+      );
       // Bus: events:* on the bus, as the recorder grants.
       expect(linkOf("aws/bus.ts")).toContain('actions: ["events:*"], resources: [this.nodes.bus.arn]');
       // Email: what the wrap in infra/email.ts replaces.
@@ -356,7 +427,9 @@ describe("IAM: the statements each function's role gets from its links", () => {
       expect(email).toContain('actions: ["ses:*"], resources: [this.identity.arn, this.configurationSet.arn]');
       expect(email).toContain('resources: ["*"]');
       // Linkable.wrap replaces the class's getSSTLink, for every instance.
-      expect(source("linkable.ts").replace(/\s+/g, " ")).toContain("cls.prototype.getSSTLink = function () { return cb(this); };");
+      expect(source("linkable.ts").replace(/\s+/g, " ")).toContain(
+        "cls.prototype.getSSTLink = function () { return cb(this); };",
+      );
       // Email.get references the identity and its own (default) configuration set.
       expect(source("aws/email.ts")).toContain("sesv2.EmailIdentity.get(");
       // The stage SST builds: format in a plain accessLogSettings object, logging the path by default.
@@ -382,13 +455,20 @@ describe("docs/deploying.md", () => {
   });
 
   it("says how each email setting is given, and how a stage shares an identity", () => {
-    for (const text of ["EMAIL_SENDER", "EMAIL_IDENTITY=shared", "EMAIL_DNS=manual", ".env.production", "emailDnsRecords"]) {
+    for (const text of [
+      "EMAIL_SENDER",
+      "EMAIL_IDENTITY=shared",
+      "EMAIL_DNS=manual",
+      ".env.production",
+      "emailDnsRecords",
+    ]) {
       expect(docs).toContain(text);
     }
   });
 
   it("shows the deploy and secret commands for the names infra uses", () => {
     expect(docs).toContain("npx sst deploy --stage production");
-    for (const secret of componentsOf(production, "sst.sst.Secret")) expect(docs).toContain(`npx sst secret set ${secret.logicalName} `);
+    for (const secret of componentsOf(production, "sst.sst.Secret"))
+      expect(docs).toContain(`npx sst secret set ${secret.logicalName} `);
   });
 });

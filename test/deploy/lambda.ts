@@ -39,7 +39,8 @@ export async function invokeBundle(
         process.execPath,
         [runner, bundle, exportName, eventsFile, resultsFile],
         { cwd: dirname(bundle), env: { PATH: process.env.PATH ?? "", ...env }, timeout: 25_000 },
-        (error, _stdout, stderr) => (error ? reject(new Error(`${bundle} failed at init: ${stderr || error.message}`)) : resolve()),
+        (error, _stdout, stderr) =>
+          error ? reject(new Error(`${bundle} failed at init: ${stderr || error.message}`)) : resolve(),
       );
     });
     return JSON.parse(readFileSync(resultsFile, "utf8")) as InvokeResult[];
@@ -68,7 +69,11 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
     case "sst.aws.ApiGatewayV2":
       return { url: values.apiUrl, type: kind };
     case "sst.aws.Bus":
-      return { name: "invoicing-dev-BusBus", arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus", type: kind };
+      return {
+        name: "invoicing-dev-BusBus",
+        arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus",
+        type: kind,
+      };
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
     default:
@@ -123,7 +128,13 @@ export function lambdaSetup(
 export function httpApiEvent(
   method: string,
   path: string,
-  options: { query?: string; headers?: Record<string, string>; body?: string; base64?: boolean; routeKey?: string } = {},
+  options: {
+    query?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    base64?: boolean;
+    routeKey?: string;
+  } = {},
 ): APIGatewayProxyEventV2 {
   const routeKey = options.routeKey ?? "$default";
   const pathParameters = routeKey === "$default" ? undefined : pathParametersOf(routeKey, path);
@@ -134,7 +145,12 @@ export function httpApiEvent(
   for (const [key, value] of new URLSearchParams(query)) {
     queryStringParameters[key] = key in queryStringParameters ? `${queryStringParameters[key]},${value}` : value;
   }
-  const body = options.body === undefined ? undefined : options.base64 ? Buffer.from(options.body).toString("base64") : options.body;
+  const body =
+    options.body === undefined
+      ? undefined
+      : options.base64
+        ? Buffer.from(options.body).toString("base64")
+        : options.body;
   const now = new Date();
   return {
     version: "2.0",
@@ -196,7 +212,9 @@ export function httpApiResponse(result: InvokeResult) {
   if (!result.ok) throw new Error(`the handler threw: ${result.error.name}: ${result.error.message}`);
   const response = result.value as APIGatewayProxyStructuredResultV2;
   const text = response.isBase64Encoded ? Buffer.from(response.body ?? "", "base64").toString() : (response.body ?? "");
-  const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  const headers = Object.fromEntries(
+    Object.entries(response.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+  );
   let body: any; // JSON of any shape
   try {
     body = text ? JSON.parse(text) : undefined;
@@ -231,7 +249,12 @@ export function snsEvent(topicArn: string, messages: unknown[]) {
 }
 
 /** An SES event-publishing bounce record (what SES puts in the SNS message), tags as SES reports them. */
-export function sesBounceEvent(options: { recipient: string; tags: { Name: string; Value: string }[]; type?: string; subType?: string }) {
+export function sesBounceEvent(options: {
+  recipient: string;
+  tags: { Name: string; Value: string }[];
+  type?: string;
+  subType?: string;
+}) {
   const at = new Date().toISOString();
   return {
     eventType: "Bounce",
@@ -240,7 +263,12 @@ export function sesBounceEvent(options: { recipient: string; tags: { Name: strin
       bounceType: options.type ?? "Permanent",
       bounceSubType: options.subType ?? "NoEmail",
       bouncedRecipients: [
-        { emailAddress: options.recipient, action: "failed", status: "5.1.1", diagnosticCode: "smtp; 550 5.1.1 user unknown" },
+        {
+          emailAddress: options.recipient,
+          action: "failed",
+          status: "5.1.1",
+          diagnosticCode: "smtp; 550 5.1.1 user unknown",
+        },
       ],
       timestamp: at,
       reportingMTA: "dsn; a1-23.smtp-out.amazonses.com",

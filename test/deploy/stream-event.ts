@@ -10,7 +10,11 @@ import type { DynamoDBStreamEvent } from "aws-lambda";
 let sequence = 100_000_000_000_000_000_000n;
 
 export function dynamoDbStreamEvent(
-  changes: { eventName: "INSERT" | "MODIFY" | "REMOVE"; newImage?: Record<string, unknown>; oldImage?: Record<string, unknown> }[],
+  changes: {
+    eventName: "INSERT" | "MODIFY" | "REMOVE";
+    newImage?: Record<string, unknown>;
+    oldImage?: Record<string, unknown>;
+  }[],
 ): DynamoDBStreamEvent {
   return {
     Records: changes.map((change) => {
@@ -31,7 +35,8 @@ export function dynamoDbStreamEvent(
           SizeBytes: 512,
           StreamViewType: "NEW_AND_OLD_IMAGES",
         },
-        eventSourceARN: "arn:aws:dynamodb:us-east-1:123456789012:table/invoicing-dev-TableTable/stream/2026-11-23T00:00:00.000",
+        eventSourceARN:
+          "arn:aws:dynamodb:us-east-1:123456789012:table/invoicing-dev-TableTable/stream/2026-11-23T00:00:00.000",
       } as DynamoDBStreamEvent["Records"][number];
     }),
   };
@@ -49,13 +54,20 @@ export async function startFakeEventBridge() {
     req.on("end", () => {
       const target = String(req.headers["x-amz-target"] ?? "");
       if (!target.endsWith("PutEvents")) {
-        res.writeHead(400, { "content-type": "application/x-amz-json-1.1" }).end(JSON.stringify({ __type: "UnknownOperationException" }));
+        res
+          .writeHead(400, { "content-type": "application/x-amz-json-1.1" })
+          .end(JSON.stringify({ __type: "UnknownOperationException" }));
         return;
       }
       const input = JSON.parse(body) as { Entries: typeof entries };
       entries.push(...input.Entries);
       res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      res.end(JSON.stringify({ FailedEntryCount: 0, Entries: input.Entries.map((_, i) => ({ EventId: `fake-${entries.length}-${i}` })) }));
+      res.end(
+        JSON.stringify({
+          FailedEntryCount: 0,
+          Entries: input.Entries.map((_, i) => ({ EventId: `fake-${entries.length}-${i}` })),
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -79,12 +79,20 @@ function declaredShape(args: DynamoArgs): TableShape {
 
 /** The same shape, read back from DynamoDB. */
 function describedShape(table: TableDescription, ttl: string | null): TableShape {
-  const keyList = (schema: TableDescription["KeySchema"]) => (schema ?? []).map((k) => `${k.KeyType} ${k.AttributeName}`);
-  const index = (i: { IndexName?: string; KeySchema?: TableDescription["KeySchema"]; Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] } }) => [
+  const keyList = (schema: TableDescription["KeySchema"]) =>
+    (schema ?? []).map((k) => `${k.KeyType} ${k.AttributeName}`);
+  const index = (i: {
+    IndexName?: string;
+    KeySchema?: TableDescription["KeySchema"];
+    Projection?: { ProjectionType?: string; NonKeyAttributes?: string[] };
+  }) => [
     i.IndexName!,
     {
       keys: keyList(i.KeySchema),
-      projection: { type: i.Projection?.ProjectionType ?? "", nonKeyAttributes: [...(i.Projection?.NonKeyAttributes ?? [])].sort() },
+      projection: {
+        type: i.Projection?.ProjectionType ?? "",
+        nonKeyAttributes: [...(i.Projection?.NonKeyAttributes ?? [])].sort(),
+      },
     },
   ];
   return {

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildLineItems, computeTotals, taxBreakdown, TAX_CATEGORIES, type LineItemInput } from "@invoicing/core/documents/line-items";
+import {
+  buildLineItems,
+  computeTotals,
+  taxBreakdown,
+  TAX_CATEGORIES,
+  type LineItemInput,
+} from "@invoicing/core/documents/line-items";
 import { centsOf } from "@invoicing/core/money/money";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
@@ -19,7 +25,9 @@ const PROFILE = {
   defaultTerms: "Net 14",
 };
 const CLIENT = {
-  name: "Acme SARL", email: "ap@acme.test", taxId: "FR40303265045",
+  name: "Acme SARL",
+  email: "ap@acme.test",
+  taxId: "FR40303265045",
   address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
 };
 
@@ -41,7 +49,12 @@ describe("tax categories and the breakdown", () => {
   it("defaults each line's category from its rate and breaks tax down by (category, rate)", async () => {
     const res = await alice.call("POST", "/invoices", { clientId, lineItems: mixed });
     expect(res.status).toBe(201);
-    expect(res.body.lineItems.map((l: { taxCategory: string }) => l.taxCategory)).toEqual(["standard", "standard", "standard", "zero_rated"]);
+    expect(res.body.lineItems.map((l: { taxCategory: string }) => l.taxCategory)).toEqual([
+      "standard",
+      "standard",
+      "standard",
+      "zero_rated",
+    ]);
     expect(res.body.taxBreakdown).toEqual([
       { taxCategory: "standard", taxRate: "0.19", taxableAmount: "3940.00", taxAmount: "748.60" },
       { taxCategory: "standard", taxRate: "0.07", taxableAmount: "70.00", taxAmount: "4.90" },
@@ -60,10 +73,24 @@ describe("tax categories and the breakdown", () => {
       { description: "x", unitPrice: "1.00", taxRate: "0.07", taxCategory: "zero_rated" },
       { description: "x", unitPrice: "1.00", taxCategory: "VAT" },
     ]) {
-      const problem = expectProblem(await alice.call("POST", "/invoices", { clientId, lineItems: [mixed[0], line] }), 400, "validation_error");
-      expect(problem.errors!.map((e) => e.path), JSON.stringify(line)).toEqual(["lineItems.1.taxCategory"]);
+      const problem = expectProblem(
+        await alice.call("POST", "/invoices", { clientId, lineItems: [mixed[0], line] }),
+        400,
+        "validation_error",
+      );
+      expect(
+        problem.errors!.map((e) => e.path),
+        JSON.stringify(line),
+      ).toEqual(["lineItems.1.taxCategory"]);
     }
-    const est = expectProblem(await alice.call("POST", "/estimates", { clientId, lineItems: [{ description: "x", unitPrice: "1", taxRate: "0.2", taxCategory: "export" }] }), 400, "validation_error");
+    const est = expectProblem(
+      await alice.call("POST", "/estimates", {
+        clientId,
+        lineItems: [{ description: "x", unitPrice: "1", taxRate: "0.2", taxCategory: "export" }],
+      }),
+      400,
+      "validation_error",
+    );
     expect(est.errors![0]!.path).toBe("lineItems.0.taxCategory");
   });
 
@@ -72,12 +99,22 @@ describe("tax categories and the breakdown", () => {
     const inv = (await alice.call("POST", "/invoices", { clientId, lineItems: lines })).body;
     expectProblem(await alice.call("POST", `/invoices/${inv.id}/finalize`), 422, "tax_exemption_reason_required");
     expect((await alice.call("GET", `/invoices/${inv.id}`)).body.status).toBe("draft");
-    await alice.call("PATCH", `/invoices/${inv.id}`, { taxExemptionReason: "Reverse charge: the recipient owes the VAT (Art. 196 VAT Directive)" });
+    await alice.call("PATCH", `/invoices/${inv.id}`, {
+      taxExemptionReason: "Reverse charge: the recipient owes the VAT (Art. 196 VAT Directive)",
+    });
     const fin = await alice.call("POST", `/invoices/${inv.id}/finalize`);
     expect(fin.status).toBe(200);
-    expect(fin.body.taxBreakdown.map((e: { taxCategory: string }) => e.taxCategory)).toEqual(["standard", "reverse_charge"]);
+    expect(fin.body.taxBreakdown.map((e: { taxCategory: string }) => e.taxCategory)).toEqual([
+      "standard",
+      "reverse_charge",
+    ]);
 
-    const est = (await alice.call("POST", "/estimates", { clientId, lineItems: [{ description: "Export", unitPrice: "10", taxCategory: "export" }] })).body;
+    const est = (
+      await alice.call("POST", "/estimates", {
+        clientId,
+        lineItems: [{ description: "Export", unitPrice: "10", taxCategory: "export" }],
+      })
+    ).body;
     expectProblem(await alice.call("POST", `/estimates/${est.id}/send`), 422, "tax_exemption_reason_required");
     await alice.call("PATCH", `/estimates/${est.id}`, { taxExemptionReason: "Export outside the EU" });
     const sent = await alice.call("POST", `/estimates/${est.id}/send`);
@@ -113,7 +150,9 @@ describe("tax categories and the breakdown", () => {
         expect(new Set(keys).size).toBe(keys.length);
         for (let i = 1; i < breakdown.length; i++) {
           const [a, b] = [breakdown[i - 1]!, breakdown[i]!];
-          expect(Number(a.taxRate) > Number(b.taxRate) || (a.taxRate === b.taxRate && a.taxCategory < b.taxCategory)).toBe(true);
+          expect(
+            Number(a.taxRate) > Number(b.taxRate) || (a.taxRate === b.taxRate && a.taxCategory < b.taxCategory),
+          ).toBe(true);
         }
         expect(breakdown.every((e) => TAX_CATEGORIES.includes(e.taxCategory))).toBe(true);
       }),
@@ -125,18 +164,40 @@ describe("tax categories and the breakdown", () => {
 describe("new fields and snapshots", () => {
   it("takes references and a delivery date while draft, validates them, and defaults notes/terms from the profile", async () => {
     const res = await alice.call("POST", "/invoices", {
-      clientId, buyerReference: "04011000-12345-03", purchaseOrderReference: "PO-7781", deliveryDate: "2026-11-20", lineItems: [mixed[0]],
+      clientId,
+      buyerReference: "04011000-12345-03",
+      purchaseOrderReference: "PO-7781",
+      deliveryDate: "2026-11-20",
+      lineItems: [mixed[0]],
     });
     expect(res.body).toMatchObject({
-      buyerReference: "04011000-12345-03", purchaseOrderReference: "PO-7781", deliveryDate: "2026-11-20",
-      notes: "Thanks!", terms: "Net 14", seller: null, taxExemptionReason: null,
-      clientAddress: { line1: "12 rue de la Paix", line2: null, city: "Paris", postalCode: "75002", region: null, country: "FR" },
+      buyerReference: "04011000-12345-03",
+      purchaseOrderReference: "PO-7781",
+      deliveryDate: "2026-11-20",
+      notes: "Thanks!",
+      terms: "Net 14",
+      seller: null,
+      taxExemptionReason: null,
+      clientAddress: {
+        line1: "12 rue de la Paix",
+        line2: null,
+        city: "Paris",
+        postalCode: "75002",
+        region: null,
+        country: "FR",
+      },
       clientTaxId: "FR40303265045",
     });
     const explicitNull = await alice.call("POST", "/invoices", { clientId, notes: null, terms: null });
     expect(explicitNull.body).toMatchObject({ notes: null, terms: null });
     const est = await alice.call("POST", "/estimates", { clientId });
-    expect(est.body).toMatchObject({ notes: "Thanks!", terms: "Net 14", seller: null, clientTaxId: "FR40303265045", taxBreakdown: [] });
+    expect(est.body).toMatchObject({
+      notes: "Thanks!",
+      terms: "Net 14",
+      seller: null,
+      clientTaxId: "FR40303265045",
+      taxBreakdown: [],
+    });
     for (const [body, path] of [
       [{ deliveryDate: "2026-02-30" }, "deliveryDate"],
       [{ deliveryDate: "2026-11-20T10:00:00Z" }, "deliveryDate"],
@@ -144,10 +205,17 @@ describe("new fields and snapshots", () => {
       [{ purchaseOrderReference: 7 }, "purchaseOrderReference"],
       [{ taxExemptionReason: "x".repeat(501) }, "taxExemptionReason"],
     ] as const) {
-      const problem = expectProblem(await alice.call("PATCH", `/invoices/${res.body.id}`, body), 400, "validation_error");
+      const problem = expectProblem(
+        await alice.call("PATCH", `/invoices/${res.body.id}`, body),
+        400,
+        "validation_error",
+      );
       expect(problem.errors!.map((e) => e.path)).toEqual([path]);
     }
-    const patched = await alice.call("PATCH", `/invoices/${res.body.id}`, { deliveryDate: null, buyerReference: "B-1" });
+    const patched = await alice.call("PATCH", `/invoices/${res.body.id}`, {
+      deliveryDate: null,
+      buyerReference: "B-1",
+    });
     expect(patched.body).toMatchObject({ deliveryDate: null, buyerReference: "B-1" });
   });
 
@@ -166,10 +234,24 @@ describe("new fields and snapshots", () => {
       expect(doc.clientTaxId).toBe("FR00000000000");
       expect(doc.clientAddress).toMatchObject({ city: "Lyon", country: "FR" });
       expect(doc.seller).toEqual({
-        businessName: "Northwind Studio (new)", legalName: "Northwind Studio GmbH",
-        address: { line1: "Torstraße 1", line2: null, city: "Berlin", postalCode: "10119", region: null, country: "DE" },
-        taxId: "DE123456789", companyId: null, contactName: null, email: "billing@northwind.test", phone: null, website: null,
-        bankAccount: { accountName: "Northwind Studio GmbH", iban: "DE89370400440532013000", bic: "COBADEFFXXX" }, footer: null,
+        businessName: "Northwind Studio (new)",
+        legalName: "Northwind Studio GmbH",
+        address: {
+          line1: "Torstraße 1",
+          line2: null,
+          city: "Berlin",
+          postalCode: "10119",
+          region: null,
+          country: "DE",
+        },
+        taxId: "DE123456789",
+        companyId: null,
+        contactName: null,
+        email: "billing@northwind.test",
+        phone: null,
+        website: null,
+        bankAccount: { accountName: "Northwind Studio GmbH", iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
+        footer: null,
       });
     }
     // …edits after never change the issued documents.
@@ -177,7 +259,10 @@ describe("new fields and snapshots", () => {
     await bob.call("PATCH", "/profile", { businessName: "Other", bankAccount: null });
     const later = (await bob.call("GET", `/invoices/${inv.id}`)).body;
     const laterEst = (await bob.call("GET", `/estimates/${est.id}`)).body;
-    for (const [now, then] of [[later, fin], [laterEst, sent]]) {
+    for (const [now, then] of [
+      [later, fin],
+      [laterEst, sent],
+    ]) {
       expect(now.seller).toEqual(then.seller);
       expect(now.clientTaxId).toBe(then.clientTaxId);
       expect(now.clientAddress).toEqual(then.clientAddress);
@@ -187,8 +272,12 @@ describe("new fields and snapshots", () => {
 
   it("schedules carry the text fields and the breakdown to the invoices they generate", async () => {
     const res = await alice.call("POST", "/recurring-schedules", {
-      clientId, frequency: "monthly", taxExemptionReason: "Exempt under §4 UStG", buyerReference: "BR-9",
-      purchaseOrderReference: "PO-9", lineItems: [mixed[0], { description: "Insurance", unitPrice: "50.00", taxCategory: "exempt" }],
+      clientId,
+      frequency: "monthly",
+      taxExemptionReason: "Exempt under §4 UStG",
+      buyerReference: "BR-9",
+      purchaseOrderReference: "PO-9",
+      lineItems: [mixed[0], { description: "Insurance", unitPrice: "50.00", taxCategory: "exempt" }],
     });
     expect(res.status).toBe(201);
     expect(res.body.taxBreakdown).toEqual([
@@ -196,7 +285,11 @@ describe("new fields and snapshots", () => {
       { taxCategory: "exempt", taxRate: "0.00", taxableAmount: "50.00", taxAmount: "0.00" },
     ]);
     const invoice = (await alice.call("GET", `/invoices/${res.body.lastInvoiceId}`)).body;
-    expect(invoice).toMatchObject({ taxExemptionReason: "Exempt under §4 UStG", buyerReference: "BR-9", purchaseOrderReference: "PO-9" });
+    expect(invoice).toMatchObject({
+      taxExemptionReason: "Exempt under §4 UStG",
+      buyerReference: "BR-9",
+      purchaseOrderReference: "PO-9",
+    });
     expect(invoice.taxBreakdown).toEqual(res.body.taxBreakdown);
     const patched = await alice.call("PATCH", `/recurring-schedules/${res.body.id}`, { buyerReference: null });
     expect(patched.body.buyerReference).toBeNull();

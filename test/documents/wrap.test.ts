@@ -33,7 +33,9 @@ describe("wrap", () => {
       expect(fits(lines, 9.5, 235)).toBe(true);
       expect(lines.join("")).toBe(text);
     }
-    const notes = Array.from({ length: 500 }, (_, i) => (i % 50 === 49 ? "word\n" : i % 7 === 0 ? "Wortzusammensetzung" : "word")).join(" ");
+    const notes = Array.from({ length: 500 }, (_, i) =>
+      i % 50 === 49 ? "word\n" : i % 7 === 0 ? "Wortzusammensetzung" : "word",
+    ).join(" ");
     const lines = wrap(notes, font, 9, 499);
     expect(fits(lines, 9, 499)).toBe(true);
     // The words, in order, and the paragraph breaks are all there.

@@ -9,7 +9,13 @@ import {
   parseQuantity,
   parseTaxRate,
 } from "@invoicing/core/money/money";
-import type { EInvoiceSource, Seller, SourceLine, TaxBreakdownEntry, TaxCategory } from "@invoicing/functions/einvoice/source";
+import type {
+  EInvoiceSource,
+  Seller,
+  SourceLine,
+  TaxBreakdownEntry,
+  TaxCategory,
+} from "@invoicing/functions/einvoice/source";
 
 /**
  * The e-invoice test set: invoices as the API returns them (money as strings, the seller snapshot
@@ -21,7 +27,14 @@ type LineSpec = [description: string, quantity: string, unitPrice: string, taxRa
 export const SELLER: Seller = {
   businessName: "Muster Design",
   legalName: "Muster Design GmbH",
-  address: { line1: "Hauptstraße 1", line2: "2. OG", city: "Berlin", postalCode: "10115", region: "Berlin", country: "DE" },
+  address: {
+    line1: "Hauptstraße 1",
+    line2: "2. OG",
+    city: "Berlin",
+    postalCode: "10115",
+    region: "Berlin",
+    country: "DE",
+  },
   taxId: "DE123456789",
   companyId: "HRB 12345 B",
   contactName: "Erika Mustermann",
@@ -106,7 +119,14 @@ export function invoice(over: Over): EInvoiceSource {
     amountDue: formatMoney(total - amountPaid),
     clientName: "Beispiel AG",
     clientEmail: "einkauf@beispiel.de",
-    clientAddress: { line1: "Marktplatz 5", line2: null, city: "München", postalCode: "80331", region: null, country: "DE" },
+    clientAddress: {
+      line1: "Marktplatz 5",
+      line2: null,
+      city: "München",
+      postalCode: "80331",
+      region: null,
+      country: "DE",
+    },
     clientTaxId: "DE987654321",
     seller: SELLER,
     lineItems: items,
@@ -120,7 +140,12 @@ const longText = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.len
 
 /** The set: name → invoice. Every one must pass every format's official validation. */
 export const CASES: Record<string, EInvoiceSource> = {
-  "single-rate": invoice({ lines: [["Webdesign", "10", "95.00", "0.19"], ["Hosting", "12", "9.99", "0.19"]] }),
+  "single-rate": invoice({
+    lines: [
+      ["Webdesign", "10", "95.00", "0.19"],
+      ["Hosting", "12", "9.99", "0.19"],
+    ],
+  }),
   "mixed-rates": invoice({
     invoiceNumber: "INV-000002",
     lines: [
@@ -134,13 +159,23 @@ export const CASES: Record<string, EInvoiceSource> = {
   exempt: invoice({
     invoiceNumber: "INV-000004",
     taxExemptionReason: "Steuerfrei nach § 4 Nr. 21 UStG",
-    lines: [["Schulungskurs", "1", "1200.00", "0", "exempt"], ["Kursmaterial", "5", "20.00", "0.19"]],
+    lines: [
+      ["Schulungskurs", "1", "1200.00", "0", "exempt"],
+      ["Kursmaterial", "5", "20.00", "0.19"],
+    ],
   }),
   "reverse-charge": invoice({
     invoiceNumber: "INV-000005",
     taxExemptionReason: "Reverse charge: VAT liability of the recipient (Art. 196 VAT Directive)",
     clientName: "Exemple SARL",
-    clientAddress: { line1: "12 rue de la Paix", line2: null, city: "Paris", postalCode: "75002", region: null, country: "FR" },
+    clientAddress: {
+      line1: "12 rue de la Paix",
+      line2: null,
+      city: "Paris",
+      postalCode: "75002",
+      region: null,
+      country: "FR",
+    },
     clientTaxId: "FR40303265045",
     lines: [["Software development", "80", "110.00", "0", "reverse_charge"]],
   }),
@@ -149,7 +184,14 @@ export const CASES: Record<string, EInvoiceSource> = {
     taxExemptionReason: "Intra-community supply, exempt under Art. 138 VAT Directive",
     deliveryDate: "2026-10-28",
     clientName: "Muster Handel GmbH",
-    clientAddress: { line1: "Ringstraße 3", line2: null, city: "Wien", postalCode: "1010", region: null, country: "AT" },
+    clientAddress: {
+      line1: "Ringstraße 3",
+      line2: null,
+      city: "Wien",
+      postalCode: "1010",
+      region: null,
+      country: "AT",
+    },
     clientTaxId: "ATU12345678",
     lines: [["Printed brochures", "5000", "0.42", "0", "intra_community"]],
   }),
@@ -158,7 +200,14 @@ export const CASES: Record<string, EInvoiceSource> = {
     currency: "USD",
     taxExemptionReason: "Export outside the EU, exempt under § 4 Nr. 1a UStG",
     clientName: "Example Inc.",
-    clientAddress: { line1: "1 Main St", line2: "Suite 100", city: "Springfield", postalCode: "62701", region: "IL", country: "US" },
+    clientAddress: {
+      line1: "1 Main St",
+      line2: "Suite 100",
+      city: "Springfield",
+      postalCode: "62701",
+      region: "IL",
+      country: "US",
+    },
     clientTaxId: null,
     lines: [["Industrial lamp", "12", "310.00", "0", "export"]],
   }),
@@ -178,16 +227,27 @@ export const CASES: Record<string, EInvoiceSource> = {
   }),
   "hundred-lines": invoice({
     invoiceNumber: "INV-000010",
-    lines: Array.from({ length: 100 }, (_, i): LineSpec => [
-      `Position ${i + 1}: Arbeitsstunde`,
-      `${(i % 7) + 1}.${String(i % 100).padStart(2, "0")}`,
-      `${19 + (i % 13)}.${String((i * 37) % 100).padStart(2, "0")}`,
-      i % 3 === 0 ? "0.07" : "0.19",
-    ]),
+    lines: Array.from(
+      { length: 100 },
+      (_, i): LineSpec => [
+        `Position ${i + 1}: Arbeitsstunde`,
+        `${(i % 7) + 1}.${String(i % 100).padStart(2, "0")}`,
+        `${19 + (i % 13)}.${String((i * 37) % 100).padStart(2, "0")}`,
+        i % 3 === 0 ? "0.07" : "0.19",
+      ],
+    ),
   }),
-  "partly-paid": invoice({ invoiceNumber: "INV-000011", paid: "part", lines: [["Wartungsvertrag Q4", "1", "1500.00", "0.19"]] }),
+  "partly-paid": invoice({
+    invoiceNumber: "INV-000011",
+    paid: "part",
+    lines: [["Wartungsvertrag Q4", "1", "1500.00", "0.19"]],
+  }),
   paid: invoice({ invoiceNumber: "INV-000012", paid: "all", lines: [["Fotoshooting", "1", "650.00", "0.19"]] }),
-  void: invoice({ invoiceNumber: "INV-000013", status: "void", lines: [["Storniertes Projekt", "1", "300.00", "0.19"]] }),
+  void: invoice({
+    invoiceNumber: "INV-000013",
+    status: "void",
+    lines: [["Storniertes Projekt", "1", "300.00", "0.19"]],
+  }),
   "non-eur-card-only": invoice({
     invoiceNumber: "INV-000014",
     currency: "GBP",

@@ -15,7 +15,9 @@ const line = { description: "Beratung <&> 😀", quantity: "2", unitPrice: "100.
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Beispiel AG", email: "einkauf@beispiel.de", currency: "EUR" })).body.id;
+  clientId = (
+    await alice.call("POST", "/clients", { name: "Beispiel AG", email: "einkauf@beispiel.de", currency: "EUR" })
+  ).body.id;
 });
 
 async function finalized() {
@@ -24,7 +26,10 @@ async function finalized() {
 }
 
 async function raw(path: string, auth = true) {
-  const res = await env.app.request(`http://localhost${path}`, auth ? { headers: { Authorization: `Bearer ${alice.key}` } } : {});
+  const res = await env.app.request(
+    `http://localhost${path}`,
+    auth ? { headers: { Authorization: `Bearer ${alice.key}` } } : {},
+  );
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
@@ -33,15 +38,27 @@ describe("GET /invoices/{id}/e-invoice", () => {
     const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line] })).body;
     expectProblem(await alice.call("GET", `/invoices/${draft.id}/e-invoice`), 422, "invalid_transition");
     expectProblem(await alice.call("GET", `/invoices/${draft.id}/e-invoice?format=cii`), 422, "invalid_transition");
-    expectProblem(await alice.call("GET", `/public/invoices/${draft.publicToken}/e-invoice`, undefined, {}), 404, "not_found");
+    expectProblem(
+      await alice.call("GET", `/public/invoices/${draft.publicToken}/e-invoice`, undefined, {}),
+      404,
+      "not_found",
+    );
   });
 
   it("an unknown format is 400, before the id is looked up", async () => {
     const invoice = await finalized();
-    const bad = expectProblem(await alice.call("GET", `/invoices/${invoice.id}/e-invoice?format=pdf`), 400, "validation_error");
+    const bad = expectProblem(
+      await alice.call("GET", `/invoices/${invoice.id}/e-invoice?format=pdf`),
+      400,
+      "validation_error",
+    );
     expect(bad.errors!.map((e) => e.path)).toEqual(["format"]);
     expectProblem(await alice.call("GET", `/invoices/999999/e-invoice?format=zugferd`), 400, "validation_error");
-    expectProblem(await alice.call("GET", `/public/invoices/${invoice.publicToken}/e-invoice?format=UBL`), 400, "validation_error");
+    expectProblem(
+      await alice.call("GET", `/public/invoices/${invoice.publicToken}/e-invoice?format=UBL`),
+      400,
+      "validation_error",
+    );
     expectProblem(await alice.call("GET", `/invoices/999999/e-invoice`), 404, "not_found");
   });
 
@@ -54,15 +71,26 @@ describe("GET /invoices/{id}/e-invoice", () => {
 
   it("missing seller and buyer data: 422 e_invoice_incomplete naming every field, per format", async () => {
     const invoice = await finalized();
-    const ubl = expectProblem(await alice.call("GET", `/invoices/${invoice.id}/e-invoice`), 422, "e_invoice_incomplete");
-    expect(ubl.errors!.map((e) => e.path)).toEqual(["profile.businessName", "profile.address", "client.address", "profile.taxId"]);
+    const ubl = expectProblem(
+      await alice.call("GET", `/invoices/${invoice.id}/e-invoice`),
+      422,
+      "e_invoice_incomplete",
+    );
+    expect(ubl.errors!.map((e) => e.path)).toEqual([
+      "profile.businessName",
+      "profile.address",
+      "client.address",
+      "profile.taxId",
+    ]);
     expect(ubl.detail).toContain("profile.address");
     const xr = expectProblem(
       await alice.call("GET", `/public/invoices/${invoice.publicToken}/e-invoice?format=xrechnung`, undefined, {}),
       422,
       "e_invoice_incomplete",
     );
-    expect(xr.errors!.map((e) => e.path)).toEqual(expect.arrayContaining(["buyerReference", "profile.email", "profile.bankAccount"]));
+    expect(xr.errors!.map((e) => e.path)).toEqual(
+      expect.arrayContaining(["buyerReference", "profile.email", "profile.bankAccount"]),
+    );
     expect(xr.errors!.map((e) => e.path)).not.toContain("client.email");
   });
 
@@ -84,7 +112,8 @@ describe("GET /invoices/{id}/e-invoice", () => {
       address: { line1: "Marktplatz 5", city: "München", postalCode: "80331", country: "DE" },
       taxId: "DE987654321",
     });
-    const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line], buyerReference: "04011000-1" })).body;
+    const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line], buyerReference: "04011000-1" }))
+      .body;
     const invoice = (await alice.call("POST", `/invoices/${draft.id}/finalize`)).body;
     for (const [format, type, ext] of [
       ["ubl", "application/xml", "xml"],

@@ -58,7 +58,9 @@ export interface FailedAssert {
  * (KoSIT) decides. Warnings and information are not failures.
  */
 export async function schematron(xslt: string, inputDir: string, outputDir: string): Promise<FailedAssert[]> {
-  await run("java", ["-jar", SAXON, `-s:${inputDir}`, `-xsl:${xslt}`, `-o:${outputDir}`], { maxBuffer: 64 * 1024 * 1024 });
+  await run("java", ["-jar", SAXON, `-s:${inputDir}`, `-xsl:${xslt}`, `-o:${outputDir}`], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const failed: FailedAssert[] = [];
   const inputs = readdirSync(inputDir);
   for (const file of inputs) {

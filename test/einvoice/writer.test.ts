@@ -22,7 +22,12 @@ function texts(xml: string, name: string): string[] {
   return [...xml.matchAll(re)].map((m) => unescapeXml(m[1]!));
 }
 const unescapeXml = (s: string) =>
-  s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#13;/g, "\r").replace(/&amp;/g, "&");
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#13;/g, "\r")
+    .replace(/&amp;/g, "&");
 const cents = (s: string) => centsOf(s);
 const sum = (values: string[]) => values.reduce((a, v) => a + cents(v), 0n);
 

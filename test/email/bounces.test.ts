@@ -12,7 +12,10 @@ describe("SES feedback", () => {
   const tags = feedbackTags("user/with odd:chars", "20261122T093000000Z-0123456789abcdef");
 
   it("tags every SES send with its outbox id and user, in characters SES allows in a tag", () => {
-    const transport = new SesTransport(async () => ({}) as never, { from: "billing@example.com", configurationSet: "invoicing-dev-email" });
+    const transport = new SesTransport(async () => ({}) as never, {
+      from: "billing@example.com",
+      configurationSet: "invoicing-dev-email",
+    });
     const input = transport.commandInput({
       id: "20261122T093000000Z-0123456789abcdef",
       userId: "user/with odd:chars",
@@ -27,7 +30,9 @@ describe("SES feedback", () => {
   });
 
   it("reads a bounce, a complaint and a reject back to the email and user", () => {
-    const bounce = parseSesEvent(sesBounceEvent({ recipient: "Gone@Client.example", tags, type: "Transient", subType: "MailboxFull" }));
+    const bounce = parseSesEvent(
+      sesBounceEvent({ recipient: "Gone@Client.example", tags, type: "Transient", subType: "MailboxFull" }),
+    );
     expect(bounce).toMatchObject({
       problem: "bounced",
       detail: "Transient/MailboxFull",
@@ -40,9 +45,18 @@ describe("SES feedback", () => {
       parseSesEvent({
         eventType: "Complaint",
         mail,
-        complaint: { complainedRecipients: [{ emailAddress: "x@client.example" }], complaintFeedbackType: "abuse", timestamp: "2026-11-22T10:00:00.000Z" },
+        complaint: {
+          complainedRecipients: [{ emailAddress: "x@client.example" }],
+          complaintFeedbackType: "abuse",
+          timestamp: "2026-11-22T10:00:00.000Z",
+        },
       }),
-    ).toMatchObject({ problem: "complained", detail: "abuse", at: "2026-11-22T10:00:00.000Z", recipients: ["x@client.example"] });
+    ).toMatchObject({
+      problem: "complained",
+      detail: "abuse",
+      at: "2026-11-22T10:00:00.000Z",
+      recipients: ["x@client.example"],
+    });
     expect(parseSesEvent({ eventType: "Reject", mail, reject: { reason: "Bad content" } })).toMatchObject({
       problem: "rejected",
       detail: "Bad content",
@@ -51,10 +65,17 @@ describe("SES feedback", () => {
   });
 
   it("ignores other event types and emails that are not ours (no tags, or tags not of our making)", () => {
-    expect(parseSesEvent({ eventType: "Delivery", mail: sesBounceEvent({ recipient: "a@b.example", tags }).mail })).toBeNull();
+    expect(
+      parseSesEvent({ eventType: "Delivery", mail: sesBounceEvent({ recipient: "a@b.example", tags }).mail }),
+    ).toBeNull();
     expect(parseSesEvent(sesBounceEvent({ recipient: "a@b.example", tags: [] }))).toBeNull();
     expect(
-      parseSesEvent(sesBounceEvent({ recipient: "a@b.example", tags: [tags[0]!, { Name: "invoicing-user", Value: "not base64url!" }] })),
+      parseSesEvent(
+        sesBounceEvent({
+          recipient: "a@b.example",
+          tags: [tags[0]!, { Name: "invoicing-user", Value: "not base64url!" }],
+        }),
+      ),
     ).toBeNull();
     expect(parseSesEvent("not an event")).toBeNull();
   });

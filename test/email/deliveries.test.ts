@@ -20,7 +20,10 @@ beforeAll(async () => {
 it("lists the latest emails newest first, a bounced one as bounced with SES's bounce type", async () => {
   const client = await alice.call("POST", "/clients", { name: "Gone Ltd", email: "gone@client.example" });
   const sendOne = async () => {
-    const draft = await alice.call("POST", "/invoices", { clientId: client.body.id, lineItems: [{ description: "Work", unitPrice: "10.00" }] });
+    const draft = await alice.call("POST", "/invoices", {
+      clientId: client.body.id,
+      lineItems: [{ description: "Work", unitPrice: "10.00" }],
+    });
     await alice.call("POST", `/invoices/${draft.body.id}/finalize`);
     expect((await alice.call("POST", `/invoices/${draft.body.id}/send`)).status).toBe(200);
     await env.drainStream(); // the stream subscriber delivers the queued email
@@ -39,7 +42,9 @@ it("lists the latest emails newest first, a bounced one as bounced with SES's bo
   expect(newest).toMatchObject({ to: "gone@client.example", detail: null, reportedAt: null });
 
   // SES reports a hard bounce of the older one.
-  const feedback = parseSesEvent(sesBounceEvent({ recipient: "gone@client.example", tags: feedbackTags(alice.userId, oldest.id) }));
+  const feedback = parseSesEvent(
+    sesBounceEvent({ recipient: "gone@client.example", tags: feedbackTags(alice.userId, oldest.id) }),
+  );
   expect(await recordFeedback(env.deps, feedback!)).toBe("recorded");
 
   const after = await alice.call("GET", "/email-deliveries");

@@ -22,11 +22,19 @@ beforeAll(async () => {
   clientId = (await alice.call("POST", "/clients", BUYER)).body.id;
 });
 
-const emls = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".eml")).sort();
+const emls = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".eml"))
+    .sort();
 
 async function sendAndRead(user: TestUser, outbox: string) {
   const before = emls(outbox);
-  const created = await user.call("POST", "/invoices", { clientId, currency: "EUR", lineItems: LINES, notes: "<b>Danke</b> & bis bald" });
+  const created = await user.call("POST", "/invoices", {
+    clientId,
+    currency: "EUR",
+    lineItems: LINES,
+    notes: "<b>Danke</b> & bis bald",
+  });
   await user.call("POST", `/invoices/${created.body.id}/finalize`);
   const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
   await env.drainStream(); // delivery is the stream subscriber's
@@ -56,7 +64,11 @@ describe("the invoice email of send", () => {
 
     expect(mail.attachments).toHaveLength(1);
     const [pdf] = mail.attachments;
-    expect(pdf).toMatchObject({ filename: `${invoice.invoiceNumber}.pdf`, mimeType: "application/pdf", disposition: "attachment" });
+    expect(pdf).toMatchObject({
+      filename: `${invoice.invoiceNumber}.pdf`,
+      mimeType: "application/pdf",
+      disposition: "attachment",
+    });
     const bytes = new Uint8Array(pdf!.content as ArrayBuffer);
     expect(Buffer.from(bytes.slice(0, 5)).toString("latin1")).toBe("%PDF-");
     const { text } = await extractText(await getDocumentProxy(bytes), { mergePages: true });

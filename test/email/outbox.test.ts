@@ -21,13 +21,17 @@ let clientId: number;
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Acme GmbH", email: "billing@acme.test", paymentTermsDays: 14 })).body.id;
+  clientId = (
+    await alice.call("POST", "/clients", { name: "Acme GmbH", email: "billing@acme.test", paymentTermsDays: 14 })
+  ).body.id;
 });
 
 const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 const emlFiles = (dir: string): string[] => {
   try {
-    return readdirSync(dir).filter((f) => f.endsWith(".eml")).sort();
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".eml"))
+      .sort();
   } catch {
     return [];
   }
@@ -169,7 +173,11 @@ describe("outbox delivery", () => {
   it("gives up after the last attempt and marks the record failed", async () => {
     const transport = new RecordingTransport();
     transport.failing = true;
-    const queued = queueEmail({ ...env.deps, outbox: transport }, "giveup-user", { to: "a@b.test", subject: "X", text: "Y" });
+    const queued = queueEmail({ ...env.deps, outbox: transport }, "giveup-user", {
+      to: "a@b.test",
+      subject: "X",
+      text: "Y",
+    });
     await commit(env.deps, [queued.write]);
     let item = queued.item;
     for (let i = 0; i < 5; i++) {
@@ -187,7 +195,11 @@ const asParsed = (text: string | undefined): string => (text ? text.replace(/\r\
 describe(".eml rendering", () => {
   const sender = { from: "Zoë Billing <billing@example.com>", replyTo: "help@example.com" };
   const message = (subject: string, text: string): EmailMessage => ({
-    id: "20261122T093000000Z-0123456789abcdef", to: "client@example.org", subject, text, createdAt: "2026-11-22T09:30:00.000Z",
+    id: "20261122T093000000Z-0123456789abcdef",
+    to: "client@example.org",
+    subject,
+    text,
+    createdAt: "2026-11-22T09:30:00.000Z",
   });
 
   it("encodes non-ASCII headers and bodies so a mail parser reads them back exactly", async () => {
@@ -203,7 +215,10 @@ describe(".eml rendering", () => {
   });
 
   it("never lets a subject or address start a new header", async () => {
-    const raw = renderEml({ ...message("Hello\r\nBcc: victim@example.com", "x"), to: "a@b.test\r\nBcc: v@example.com" }, sender);
+    const raw = renderEml(
+      { ...message("Hello\r\nBcc: victim@example.com", "x"), to: "a@b.test\r\nBcc: v@example.com" },
+      sender,
+    );
     const mail = await PostalMime.parse(raw);
     expect(mail.headers.some((h) => h.key === "bcc")).toBe(false);
     expect(mail.subject).toBe("Hello Bcc: victim@example.com");
@@ -211,15 +226,19 @@ describe(".eml rendering", () => {
 
   it("round-trips any text through quoted-printable (property)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: "grapheme", maxLength: 400 }), fc.string({ unit: "grapheme", maxLength: 120 }), async (body, subject) => {
-        const cleanBody = body.replace(/\r\n?/g, "\n").replace(/\u0000/g, "");
-        const cleanSubject = subject.replace(/[\r\n\u0000]/g, " ").trim();
-        const raw = renderEml(message(cleanSubject, cleanBody), sender);
-        for (const l of raw.split("\r\n")) expect(l.length).toBeLessThanOrEqual(998);
-        const mail = await PostalMime.parse(raw);
-        expect(asParsed(mail.text)).toBe(asParsed(cleanBody));
-        expect((mail.subject ?? "").trim()).toBe(cleanSubject);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: "grapheme", maxLength: 400 }),
+        fc.string({ unit: "grapheme", maxLength: 120 }),
+        async (body, subject) => {
+          const cleanBody = body.replace(/\r\n?/g, "\n").replace(/\u0000/g, "");
+          const cleanSubject = subject.replace(/[\r\n\u0000]/g, " ").trim();
+          const raw = renderEml(message(cleanSubject, cleanBody), sender);
+          for (const l of raw.split("\r\n")) expect(l.length).toBeLessThanOrEqual(998);
+          const mail = await PostalMime.parse(raw);
+          expect(asParsed(mail.text)).toBe(asParsed(cleanBody));
+          expect((mail.subject ?? "").trim()).toBe(cleanSubject);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -228,10 +247,22 @@ describe(".eml rendering", () => {
 describe("createDeps without a linked Email", () => {
   it("writes .eml files under <DATA_DIR>/outbox/, from and reply-to as configured, links to the local server", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "invoicing-data-"));
-    const deps = createDeliveryDeps({ TABLE_NAME: "t", DATA_DIR: dataDir, PORT: "4321", EMAIL_FROM: "Acme Billing <billing@acme.test>", EMAIL_REPLY_TO: "help@acme.test" });
+    const deps = createDeliveryDeps({
+      TABLE_NAME: "t",
+      DATA_DIR: dataDir,
+      PORT: "4321",
+      EMAIL_FROM: "Acme Billing <billing@acme.test>",
+      EMAIL_REPLY_TO: "help@acme.test",
+    });
     expect(deps.outbox?.kind).toBe("file");
     expect(deps.publicBaseUrl).toBe("http://localhost:4321");
-    await deps.outbox!.deliver({ id: "20261122T093000000Z-00000000000000ff", to: "c@d.test", subject: "S", text: "T\n", createdAt: "2026-11-22T09:30:00.000Z" });
+    await deps.outbox!.deliver({
+      id: "20261122T093000000Z-00000000000000ff",
+      to: "c@d.test",
+      subject: "S",
+      text: "T\n",
+      createdAt: "2026-11-22T09:30:00.000Z",
+    });
     const dir = join(dataDir, "outbox");
     expect(readdirSync(dir)).toEqual(["20261122T093000000Z-00000000000000ff.eml"]);
     const mail = await PostalMime.parse(readFileSync(join(dir, "20261122T093000000Z-00000000000000ff.eml"), "utf8"));

@@ -25,7 +25,11 @@ await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
 afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 
 // Set before anything reads SST's Resource: it loads the links from the environment once per process.
-process.env.SST_RESOURCE_Email = JSON.stringify({ type: "sst.aws.Email", sender: "billing@example.com", configSet: "invoicing-events" });
+process.env.SST_RESOURCE_Email = JSON.stringify({
+  type: "sst.aws.Email",
+  sender: "billing@example.com",
+  configSet: "invoicing-events",
+});
 process.env.AWS_ENDPOINT_URL_SESV2 = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 process.env.AWS_ACCESS_KEY_ID = "AKIDLOCALTEST";
 process.env.AWS_SECRET_ACCESS_KEY = "local-test-secret";
@@ -50,7 +54,9 @@ describe("createDeps with a linked Email", () => {
     expect(request!.method).toBe("POST");
     expect(request!.url).toBe("/v2/email/outbound-emails");
     // Signed with SigV4 for SES in the configured region.
-    expect(request!.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDLOCALTEST\/\d{8}\/eu-west-1\/ses\/aws4_request/);
+    expect(request!.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDLOCALTEST\/\d{8}\/eu-west-1\/ses\/aws4_request/,
+    );
     const sent = JSON.parse(request!.body);
     expect(sent).toMatchObject({
       FromEmailAddress: "billing@example.com",
@@ -64,7 +70,9 @@ describe("createDeps with a linked Email", () => {
     expect(mail.to?.[0]?.address).toBe("client@example.org");
     expect(mail.subject).toBe("Invoice INV-000001 for USD 64.92, due 6 Dec 2026");
     expect(mail.text).toBe("Hello Acme,\n\nGrüße: http://example.com/public/invoices/abc\n");
-    expect(mail.headers.find((h) => h.key === "x-invoicing-message-id")?.value).toBe("20261122T093000000Z-0123456789abcdef");
+    expect(mail.headers.find((h) => h.key === "x-invoicing-message-id")?.value).toBe(
+      "20261122T093000000Z-0123456789abcdef",
+    );
   });
 
   it("carries the business's name, its reply address, the HTML part and the PDF in the raw message", async () => {
@@ -93,9 +101,12 @@ describe("createDeps with a linked Email", () => {
   });
 
   it("sends from the linked address, from invoices@<domain> for a domain identity, or from EMAIL_FROM", () => {
-    const transport = (env: NodeJS.ProcessEnv) => createDeliveryDeps({ TABLE_NAME: "t", ...env }).outbox as SesTransport;
+    const transport = (env: NodeJS.ProcessEnv) =>
+      createDeliveryDeps({ TABLE_NAME: "t", ...env }).outbox as SesTransport;
     expect(transport({}).settings.from).toBe("billing@example.com");
-    expect(transport({ EMAIL_FROM: "Acme Billing <accounts@example.com>" }).settings.from).toBe("Acme Billing <accounts@example.com>");
+    expect(transport({ EMAIL_FROM: "Acme Billing <accounts@example.com>" }).settings.from).toBe(
+      "Acme Billing <accounts@example.com>",
+    );
     expect(emailSender("example.com", {}).from).toBe("invoices@example.com");
     expect(emailSender(undefined, {}).from).toBe(LOCAL_FROM);
   });

@@ -27,12 +27,17 @@ describe("concurrent estimate requests", () => {
     await user.call("POST", `/estimates/${est.id}/send`);
     await user.call("POST", `/estimates/${est.id}/accept`);
 
-    const results = await Promise.all(Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/convert`)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/convert`)),
+    );
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 201)) expectProblem(r, 422, "already_converted");
 
-    const invoices = (await user.call("GET", "/invoices?limit=200")).body as { id: number; estimateId: number | null }[];
+    const invoices = (await user.call("GET", "/invoices?limit=200")).body as {
+      id: number;
+      estimateId: number | null;
+    }[];
     expect(invoices).toHaveLength(1);
     expect(invoices[0]).toMatchObject({ id: created[0]!.body.id, estimateId: est.id, total: "720.00" });
     const after = (await user.call("GET", `/estimates/${est.id}`)).body;
@@ -46,7 +51,9 @@ describe("concurrent estimate requests", () => {
   it("10 concurrent converts of a draft: still exactly one invoice", async () => {
     const { user, clientId } = await userWithClient();
     const est = (await user.call("POST", "/estimates", { clientId, lineItems: [line] })).body;
-    const results = await Promise.all(Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/convert`)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/convert`)),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 201)) expectProblem(r, 422, "already_converted");
     expect((await user.call("GET", `/invoices?clientId=${clientId}`)).body).toHaveLength(1);
@@ -56,7 +63,9 @@ describe("concurrent estimate requests", () => {
     const { user, clientId } = await userWithClient();
     const est = (await user.call("POST", "/estimates", { clientId, lineItems: [line] })).body;
     await user.call("POST", `/estimates/${est.id}/send`);
-    const results = await Promise.all(Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/accept`)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => user.call("POST", `/estimates/${est.id}/accept`)),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) expectProblem(r, 422, "invalid_transition");
     const after = await user.call("GET", `/estimates/${est.id}`);
@@ -112,7 +121,8 @@ describe("concurrent estimate requests", () => {
       expectProblem(patch, 422, "estimate_not_editable");
       expect(convert.body.total).toBe("360.00");
     }
-    expect(final.lineItems.map((l: { description: string }) => l.description))
-      .toEqual(convert.body.lineItems.map((l: { description: string }) => l.description));
+    expect(final.lineItems.map((l: { description: string }) => l.description)).toEqual(
+      convert.body.lineItems.map((l: { description: string }) => l.description),
+    );
   });
 });

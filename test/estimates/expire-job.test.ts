@@ -24,13 +24,18 @@ async function world(): Promise<{ env: TestEnv; user: TestUser; clientId: number
 }
 
 async function sentEstimate(user: TestUser, clientId: number, validUntil: string | null): Promise<number> {
-  const est = await user.call("POST", "/estimates", { clientId, validUntil, lineItems: [{ description: "x", unitPrice: "10" }] });
+  const est = await user.call("POST", "/estimates", {
+    clientId,
+    validUntil,
+    lineItems: [{ description: "x", unitPrice: "10" }],
+  });
   expect(est.status).toBe(201);
   expect((await user.call("POST", `/estimates/${est.body.id}/send`)).status).toBe(200);
   return est.body.id;
 }
 
-const statusOf = async (user: TestUser, id: number) => (await user.call("GET", `/estimates/${id}`)).body.status as string;
+const statusOf = async (user: TestUser, id: number) =>
+  (await user.call("GET", `/estimates/${id}`)).body.status as string;
 
 /** The deps with every DynamoDB call recorded: command, index, and how many items came back. */
 function recording(deps: Deps) {
@@ -70,7 +75,8 @@ describe("expire-estimates job", () => {
     expect(next.changed).toBe(1);
     expect(await statusOf(user, exactlyNow)).toBe("expired");
 
-    const lists = async (status: string) => (await user.call("GET", `/estimates?status=${status}`)).body.map((e: { id: number }) => e.id);
+    const lists = async (status: string) =>
+      (await user.call("GET", `/estimates?status=${status}`)).body.map((e: { id: number }) => e.id);
     expect(await lists("expired")).toEqual([exactlyNow, due]);
     expect(await lists("sent")).toEqual([forever, later]);
   });
@@ -106,7 +112,10 @@ describe("expire-estimates job", () => {
     await user.call("POST", `/estimates/${declined}/decline`);
     await user.call("POST", `/estimates/${converted}/convert`);
     expect((await user.call("DELETE", `/estimates/${deleted}`)).status).toBe(204);
-    const waiting = [await sentEstimate(user, clientId, "2026-11-25"), await sentEstimate(user, clientId, "2026-11-25")];
+    const waiting = [
+      await sentEstimate(user, clientId, "2026-11-25"),
+      await sentEstimate(user, clientId, "2026-11-25"),
+    ];
 
     const runs = await Promise.all([1, 2, 3].map(() => expire(env.deps, at("2026-11-30T00:00:00.000Z"))));
     expect(runs.reduce((sum, r) => sum + r.changed, 0)).toBe(waiting.length);
@@ -140,7 +149,11 @@ describe("expire-estimates job", () => {
     const { env, user, clientId } = await world();
     const id = await sentEstimate(user, clientId, "2026-11-25");
     await expire(env.deps, at("2026-11-26T00:00:00.000Z"));
-    expectProblem(await user.call("PATCH", `/estimates/${id}`, { validUntil: "2027-01-01" }), 422, "estimate_not_editable");
+    expectProblem(
+      await user.call("PATCH", `/estimates/${id}`, { validUntil: "2027-01-01" }),
+      422,
+      "estimate_not_editable",
+    );
     for (const action of ["accept", "decline", "convert", "send"]) {
       expectProblem(await user.call("POST", `/estimates/${id}/${action}`), 422, "invalid_transition");
     }

@@ -32,7 +32,10 @@ async function newEstimate(user: TestUser, body: Record<string, unknown>) {
   return res.body as Record<string, any>;
 }
 
-async function estimateIn(status: "draft" | "sent" | "accepted" | "declined" | "converted" | "expired", clientId = acme) {
+async function estimateIn(
+  status: "draft" | "sent" | "accepted" | "declined" | "converted" | "expired",
+  clientId = acme,
+) {
   const est = await newEstimate(alice, { clientId, lineItems: [widget], validUntil: "2026-12-01" });
   const go = (action: string) => alice.call("POST", `/estimates/${est.id}/${action}`);
   if (status !== "draft") expect((await go("send")).status).toBe(200);
@@ -72,8 +75,26 @@ describe("estimate resource", () => {
       clientName: "Bob's client",
       clientEmail: "pay@bob.test",
       lineItems: [
-        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
-        { id: 2, description: "Setup", quantity: "1.00", unitPrice: "100.00", taxRate: "0.10", taxCategory: "standard", amount: "100.00", sortOrder: 1 },
+        {
+          id: 1,
+          description: "Widget",
+          quantity: "3.00",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+          taxCategory: "standard",
+          amount: "59.97",
+          sortOrder: 0,
+        },
+        {
+          id: 2,
+          description: "Setup",
+          quantity: "1.00",
+          unitPrice: "100.00",
+          taxRate: "0.10",
+          taxCategory: "standard",
+          amount: "100.00",
+          sortOrder: 1,
+        },
       ],
       publicToken: expect.stringMatching(/^[A-Za-z0-9_-]{22,}$/),
       taxBreakdown: [
@@ -121,7 +142,11 @@ describe("estimate resource", () => {
     const mClient = await newClient(mallory);
     for (const id of [est.id, 999_999]) {
       expectProblem(await mallory.call("GET", `/estimates/${id}`), 404, "not_found");
-      expectProblem(await mallory.call("PATCH", `/estimates/${id}`, { notes: "x", clientId: mClient }), 404, "not_found");
+      expectProblem(
+        await mallory.call("PATCH", `/estimates/${id}`, { notes: "x", clientId: mClient }),
+        404,
+        "not_found",
+      );
       expectProblem(await mallory.call("DELETE", `/estimates/${id}`), 404, "not_found");
       for (const action of ["send", "accept", "decline", "convert"]) {
         expectProblem(await mallory.call("POST", `/estimates/${id}/${action}`), 404, "not_found");
@@ -135,7 +160,13 @@ describe("estimate resource", () => {
 
 describe("estimate lifecycle", () => {
   it("walks draft → sent → accepted → converted into a draft invoice that copies the estimate", async () => {
-    const est = await newEstimate(alice, { clientId: acme, lineItems: [setup], notes: "N", terms: "T", validUntil: "2026-12-31" });
+    const est = await newEstimate(alice, {
+      clientId: acme,
+      lineItems: [setup],
+      notes: "N",
+      terms: "T",
+      validUntil: "2026-12-31",
+    });
     // Replace the lines so the estimate's line ids (2, 3) differ from the invoice's fresh ones (1, 2).
     const patched = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [widget, setup] });
     expect(patched.body.lineItems.map((l: { id: number }) => l.id)).toEqual([2, 3]);
@@ -144,7 +175,11 @@ describe("estimate lifecycle", () => {
     const sent = await alice.call("POST", `/estimates/${est.id}/send`);
     expect(sent.status).toBe(200);
     expect(sent.headers.get("etag")).toBe('"3"');
-    expect(sent.body).toMatchObject({ status: "sent", updatedAt: "2026-11-23T10:00:00.000Z", convertedInvoiceId: null });
+    expect(sent.body).toMatchObject({
+      status: "sent",
+      updatedAt: "2026-11-23T10:00:00.000Z",
+      convertedInvoiceId: null,
+    });
     // Exactly the resource's fields: what send records for itself (recipient, expiry keys) stays inside.
     expect(Object.keys(sent.body).sort()).toEqual(Object.keys(est).sort());
     const accepted = await alice.call("POST", `/estimates/${est.id}/accept`, {});
@@ -181,7 +216,11 @@ describe("estimate lifecycle", () => {
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
 
     const after = await alice.call("GET", `/estimates/${est.id}`);
-    expect(after.body).toMatchObject({ status: "converted", convertedInvoiceId: invoice.id, updatedAt: "2026-11-23T10:00:00.000Z" });
+    expect(after.body).toMatchObject({
+      status: "converted",
+      convertedInvoiceId: invoice.id,
+      updatedAt: "2026-11-23T10:00:00.000Z",
+    });
     env.clock.set(NOW);
   });
 
@@ -272,16 +311,32 @@ describe("every 422 of an estimate", () => {
   it("client_not_found for a clientId that is not one of the user's clients", async () => {
     expectProblem(await alice.call("POST", "/estimates", { clientId: 987_654 }), 422, "client_not_found");
     const est = await estimateIn("draft");
-    expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { clientId: 987_654, notes: "x" }), 422, "client_not_found");
+    expectProblem(
+      await alice.call("PATCH", `/estimates/${est.id}`, { clientId: 987_654, notes: "x" }),
+      422,
+      "client_not_found",
+    );
     expect((await alice.call("GET", `/estimates/${est.id}`)).body).toMatchObject({ clientId: acme, notes: null });
   });
 
   it("precondition order: 400 before 404 before 412 before 422", async () => {
     expectProblem(await alice.call("PATCH", "/estimates/999999", { status: "sent" }), 400, "validation_error");
-    expectProblem(await alice.call("PATCH", "/estimates/999999", { notes: "x" }, { "If-Match": '"1"' }), 404, "not_found");
+    expectProblem(
+      await alice.call("PATCH", "/estimates/999999", { notes: "x" }, { "If-Match": '"1"' }),
+      404,
+      "not_found",
+    );
     const accepted = await estimateIn("accepted");
-    expectProblem(await alice.call("PATCH", `/estimates/${accepted.id}`, { notes: "x" }, { "If-Match": '"1"' }), 412, "precondition_failed");
-    expectProblem(await alice.call("POST", `/estimates/${accepted.id}/convert`, { now: true }), 400, "validation_error");
+    expectProblem(
+      await alice.call("PATCH", `/estimates/${accepted.id}`, { notes: "x" }, { "If-Match": '"1"' }),
+      412,
+      "precondition_failed",
+    );
+    expectProblem(
+      await alice.call("POST", `/estimates/${accepted.id}/convert`, { now: true }),
+      400,
+      "validation_error",
+    );
   });
 });
 
@@ -296,16 +351,33 @@ describe("PATCH of an estimate", () => {
 
     const other = await newClient(alice, { name: "Globex", email: "ap@globex.test", currency: "JPY" });
     const moved = await alice.call("PATCH", `/estimates/${est.id}`, {
-      clientId: other, notes: null, validUntil: "2026-12-15", lineItems: [setup, widget, setup],
+      clientId: other,
+      notes: null,
+      validUntil: "2026-12-15",
+      lineItems: [setup, widget, setup],
     });
     expect(moved.status).toBe(200);
     expect(moved.headers.get("etag")).toBe('"2"');
     expect(moved.body).toMatchObject({
-      clientId: other, clientName: "Globex", clientEmail: "ap@globex.test", currency: "EUR", notes: null, terms: "t",
-      validUntil: "2026-12-15T00:00:00.000Z", subtotal: "259.97", taxTotal: "24.95", total: "284.92",
-      estimateNumber: est.estimateNumber, createdAt: NOW, updatedAt: "2026-11-22T10:00:00.000Z",
+      clientId: other,
+      clientName: "Globex",
+      clientEmail: "ap@globex.test",
+      currency: "EUR",
+      notes: null,
+      terms: "t",
+      validUntil: "2026-12-15T00:00:00.000Z",
+      subtotal: "259.97",
+      taxTotal: "24.95",
+      total: "284.92",
+      estimateNumber: est.estimateNumber,
+      createdAt: NOW,
+      updatedAt: "2026-11-22T10:00:00.000Z",
     });
-    expect(moved.body.lineItems.map((l: { id: number; sortOrder: number }) => [l.id, l.sortOrder])).toEqual([[2, 0], [3, 1], [4, 2]]);
+    expect(moved.body.lineItems.map((l: { id: number; sortOrder: number }) => [l.id, l.sortOrder])).toEqual([
+      [2, 0],
+      [3, 1],
+      [4, 2],
+    ]);
 
     await alice.call("POST", `/estimates/${est.id}/send`);
     const sentEdit = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [], currency: "USD" });
@@ -321,7 +393,11 @@ describe("PATCH of an estimate", () => {
     const first = await alice.call("PATCH", `/estimates/${est.id}`, { notes: "a" }, { "If-Match": '"1"' });
     expect(first.status).toBe(200);
     expect(first.headers.get("etag")).toBe('"2"');
-    expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { notes: "b" }, { "If-Match": '"1"' }), 412, "precondition_failed");
+    expectProblem(
+      await alice.call("PATCH", `/estimates/${est.id}`, { notes: "b" }, { "If-Match": '"1"' }),
+      412,
+      "precondition_failed",
+    );
     expect((await alice.call("GET", `/estimates/${est.id}`)).body.notes).toBe("a");
   });
 });
@@ -361,27 +437,76 @@ describe("validation of estimate requests", () => {
     });
     const problem = expectProblem(res, 400, "validation_error");
     expect(paths(problem)).toEqual([
-      "clientId", "currency", "lineItems.0.description", "lineItems.0.quantity",
-      "lineItems.0.taxRate", "notes", "status", "validUntil",
+      "clientId",
+      "currency",
+      "lineItems.0.description",
+      "lineItems.0.quantity",
+      "lineItems.0.taxRate",
+      "notes",
+      "status",
+      "validUntil",
     ]);
     expectProblem(await alice.call("POST", "/estimates"), 400, "validation_error");
     expectProblem(await alice.call("POST", "/estimates", "{nope"), 400, "malformed_json");
-    expectProblem(await alice.call("POST", "/estimates", "{}", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("POST", "/estimates", "{}", { "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
     const tooMany = Array.from({ length: 101 }, () => widget);
-    expect(paths(expectProblem(await alice.call("POST", "/estimates", { clientId: acme, lineItems: tooMany }), 400, "validation_error")))
-      .toEqual(["lineItems"]);
+    expect(
+      paths(
+        expectProblem(
+          await alice.call("POST", "/estimates", { clientId: acme, lineItems: tooMany }),
+          400,
+          "validation_error",
+        ),
+      ),
+    ).toEqual(["lineItems"]);
   });
 
   it("rejects read-only fields and wrong types in PATCH, and bad bodies of actions", async () => {
     const est = await estimateIn("draft");
-    for (const field of ["id", "status", "estimateNumber", "convertedInvoiceId", "publicToken", "subtotal", "createdAt"]) {
+    for (const field of [
+      "id",
+      "status",
+      "estimateNumber",
+      "convertedInvoiceId",
+      "publicToken",
+      "subtotal",
+      "createdAt",
+    ]) {
       const res = await alice.call("PATCH", `/estimates/${est.id}`, { [field]: "x" });
       expect(paths(expectProblem(res, 400, "validation_error"))).toEqual([field]);
     }
-    expect(paths(expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { clientId: "1" }), 400, "validation_error"))).toEqual(["clientId"]);
-    expect(paths(expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { currency: null }), 400, "validation_error"))).toEqual(["currency"]);
-    expect(paths(expectProblem(await alice.call("POST", `/estimates/${est.id}/send`, { to: "not-an-email" }), 400, "validation_error"))).toEqual(["to"]);
-    expect(paths(expectProblem(await alice.call("POST", `/estimates/${est.id}/accept`, { reason: "x" }), 400, "validation_error"))).toEqual(["reason"]);
+    expect(
+      paths(
+        expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { clientId: "1" }), 400, "validation_error"),
+      ),
+    ).toEqual(["clientId"]);
+    expect(
+      paths(
+        expectProblem(await alice.call("PATCH", `/estimates/${est.id}`, { currency: null }), 400, "validation_error"),
+      ),
+    ).toEqual(["currency"]);
+    expect(
+      paths(
+        expectProblem(
+          await alice.call("POST", `/estimates/${est.id}/send`, { to: "not-an-email" }),
+          400,
+          "validation_error",
+        ),
+      ),
+    ).toEqual(["to"]);
+    expect(
+      paths(
+        expectProblem(
+          await alice.call("POST", `/estimates/${est.id}/accept`, { reason: "x" }),
+          400,
+          "validation_error",
+        ),
+      ),
+    ).toEqual(["reason"]);
     expect((await alice.call("GET", `/estimates/${est.id}`)).body.status).toBe("draft");
   });
 
@@ -390,10 +515,18 @@ describe("validation of estimate requests", () => {
       expect(paths(expectProblem(await alice.call("GET", path), 400, "validation_error"))).toEqual(["id"]);
     }
     expectProblem(await alice.call("POST", "/estimates/abc/convert"), 400, "validation_error");
-    expect(paths(expectProblem(await alice.call("GET", "/estimates?status=open"), 400, "validation_error"))).toEqual(["status"]);
-    expect(paths(expectProblem(await alice.call("GET", "/estimates?clientId=x"), 400, "validation_error"))).toEqual(["clientId"]);
-    expect(paths(expectProblem(await alice.call("GET", "/estimates?limit=201"), 400, "validation_error"))).toEqual(["limit"]);
-    expect(paths(expectProblem(await alice.call("GET", "/estimates?offset=-1"), 400, "validation_error"))).toEqual(["offset"]);
+    expect(paths(expectProblem(await alice.call("GET", "/estimates?status=open"), 400, "validation_error"))).toEqual([
+      "status",
+    ]);
+    expect(paths(expectProblem(await alice.call("GET", "/estimates?clientId=x"), 400, "validation_error"))).toEqual([
+      "clientId",
+    ]);
+    expect(paths(expectProblem(await alice.call("GET", "/estimates?limit=201"), 400, "validation_error"))).toEqual([
+      "limit",
+    ]);
+    expect(paths(expectProblem(await alice.call("GET", "/estimates?offset=-1"), 400, "validation_error"))).toEqual([
+      "offset",
+    ]);
     expectProblem(await alice.call("PUT", "/estimates/1"), 405, "method_not_allowed");
     expectProblem(await alice.call("GET", "/estimates/1/convert"), 405, "method_not_allowed");
   });
@@ -405,12 +538,15 @@ describe("listing estimates", () => {
     const a = await newClient(lister);
     const b = await newClient(lister);
     const made: { id: number; clientId: number }[] = [];
-    for (let i = 0; i < 7; i++) made.push(await newEstimate(lister, { clientId: i % 2 ? b : a, lineItems: [widget] }) as never);
+    for (let i = 0; i < 7; i++)
+      made.push((await newEstimate(lister, { clientId: i % 2 ? b : a, lineItems: [widget] })) as never);
     const ids = (res: { body: { id: number }[] }) => res.body.map((e) => e.id);
     const all = made.map((e) => e.id).reverse();
 
     expect(ids(await lister.call("GET", "/estimates"))).toEqual(all);
-    expect(ids(await lister.call("GET", `/estimates?clientId=${b}`))).toEqual(all.filter((id) => made.find((e) => e.id === id)!.clientId === b));
+    expect(ids(await lister.call("GET", `/estimates?clientId=${b}`))).toEqual(
+      all.filter((id) => made.find((e) => e.id === id)!.clientId === b),
+    );
     expect(ids(await lister.call("GET", "/estimates?clientId=999"))).toEqual([]);
 
     await lister.call("POST", `/estimates/${made[0]!.id}/send`);

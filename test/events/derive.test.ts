@@ -8,37 +8,83 @@ import { deriveEvents, kindOf } from "@invoicing/core/events/derive";
  */
 const pk = "USER#u1";
 const invoice = (over: Record<string, unknown> = {}) => ({
-  pk, sk: "INVOICE#0000000007", id: 7, status: "sent", total: "100.00", amountPaid: "0.00", version: 3,
-  lineItems: [], createdAt: "2026-11-22T09:30:00.000Z", updatedAt: "2026-11-22T09:30:00.000Z", ...over,
+  pk,
+  sk: "INVOICE#0000000007",
+  id: 7,
+  status: "sent",
+  total: "100.00",
+  amountPaid: "0.00",
+  version: 3,
+  lineItems: [],
+  createdAt: "2026-11-22T09:30:00.000Z",
+  updatedAt: "2026-11-22T09:30:00.000Z",
+  ...over,
 });
 const payment = (over: Record<string, unknown> = {}) => ({
-  pk, sk: "PAYMENT#0000000007#0000000002", id: 2, amount: "40.00", paymentMethod: "cash", paidAt: "2026-11-22T10:00:00.000Z",
-  reference: null, source: "manual", status: "succeeded", refundedAmount: "0.00", createdAt: "2026-11-22T10:00:00.000Z", ...over,
+  pk,
+  sk: "PAYMENT#0000000007#0000000002",
+  id: 2,
+  amount: "40.00",
+  paymentMethod: "cash",
+  paidAt: "2026-11-22T10:00:00.000Z",
+  reference: null,
+  source: "manual",
+  status: "succeeded",
+  refundedAmount: "0.00",
+  createdAt: "2026-11-22T10:00:00.000Z",
+  ...over,
 });
-const types = (change: "INSERT" | "MODIFY" | "REMOVE", before?: Record<string, unknown>, after?: Record<string, unknown>) =>
-  deriveEvents(change, before, after).map((e) => e.type);
+const types = (
+  change: "INSERT" | "MODIFY" | "REMOVE",
+  before?: Record<string, unknown>,
+  after?: Record<string, unknown>,
+) => deriveEvents(change, before, after).map((e) => e.type);
 
 describe("invoices", () => {
   it("creation, deletion, PATCH and each action give their own type", () => {
     expect(types("INSERT", undefined, invoice({ status: "draft" }))).toEqual(["invoice.created"]);
     expect(types("REMOVE", invoice({ status: "draft" }), undefined)).toEqual(["invoice.deleted"]);
-    expect(types("MODIFY", invoice({ status: "draft" }), invoice({ status: "draft", version: 4 }))).toEqual(["invoice.updated"]);
+    expect(types("MODIFY", invoice({ status: "draft" }), invoice({ status: "draft", version: 4 }))).toEqual([
+      "invoice.updated",
+    ]);
     for (const [from, to, type] of [
-      ["draft", "finalized", "invoice.finalized"], ["finalized", "sent", "invoice.sent"], ["sent", "overdue", "invoice.overdue"],
-      ["sent", "void", "invoice.voided"], ["draft", "void", "invoice.voided"],
-    ]) expect(types("MODIFY", invoice({ status: from }), invoice({ status: to, version: 4 }))).toEqual([type]);
+      ["draft", "finalized", "invoice.finalized"],
+      ["finalized", "sent", "invoice.sent"],
+      ["sent", "overdue", "invoice.overdue"],
+      ["sent", "void", "invoice.voided"],
+      ["draft", "void", "invoice.voided"],
+    ])
+      expect(types("MODIFY", invoice({ status: from }), invoice({ status: to, version: 4 }))).toEqual([type]);
   });
 
   it("payments: partly paid, paid, and undone", () => {
-    expect(types("MODIFY", invoice(), invoice({ amountPaid: "40.00", version: 4 }))).toEqual(["invoice.partially_paid"]);
-    expect(types("MODIFY", invoice({ status: "overdue", amountPaid: "40.00" }), invoice({ status: "overdue", amountPaid: "60.00" }))).toEqual(["invoice.partially_paid"]);
-    expect(types("MODIFY", invoice({ amountPaid: "40.00" }), invoice({ status: "paid", amountPaid: "100.00" }))).toEqual(["invoice.paid"]);
+    expect(types("MODIFY", invoice(), invoice({ amountPaid: "40.00", version: 4 }))).toEqual([
+      "invoice.partially_paid",
+    ]);
+    expect(
+      types(
+        "MODIFY",
+        invoice({ status: "overdue", amountPaid: "40.00" }),
+        invoice({ status: "overdue", amountPaid: "60.00" }),
+      ),
+    ).toEqual(["invoice.partially_paid"]);
+    expect(
+      types("MODIFY", invoice({ amountPaid: "40.00" }), invoice({ status: "paid", amountPaid: "100.00" })),
+    ).toEqual(["invoice.paid"]);
     // A payment deleted or refunded: the invoice returns to sent or overdue — an update, not "sent".
-    expect(types("MODIFY", invoice({ status: "paid", amountPaid: "100.00" }), invoice({ status: "overdue", amountPaid: "60.00" }))).toEqual(["invoice.updated"]);
+    expect(
+      types(
+        "MODIFY",
+        invoice({ status: "paid", amountPaid: "100.00" }),
+        invoice({ status: "overdue", amountPaid: "60.00" }),
+      ),
+    ).toEqual(["invoice.updated"]);
   });
 
   it("bookkeeping that changes neither status, money nor version makes no event", () => {
-    expect(types("MODIFY", invoice(), invoice({ cardProcessorCheckoutSessionId: "cs_1", duePk: undefined }))).toEqual([]);
+    expect(types("MODIFY", invoice(), invoice({ cardProcessorCheckoutSessionId: "cs_1", duePk: undefined }))).toEqual(
+      [],
+    );
   });
 
   it("data is the public shape: after the change, before it for a deletion", () => {
@@ -57,23 +103,54 @@ describe("payments", () => {
     const [created] = deriveEvents("INSERT", undefined, payment());
     expect(created).toMatchObject({ type: "payment.created", resourceType: "payment", resourceId: 2 });
     expect(created!.data).toEqual({
-      id: 2, amount: "40.00", paymentMethod: "cash", paidAt: "2026-11-22T10:00:00.000Z", reference: null, source: "manual",
-      status: "succeeded", refundedAmount: "0.00", createdAt: "2026-11-22T10:00:00.000Z", invoiceId: 7,
+      id: 2,
+      amount: "40.00",
+      paymentMethod: "cash",
+      paidAt: "2026-11-22T10:00:00.000Z",
+      reference: null,
+      source: "manual",
+      status: "succeeded",
+      refundedAmount: "0.00",
+      createdAt: "2026-11-22T10:00:00.000Z",
+      invoiceId: 7,
     });
     expect(types("REMOVE", payment(), undefined)).toEqual(["payment.deleted"]);
-    expect(types("MODIFY", payment({ source: "card_processor" }), payment({ source: "card_processor", refundedAmount: "10.00" }))).toEqual(["payment.refunded"]);
-    expect(types("MODIFY", payment({ refundedAmount: "10.00" }), payment({ refundedAmount: "40.00", status: "refunded" }))).toEqual(["payment.refunded"]);
+    expect(
+      types(
+        "MODIFY",
+        payment({ source: "card_processor" }),
+        payment({ source: "card_processor", refundedAmount: "10.00" }),
+      ),
+    ).toEqual(["payment.refunded"]);
+    expect(
+      types("MODIFY", payment({ refundedAmount: "10.00" }), payment({ refundedAmount: "40.00", status: "refunded" })),
+    ).toEqual(["payment.refunded"]);
     expect(types("MODIFY", payment(), payment({ note: "bookkeeping" }))).toEqual([]);
   });
 });
 
 describe("other resources", () => {
   it("estimates, schedules and clients", () => {
-    const estimate = (status: string, version = 1) => ({ pk, sk: "ESTIMATE#0000000003", id: 3, status, version, lineItems: [] });
+    const estimate = (status: string, version = 1) => ({
+      pk,
+      sk: "ESTIMATE#0000000003",
+      id: 3,
+      status,
+      version,
+      lineItems: [],
+    });
     expect(types("MODIFY", estimate("draft"), estimate("sent", 2))).toEqual(["estimate.sent"]);
     expect(types("MODIFY", estimate("sent"), estimate("sent", 2))).toEqual(["estimate.updated"]);
-    for (const s of ["accepted", "declined", "expired", "converted"]) expect(types("MODIFY", estimate("sent"), estimate(s, 2))).toEqual([`estimate.${s}`]);
-    const schedule = (status: string, version = 1) => ({ pk, sk: "SCHEDULE#0000000001", id: 1, status, version, lineItems: [] });
+    for (const s of ["accepted", "declined", "expired", "converted"])
+      expect(types("MODIFY", estimate("sent"), estimate(s, 2))).toEqual([`estimate.${s}`]);
+    const schedule = (status: string, version = 1) => ({
+      pk,
+      sk: "SCHEDULE#0000000001",
+      id: 1,
+      status,
+      version,
+      lineItems: [],
+    });
     expect(types("MODIFY", schedule("active"), schedule("paused", 2))).toEqual(["recurring_schedule.paused"]);
     expect(types("MODIFY", schedule("paused"), schedule("active", 2))).toEqual(["recurring_schedule.resumed"]);
     expect(types("MODIFY", schedule("active"), schedule("completed", 2))).toEqual(["recurring_schedule.completed"]);
@@ -84,9 +161,19 @@ describe("other resources", () => {
   });
 
   it("internal records make no events", () => {
-    for (const sk of ["COUNTER#invoiceId", "OUTBOX#2026-x", "IDEMPOTENCY#abc", "APIKEY#0000000001", "REMINDER#0000000007#2026",
-      "EVENT#2026#1#0", "WEBHOOK_ENDPOINT#0000000001", "WEBHOOK_ATTEMPT#0000000001#x", "PROFILE", "INVOICE#0000000007#REMINDER#1",
-      "CHECKOUT_PAYMENT#cs_123"]) {
+    for (const sk of [
+      "COUNTER#invoiceId",
+      "OUTBOX#2026-x",
+      "IDEMPOTENCY#abc",
+      "APIKEY#0000000001",
+      "REMINDER#0000000007#2026",
+      "EVENT#2026#1#0",
+      "WEBHOOK_ENDPOINT#0000000001",
+      "WEBHOOK_ATTEMPT#0000000001#x",
+      "PROFILE",
+      "INVOICE#0000000007#REMINDER#1",
+      "CHECKOUT_PAYMENT#cs_123",
+    ]) {
       expect(kindOf(pk, sk), sk).toBeUndefined();
     }
     expect(kindOf("APIKEY#hash", "APIKEY")).toBeUndefined();

@@ -22,23 +22,35 @@ beforeAll(async () => {
 afterAll(() => proxy.close());
 
 const writesEvent = (type: string) => (operation: string, body: unknown) =>
-  ["PutItem", "TransactWriteItems"].includes(operation) && JSON.stringify(body).includes(`"${type}"`) && JSON.stringify(body).includes("EVENT#");
+  ["PutItem", "TransactWriteItems"].includes(operation) &&
+  JSON.stringify(body).includes(`"${type}"`) &&
+  JSON.stringify(body).includes("EVENT#");
 
 it("a record that fails is retried from itself on: no event lost, none doubled", async () => {
   const user = await env.user();
   // The subscriber under test: its table writes through the proxy, its stream read direct.
-  const deps = { ...env.deps, db: createDb({ tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" }, { maxAttempts: 2, requestTimeoutMs: 1_000 }) };
+  const deps = {
+    ...env.deps,
+    db: createDb(
+      { tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" },
+      { maxAttempts: 2, requestTimeoutMs: 1_000 },
+    ),
+  };
   const reader = createStreamReader(deps, { endpoint: env.endpoint, tableName: env.tableName });
   try {
     const client = await newClient(user);
-    const invoice = ok(await user.call("POST", "/invoices", { clientId: client.id, lineItems: [{ description: "x", unitPrice: "10" }] }), 201).body;
+    const invoice = ok(
+      await user.call("POST", "/invoices", { clientId: client.id, lineItems: [{ description: "x", unitPrice: "10" }] }),
+      201,
+    ).body;
     ok(await user.call("POST", `/invoices/${invoice.id}/finalize`));
     ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Later" }));
 
     const failing = proxy.inject({ match: writesEvent("invoice.finalized"), fault: "server-error", times: Infinity });
     await reader.drain();
     expect(failing.hits).toBeGreaterThan(0);
-    const types = async () => (ok(await user.call("GET", "/events")).body as { type: string }[]).map((e) => e.type).reverse();
+    const types = async () =>
+      (ok(await user.call("GET", "/events")).body as { type: string }[]).map((e) => e.type).reverse();
     // Stopped at the failing record: nothing after it was handled either (the stream's order holds).
     expect(await types()).toEqual(["client.created", "invoice.created"]);
 

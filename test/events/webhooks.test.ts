@@ -15,7 +15,9 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   // Private targets allowed (the receiver is on 127.0.0.1), a short attempt timeout for the hang case.
-  env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: 1_000 } as { allowPrivate: boolean } } });
+  env = await createTestEnv({
+    extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: 1_000 } as { allowPrivate: boolean } },
+  });
   receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
@@ -26,7 +28,9 @@ async function endpoint(user: TestUser, events: string[] = ["*"], url = receiver
 }
 
 const verified = (secret: string, received: Receiver["received"]) =>
-  received.map((r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { id: string; type: string });
+  received.map(
+    (r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { id: string; type: string },
+  );
 
 describe("an invoice from create to paid", () => {
   it("reaches the receiver as exactly the expected events, each verified; GET /events shows each once", async () => {
@@ -40,49 +44,74 @@ describe("an invoice from create to paid", () => {
     ok(await user.call("PATCH", `/invoices/${invoice.id}`, { notes: "Thanks" }));
     ok(await user.call("POST", `/invoices/${invoice.id}/finalize`));
     ok(await user.call("POST", `/invoices/${invoice.id}/send`));
-    const partial = ok(await user.call("POST", `/invoices/${invoice.id}/payments`, { amount: "20.00", paymentMethod: "cash" }), 201).body;
+    const partial = ok(
+      await user.call("POST", `/invoices/${invoice.id}/payments`, { amount: "20.00", paymentMethod: "cash" }),
+      201,
+    ).body;
     ok(await user.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer" }));
     await env.drainStream();
 
     const expected = [
-      "client.created", "invoice.created", "invoice.updated", "invoice.finalized", "invoice.sent",
-      "payment.created", "invoice.partially_paid", "payment.created", "invoice.paid",
+      "client.created",
+      "invoice.created",
+      "invoice.updated",
+      "invoice.finalized",
+      "invoice.sent",
+      "payment.created",
+      "invoice.partially_paid",
+      "payment.created",
+      "invoice.paid",
     ];
     const deliveries = receiver.received.slice(start);
     const payloads = verified(secret, deliveries);
     // Exactly these, each once. The stream orders the changes of one record; a payment and its
     // invoice are two records of one transaction, which the stream may give in either order.
     expect(payloads.map((p) => p.type).sort()).toEqual([...expected].sort());
-    expect(payloads.map((p) => p.type).filter((t) => t.startsWith("invoice."))).toEqual(expected.filter((t) => t.startsWith("invoice.")));
+    expect(payloads.map((p) => p.type).filter((t) => t.startsWith("invoice."))).toEqual(
+      expected.filter((t) => t.startsWith("invoice.")),
+    );
     // webhook-id is the event id, and the signature's timestamp is the wall clock's (not the app's).
     for (const [i, d] of deliveries.entries()) {
       expect(d.headers["webhook-id"]).toBe(payloads[i]!.id);
       expect(Math.abs(Number(d.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(120);
     }
     const bodies = deliveries.map((d) => JSON.parse(d.body));
-    expect(bodies.find((b) => b.type === "invoice.partially_paid")).toMatchObject({ data: { status: "sent", amountPaid: "20.00", amountDue: "44.92" } });
-    expect(bodies.find((b) => b.type === "invoice.paid")).toMatchObject({ resourceType: "invoice", resourceId: invoice.id, data: { status: "paid", amountPaid: "64.92" } });
+    expect(bodies.find((b) => b.type === "invoice.partially_paid")).toMatchObject({
+      data: { status: "sent", amountPaid: "20.00", amountDue: "44.92" },
+    });
+    expect(bodies.find((b) => b.type === "invoice.paid")).toMatchObject({
+      resourceType: "invoice",
+      resourceId: invoice.id,
+      data: { status: "paid", amountPaid: "64.92" },
+    });
     expect(bodies.find((b) => b.type === "payment.created" && b.resourceId === partial.id)).toMatchObject({
-      resourceType: "payment", data: { id: partial.id, amount: "20.00", paymentMethod: "cash", invoiceId: invoice.id },
+      resourceType: "payment",
+      data: { id: partial.id, amount: "20.00", paymentMethod: "cash", invoiceId: invoice.id },
     });
 
     // The activity log: the same history, newest first, once each.
     const events = ok(await user.call("GET", "/events?limit=200")).body as { id: string; type: string }[];
     expect(events.map((e) => e.id).sort()).toEqual(payloads.map((p) => p.id).sort());
-    expect(events.map((e) => e.type).filter((t) => t.startsWith("invoice."))).toEqual(expected.filter((t) => t.startsWith("invoice.")).reverse());
+    expect(events.map((e) => e.type).filter((t) => t.startsWith("invoice."))).toEqual(
+      expected.filter((t) => t.startsWith("invoice.")).reverse(),
+    );
 
     // The same stream records fed again (a new reader from the stream's start): nothing new.
     const again = env.newStreamReader();
     expect(await again.drain()).toBeGreaterThan(0);
     again.close();
-    expect(ok(await user.call("GET", "/events?limit=200")).body.map((e: { id: string }) => e.id)).toEqual(events.map((e) => e.id));
+    expect(ok(await user.call("GET", "/events?limit=200")).body.map((e: { id: string }) => e.id)).toEqual(
+      events.map((e) => e.id),
+    );
     expect(receiver.received.length).toBe(start + expected.length);
 
     // Filters and pagination.
     const onlyPaid = ok(await user.call("GET", "/events?type=invoice.paid")).body;
     expect(onlyPaid.map((e: { id: string }) => e.id)).toEqual([payloads.at(-1)!.id]);
     const ofInvoice = ok(await user.call("GET", `/events?resourceType=invoice&resourceId=${invoice.id}`)).body;
-    expect(ofInvoice.map((e: { type: string }) => e.type)).toEqual(expected.filter((t) => t.startsWith("invoice.")).reverse());
+    expect(ofInvoice.map((e: { type: string }) => e.type)).toEqual(
+      expected.filter((t) => t.startsWith("invoice.")).reverse(),
+    );
     // Pages of 4 by following Link: the same events, in the same order.
     const paged: { id: string }[] = [];
     for (let path: string | undefined = "/events?limit=4"; path; ) {
@@ -97,7 +126,14 @@ describe("an invoice from create to paid", () => {
     const list = ok(await user.call("GET", `/webhook-endpoints/${endpointId}/deliveries`)).body;
     expect(list).toHaveLength(expected.length);
     expect(new Set(list.map((d: { eventId: string }) => d.eventId))).toEqual(new Set(payloads.map((p) => p.id)));
-    for (const d of list) expect(d).toMatchObject({ attempt: 1, status: "succeeded", responseStatus: 204, error: null, nextAttemptAt: null });
+    for (const d of list)
+      expect(d).toMatchObject({
+        attempt: 1,
+        status: "succeeded",
+        responseStatus: 204,
+        error: null,
+        nextAttemptAt: null,
+      });
   });
 
   it("sends an endpoint only the types it subscribes to", async () => {
@@ -133,9 +169,17 @@ describe("retries", () => {
     // The same event each time: one id, each signature valid.
     expect(new Set(verified(secret, got).map((p) => p.id)).size).toBe(1);
     const list = ok(await user.call("GET", `/webhook-endpoints/${endpointId}/deliveries`)).body;
-    expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([[3, "succeeded"], [2, "failed"], [1, "failed"]]);
+    expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([
+      [3, "succeeded"],
+      [2, "failed"],
+      [1, "failed"],
+    ]);
     // Each failure names when the next attempt is due: 1 minute after the first, 5 after the second.
-    expect(list[2]).toMatchObject({ responseStatus: 500, error: "HTTP 500", nextAttemptAt: new Date(t0 + 60_000).toISOString() });
+    expect(list[2]).toMatchObject({
+      responseStatus: 500,
+      error: "HTTP 500",
+      nextAttemptAt: new Date(t0 + 60_000).toISOString(),
+    });
     expect(list[1].nextAttemptAt).toBe(new Date(t0 + 7 * 60_000).toISOString());
     expect(list[1]).toMatchObject({ responseStatus: null, error: expect.stringContaining("connection") });
   });
@@ -152,7 +196,10 @@ describe("retries", () => {
       await env.drainStream();
       expect(verified(secret, receiver.received.slice(start)).map((p) => p.type)).toEqual(["client.created"]);
       const list = ok(await user.call("GET", `/webhook-endpoints/${slowId}/deliveries`)).body;
-      expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([[2, "pending"], [1, "failed"]]);
+      expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([
+        [2, "pending"],
+        [1, "failed"],
+      ]);
       expect(list[1].error).toMatch(/no answer within/);
     } finally {
       await slow.close();
@@ -183,10 +230,21 @@ describe("webhook endpoints", () => {
     const user = await env.user();
     const created = await endpoint(user, ["invoice.paid"]);
     const listed = ok(await user.call("GET", "/webhook-endpoints")).body;
-    expect(listed).toEqual([{ id: created.id, url: receiver.url, events: ["invoice.paid"], description: "test receiver", enabled: true, createdAt: expect.any(String) }]);
+    expect(listed).toEqual([
+      {
+        id: created.id,
+        url: receiver.url,
+        events: ["invoice.paid"],
+        description: "test receiver",
+        enabled: true,
+        createdAt: expect.any(String),
+      },
+    ]);
     const got = ok(await user.call("GET", `/webhook-endpoints/${created.id}`)).body;
     expect(got).not.toHaveProperty("secret");
-    const patched = ok(await user.call("PATCH", `/webhook-endpoints/${created.id}`, { enabled: false, events: ["*"] })).body;
+    const patched = ok(
+      await user.call("PATCH", `/webhook-endpoints/${created.id}`, { enabled: false, events: ["*"] }),
+    ).body;
     expect(patched).toMatchObject({ enabled: false, events: ["*"] });
     const other = await env.user();
     expectProblem(await other.call("GET", `/webhook-endpoints/${created.id}`), 404, "not_found");
@@ -196,11 +254,27 @@ describe("webhook endpoints", () => {
 
   it("rejects bad input: empty or unknown events, an 11th endpoint", async () => {
     const user = await env.user();
-    expectProblem(await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: [] }), 400, "validation_error");
-    expectProblem(await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["invoice.eaten"] }), 400, "validation_error");
-    expectProblem(await user.call("POST", "/webhook-endpoints", { url: "not a url", events: ["*"] }), 400, "validation_error");
+    expectProblem(
+      await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: [] }),
+      400,
+      "validation_error",
+    );
+    expectProblem(
+      await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["invoice.eaten"] }),
+      400,
+      "validation_error",
+    );
+    expectProblem(
+      await user.call("POST", "/webhook-endpoints", { url: "not a url", events: ["*"] }),
+      400,
+      "validation_error",
+    );
     await Promise.all(Array.from({ length: 10 }, () => endpoint(user)));
-    expectProblem(await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["*"] }), 422, "limit_exceeded");
+    expectProblem(
+      await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["*"] }),
+      422,
+      "limit_exceeded",
+    );
     const [first] = ok(await user.call("GET", "/webhook-endpoints")).body;
     ok(await user.call("DELETE", `/webhook-endpoints/${first.id}`), 204);
     await endpoint(user); // a deletion frees a place
@@ -208,7 +282,9 @@ describe("webhook endpoints", () => {
 
   it("refuses concurrent creates past 10", async () => {
     const user = await env.user();
-    const results = await Promise.all(Array.from({ length: 14 }, () => user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["*"] })));
+    const results = await Promise.all(
+      Array.from({ length: 14 }, () => user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["*"] })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     for (const r of results.filter((r) => r.status !== 201)) expectProblem(r, 422, "limit_exceeded");
   });
@@ -232,7 +308,11 @@ describe("the URL guard when deployed (private targets not allowed)", () => {
       "https://[::ffff:127.0.0.1]/hooks",
       "https://[::ffff:a9fe:a9fe]/hooks",
     ]) {
-      expectProblem(await user.call("POST", "/webhook-endpoints", { url, events: ["*"] }), 422, "webhook_url_not_allowed");
+      expectProblem(
+        await user.call("POST", "/webhook-endpoints", { url, events: ["*"] }),
+        422,
+        "webhook_url_not_allowed",
+      );
     }
   });
 });

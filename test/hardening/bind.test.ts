@@ -36,49 +36,65 @@ function probe(host: string, port: number): Promise<string> {
 }
 
 describe.skipIf(!external)(`bound to the loopback (probed from ${external})`, () => {
-  it("DynamoDB Local answers on 127.0.0.1 and refuses the network", async () => {
-    const dynamo = await startDynamoLocal();
-    try {
-      const port = Number(new URL(dynamo.endpoint).port);
-      expect(await probe("127.0.0.1", port)).toBe("open");
-      expect(await probe(external!, port)).toBe("ECONNREFUSED");
-    } finally {
-      await dynamo.stop();
-    }
-  }, STARTUP_TIMEOUT);
-
-  it("npm start listens on 127.0.0.1 by default, on every interface with HOST=0.0.0.0", async () => {
-    for (const [host, fromNetwork] of [[undefined, "ECONNREFUSED"], ["0.0.0.0", "open"]] as const) {
-      const dataDir = mkdtempSync(join(tmpdir(), "invoicing-bind-"));
-      const port = await freePort();
-      const env: NodeJS.ProcessEnv = {
-        ...process.env, DATA_DIR: dataDir, PORT: String(port), CRON_INTERVAL_SECONDS: "0",
-        DYNAMODB_ENDPOINT: inject("dynamoEndpoint"), TABLE_NAME: `bind-${randomUUID()}`,
-      };
-      if (host) env.HOST = host;
-      else delete env.HOST;
-      const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
-      const [, ...args] = script.trim().split(/\s+/);
-      const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-      const exited = new Promise((done) => child.once("exit", done));
+  it(
+    "DynamoDB Local answers on 127.0.0.1 and refuses the network",
+    async () => {
+      const dynamo = await startDynamoLocal();
       try {
-        let output = "";
-        await new Promise<void>((ready, fail) => {
-          child.stdout!.on("data", (chunk: Buffer) => {
-            output += chunk.toString();
-            if (output.includes("Development API key")) ready();
-          });
-          child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-          child.once("exit", () => fail(new Error(`npm start exited: ${output}`)));
-        });
-        expect(output).toContain(`listening on http://${host ?? "127.0.0.1"}:${port}`);
+        const port = Number(new URL(dynamo.endpoint).port);
         expect(await probe("127.0.0.1", port)).toBe("open");
-        expect({ host, fromNetwork: await probe(external!, port) }).toEqual({ host, fromNetwork });
+        expect(await probe(external!, port)).toBe("ECONNREFUSED");
       } finally {
-        child.kill("SIGTERM");
-        await exited;
-        rmSync(dataDir, { recursive: true, force: true });
+        await dynamo.stop();
       }
-    }
-  }, STARTUP_TIMEOUT);
+    },
+    STARTUP_TIMEOUT,
+  );
+
+  it(
+    "npm start listens on 127.0.0.1 by default, on every interface with HOST=0.0.0.0",
+    async () => {
+      for (const [host, fromNetwork] of [
+        [undefined, "ECONNREFUSED"],
+        ["0.0.0.0", "open"],
+      ] as const) {
+        const dataDir = mkdtempSync(join(tmpdir(), "invoicing-bind-"));
+        const port = await freePort();
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          CRON_INTERVAL_SECONDS: "0",
+          DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+          TABLE_NAME: `bind-${randomUUID()}`,
+        };
+        if (host) env.HOST = host;
+        else delete env.HOST;
+        const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } })
+          .scripts.start;
+        const [, ...args] = script.trim().split(/\s+/);
+        const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+        const exited = new Promise((done) => child.once("exit", done));
+        try {
+          let output = "";
+          await new Promise<void>((ready, fail) => {
+            child.stdout!.on("data", (chunk: Buffer) => {
+              output += chunk.toString();
+              if (output.includes("Development API key")) ready();
+            });
+            child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+            child.once("exit", () => fail(new Error(`npm start exited: ${output}`)));
+          });
+          expect(output).toContain(`listening on http://${host ?? "127.0.0.1"}:${port}`);
+          expect(await probe("127.0.0.1", port)).toBe("open");
+          expect({ host, fromNetwork: await probe(external!, port) }).toEqual({ host, fromNetwork });
+        } finally {
+          child.kill("SIGTERM");
+          await exited;
+          rmSync(dataDir, { recursive: true, force: true });
+        }
+      }
+    },
+    STARTUP_TIMEOUT,
+  );
 });

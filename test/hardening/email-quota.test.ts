@@ -16,7 +16,6 @@ beforeAll(async () => {
   env = await createTestEnv({ extraDeps: { emailDailyQuota: 3 } });
 });
 
-
 async function finalized(user: TestUser, clientId: number, body: Record<string, unknown> = {}) {
   const invoice = await newInvoice(user, { clientId, ...body });
   return ok(await user.call("POST", `/invoices/${invoice.id}/finalize`)).body as { id: number };
@@ -35,7 +34,11 @@ describe("email quota", () => {
     env.clock.set("2026-11-22T09:30:00.000Z");
     const alice = await env.user();
     const { id: clientId } = await newClient(alice);
-    const invoices = [await finalized(alice, clientId), await finalized(alice, clientId), await finalized(alice, clientId)];
+    const invoices = [
+      await finalized(alice, clientId),
+      await finalized(alice, clientId),
+      await finalized(alice, clientId),
+    ];
     const estimate = ok(await alice.call("POST", "/estimates", { clientId, lineItems: [line()] }), 201).body;
     ok(await alice.call("POST", `/invoices/${invoices[0]!.id}/send`));
     ok(await alice.call("POST", `/invoices/${invoices[1]!.id}/send`));
@@ -68,7 +71,11 @@ describe("email quota", () => {
     ok(await alice.call("POST", `/invoices/${invoices[2]!.id}/send`));
     ok(await alice.call("POST", `/estimates/${estimate2.id}/send`));
     const fourth = await finalized(alice, clientId);
-    const refusedAgain = expectProblem(await alice.call("POST", `/invoices/${fourth.id}/send`), 429, "email_quota_exceeded");
+    const refusedAgain = expectProblem(
+      await alice.call("POST", `/invoices/${fourth.id}/send`),
+      429,
+      "email_quota_exceeded",
+    );
     expect(refusedAgain.status).toBe(429);
   });
 
@@ -93,7 +100,10 @@ describe("email quota", () => {
     for (const other of [await finalized(dave, clientId), await finalized(dave, clientId)]) {
       ok(await dave.call("POST", `/invoices/${other.id}/send`));
     }
-    const reminders = () => dave.call("GET", `/invoices/${reminded.id}/reminders`).then((r) => ok(r).body as { status: string; sentAt: string | null }[]);
+    const reminders = () =>
+      dave
+        .call("GET", `/invoices/${reminded.id}/reminders`)
+        .then((r) => ok(r).body as { status: string; sentAt: string | null }[]);
     expect((await reminders()).map((r) => r.status)).toEqual(["scheduled", "scheduled", "scheduled", "scheduled"]);
 
     const early = await jobs.reminders!(env.deps, new Date("2026-11-23T01:00:00.000Z"));
@@ -109,15 +119,31 @@ describe("email quota", () => {
     env.clock.set("2027-01-01T00:00:00.000Z");
     const erin = await env.user();
     const { id: clientId } = await newClient(erin);
-    for (const invoice of [await finalized(erin, clientId), await finalized(erin, clientId), await finalized(erin, clientId)]) {
+    for (const invoice of [
+      await finalized(erin, clientId),
+      await finalized(erin, clientId),
+      await finalized(erin, clientId),
+    ]) {
       ok(await erin.call("POST", `/invoices/${invoice.id}/send`));
     }
-    const schedule = ok(await erin.call("POST", "/recurring-schedules", {
-      clientId, frequency: "monthly", startDate: "2027-01-01T12:00:00Z", autoSend: true, lineItems: [line()],
-    }), 201).body;
+    const schedule = ok(
+      await erin.call("POST", "/recurring-schedules", {
+        clientId,
+        frequency: "monthly",
+        startDate: "2027-01-01T12:00:00Z",
+        autoSend: true,
+        lineItems: [line()],
+      }),
+      201,
+    ).body;
     const generatedBy = async () =>
-      (ok(await erin.call("GET", "/invoices?limit=200")).body as { recurringScheduleId: number | null; status: string; sentAt: string | null }[])
-        .filter((i) => i.recurringScheduleId === schedule.id);
+      (
+        ok(await erin.call("GET", "/invoices?limit=200")).body as {
+          recurringScheduleId: number | null;
+          status: string;
+          sentAt: string | null;
+        }[]
+      ).filter((i) => i.recurringScheduleId === schedule.id);
 
     const first = await jobs.recurring!(env.deps, new Date("2027-01-01T12:00:00.000Z"));
     // (The run may meet the new invoice twice: once generating it, once on the due list it put it on.)

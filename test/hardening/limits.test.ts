@@ -58,18 +58,32 @@ describe("offset", () => {
 
 describe("stored links", () => {
   it("altProcessorPaymentLink with CR/LF or other control characters is a 400, never stored", async () => {
-    for (const link of ["https://pay.example/x\r\nSet-Cookie: a=b", "https://pay.example/\nx", "https://pay.example/\tx", "https://pay.example/\u0000"]) {
-      const res = await alice.call("POST", "/invoices", { clientId, lineItems: [line()], altProcessorPaymentLink: link });
+    for (const link of [
+      "https://pay.example/x\r\nSet-Cookie: a=b",
+      "https://pay.example/\nx",
+      "https://pay.example/\tx",
+      "https://pay.example/\u0000",
+    ]) {
+      const res = await alice.call("POST", "/invoices", {
+        clientId,
+        lineItems: [line()],
+        altProcessorPaymentLink: link,
+      });
       const problem = expectProblem(res, 400, "validation_error");
       expect(problem.errors!.map((e) => e.path)).toEqual(["altProcessorPaymentLink"]);
     }
     const draft = await newInvoice(alice, { clientId });
-    const patched = await alice.call("PATCH", `/invoices/${draft.id}`, { altProcessorPaymentLink: "https://pay.example/a\r\nLocation: https://evil.example" });
+    const patched = await alice.call("PATCH", `/invoices/${draft.id}`, {
+      altProcessorPaymentLink: "https://pay.example/a\r\nLocation: https://evil.example",
+    });
     expectProblem(patched, 400, "validation_error");
   });
 
   it("is stored as its normalized href, and the pay button redirects to exactly that", async () => {
-    const invoice = await newInvoice(alice, { clientId, altProcessorPaymentLink: "HTTPS://Pay.Example:443/a b/../c?x=ü" });
+    const invoice = await newInvoice(alice, {
+      clientId,
+      altProcessorPaymentLink: "HTTPS://Pay.Example:443/a b/../c?x=ü",
+    });
     expect(invoice.altProcessorPaymentLink).toBe("https://pay.example/c?x=%C3%BC");
     ok(await alice.call("POST", `/invoices/${invoice.id}/finalize`));
     const sent = ok(await alice.call("POST", `/invoices/${invoice.id}/send`, { to: "ap@example.test" })).body;
@@ -139,16 +153,24 @@ describe("Link at the address the caller used", () => {
     await twoClients(carol);
     const forwarded = { "X-Forwarded-Host": "billing.example.com", "X-Forwarded-Proto": "https" };
     const trusted = createApp({ ...env.deps, trustProxy: true });
-    const behind = await request(trusted, "GET", "/clients?limit=1", undefined, { Authorization: `Bearer ${carol.key}`, ...forwarded });
-    expect(behind.headers.get("link")).toMatch(/^<https:\/\/billing\.example\.com\/clients\?limit=1&offset=1&cursor=[^>]+>; rel="next"$/);
+    const behind = await request(trusted, "GET", "/clients?limit=1", undefined, {
+      Authorization: `Bearer ${carol.key}`,
+      ...forwarded,
+    });
+    expect(behind.headers.get("link")).toMatch(
+      /^<https:\/\/billing\.example\.com\/clients\?limit=1&offset=1&cursor=[^>]+>; rel="next"$/,
+    );
 
     const direct = await carol.call("GET", "/clients?limit=1", undefined, forwarded);
-    expect(direct.headers.get("link")).toMatch(/^<http:\/\/localhost\/clients\?limit=1&offset=1&cursor=[^>]+>; rel="next"$/);
+    expect(direct.headers.get("link")).toMatch(
+      /^<http:\/\/localhost\/clients\?limit=1&offset=1&cursor=[^>]+>; rel="next"$/,
+    );
 
     const garbage = await request(trusted, "GET", "/clients?limit=1", undefined, {
-      Authorization: `Bearer ${carol.key}`, "X-Forwarded-Host": "a b/c", "X-Forwarded-Proto": "javascript",
+      Authorization: `Bearer ${carol.key}`,
+      "X-Forwarded-Host": "a b/c",
+      "X-Forwarded-Proto": "javascript",
     });
     expect(garbage.headers.get("link")).toMatch(/^<http:\/\/localhost\/clients\?/);
   });
 });
-

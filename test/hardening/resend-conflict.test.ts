@@ -31,12 +31,24 @@ describe("a lost transaction response, then a conflict on the resend", () => {
     const user = await world.env.user();
     const faulty = world.as(user);
     const clientId = (await user.call("POST", "/clients", { name: "Acme" })).body.id as number;
-    const rule = world.proxy.inject({ match: op("TransactWriteItems", "INVOICE#"), fault: lostThenConflict(), times: 2 });
+    const rule = world.proxy.inject({
+      match: op("TransactWriteItems", "INVOICE#"),
+      fault: lostThenConflict(),
+      times: 2,
+    });
     const headers: Record<string, string> = keyed ? { "Idempotency-Key": `resend-${Date.now()}` } : {};
-    const created = await faulty.call("POST", "/invoices", { clientId, lineItems: [{ description: "Work", unitPrice: "10.00" }] }, headers);
+    const created = await faulty.call(
+      "POST",
+      "/invoices",
+      { clientId, lineItems: [{ description: "Work", unitPrice: "10.00" }] },
+      headers,
+    );
     rule.remove();
     expect(rule.hits).toBe(2);
-    expect({ status: created.status, body: created.status === 201 ? "invoice" : created.text }).toEqual({ status: 201, body: "invoice" });
+    expect({ status: created.status, body: created.status === 201 ? "invoice" : created.text }).toEqual({
+      status: 201,
+      body: "invoice",
+    });
     const listed = (await user.call("GET", "/invoices")).body as { id: number }[];
     expect(listed.map((i) => i.id)).toEqual([created.body.id]);
   });
@@ -45,15 +57,23 @@ describe("a lost transaction response, then a conflict on the resend", () => {
     const user = await world.env.user();
     const faulty = world.as(user);
     const clientId = (await user.call("POST", "/clients", { name: "Acme", email: "ap@acme.test" })).body.id as number;
-    const invoice = (await user.call("POST", "/invoices", { clientId, lineItems: [{ description: "Work", unitPrice: "10.00" }] })).body;
+    const invoice = (
+      await user.call("POST", "/invoices", { clientId, lineItems: [{ description: "Work", unitPrice: "10.00" }] })
+    ).body;
     await user.call("POST", `/invoices/${invoice.id}/finalize`);
-    const rule = world.proxy.inject({ match: op("TransactWriteItems", "OUTBOX#"), fault: lostThenConflict(), times: 2 });
+    const rule = world.proxy.inject({
+      match: op("TransactWriteItems", "OUTBOX#"),
+      fault: lostThenConflict(),
+      times: 2,
+    });
     const sent = await faulty.call("POST", `/invoices/${invoice.id}/send`);
     rule.remove();
     expect(rule.hits).toBe(2);
     expect(sent.status, sent.text).toBe(200);
     expect((await user.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent" });
-    const outbox = (await partition(world.env.deps.db, user.userId)).filter((item) => String(item.sk).startsWith("OUTBOX#"));
+    const outbox = (await partition(world.env.deps.db, user.userId)).filter((item) =>
+      String(item.sk).startsWith("OUTBOX#"),
+    );
     expect(outbox).toHaveLength(1);
   });
 });

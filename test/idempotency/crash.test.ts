@@ -4,7 +4,14 @@ import { createClient } from "@invoicing/core/clients/clients";
 import type { Ctx } from "@invoicing/core/context";
 import { commit } from "@invoicing/core/db/commit";
 import { DomainError } from "@invoicing/core/errors";
-import { LEASE_MS, claimHook, claimKey, recordKey, releaseKey, type KeyRecord } from "@invoicing/core/idempotency/records";
+import {
+  LEASE_MS,
+  claimHook,
+  claimKey,
+  recordKey,
+  releaseKey,
+  type KeyRecord,
+} from "@invoicing/core/idempotency/records";
 import { requestFingerprint } from "@invoicing/functions/idempotency";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { effectTransaction, gate, responseStore, type Gate } from "./faults";
@@ -38,7 +45,9 @@ let counter = 0;
 const freshKey = () => ({ "Idempotency-Key": `crash-${++counter}-${Math.random().toString(36).slice(2)}` });
 
 async function readRecord(user: TestUser, idempotencyKey: string): Promise<KeyRecord | undefined> {
-  const out = await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: recordKey(user.userId, idempotencyKey) }));
+  const out = await env.deps.db.doc.send(
+    new GetCommand({ TableName: env.tableName, Key: recordKey(user.userId, idempotencyKey) }),
+  );
   return out.Item as KeyRecord | undefined;
 }
 
@@ -52,7 +61,10 @@ const ctxOf = (user: TestUser): Ctx => ({ ...env.deps, userId: user.userId });
 
 /** Waits until `pending` is held at the gate; fails at once if it finishes without reaching it. */
 async function heldAt(g: Gate, pending: Promise<{ status: number }>): Promise<void> {
-  await Promise.race([g.reached, pending.then((r) => Promise.reject(new Error(`finished with ${r.status} before the gate`)))]);
+  await Promise.race([
+    g.reached,
+    pending.then((r) => Promise.reject(new Error(`finished with ${r.status} before the gate`))),
+  ]);
 }
 
 describe("concurrent requests with one key", () => {
@@ -159,10 +171,22 @@ describe("crash windows", () => {
 
     // A change whose own condition fails takes the record's step down with it.
     const taken = await createClient(ctx, { name: "Existing" });
-    const clash = commit(hooked, [{
-      op: { Put: { TableName: env.tableName, Item: { ...taken, name: "Clash" }, ConditionExpression: "attribute_not_exists(pk)" } },
-      onConditionFailed: () => new DomainError("invalid_transition", "exists"),
-    }], taken);
+    const clash = commit(
+      hooked,
+      [
+        {
+          op: {
+            Put: {
+              TableName: env.tableName,
+              Item: { ...taken, name: "Clash" },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+          onConditionFailed: () => new DomainError("invalid_transition", "exists"),
+        },
+      ],
+      taken,
+    );
     await expect(clash).rejects.toMatchObject({ code: "invalid_transition" });
     expect((await readRecord(user, "atomic"))?.state).toBe("in_progress");
 

@@ -44,7 +44,9 @@ describe("Idempotency-Key on documents", () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("location")).toBe(`/invoices/${first.body.id}`);
     const list = await user.call("GET", "/invoices");
-    expect(list.body.filter((i: { notes: string | null }) => i.notes === "retry me").map((i: { id: number }) => i.id)).toEqual([first.body.id]);
+    expect(
+      list.body.filter((i: { notes: string | null }) => i.notes === "retry me").map((i: { id: number }) => i.id),
+    ).toEqual([first.body.id]);
   });
 
   it("a retried action replays its 200 instead of failing as a second transition", async () => {
@@ -72,7 +74,9 @@ describe("Idempotency-Key on documents", () => {
     expectProblem(await user.call("POST", "/invoices/999999/void", {}, k), 404, "not_found");
     expect((await user.call("GET", `/invoices/${b}`)).body.status).toBe("draft");
     // An empty action body and {} are the same request.
-    expect((await user.call("POST", `/invoices/${a}/void`, undefined, k)).headers.get("idempotent-replayed")).toBe("true");
+    expect((await user.call("POST", `/invoices/${a}/void`, undefined, k)).headers.get("idempotent-replayed")).toBe(
+      "true",
+    );
   });
 
   it("a convert whose response was lost is answered with its new invoice: 201 and its Location", async () => {
@@ -82,7 +86,10 @@ describe("Idempotency-Key on documents", () => {
     const crash = gate(env.deps.db, responseStore);
     gates.push(crash);
     const doomed = user.call("POST", `/estimates/${estimate.body.id}/convert`, undefined, k);
-    await Promise.race([crash.reached, doomed.then((r) => Promise.reject(new Error(`finished with ${r.status} before the gate`)))]);
+    await Promise.race([
+      crash.reached,
+      doomed.then((r) => Promise.reject(new Error(`finished with ${r.status} before the gate`))),
+    ]);
 
     env.clock.advance(LEASE_MS + 1);
     const retry = await user.call("POST", `/estimates/${estimate.body.id}/convert`, undefined, k);
@@ -92,7 +99,9 @@ describe("Idempotency-Key on documents", () => {
     expect(retry.headers.get("location")).toBe(`/invoices/${retry.body.id}`);
     const converted = await user.call("GET", `/estimates/${estimate.body.id}`);
     expect(converted.body).toMatchObject({ status: "converted", convertedInvoiceId: retry.body.id });
-    const fromEstimate = (await user.call("GET", "/invoices")).body.filter((i: { estimateId: number | null }) => i.estimateId === estimate.body.id);
+    const fromEstimate = (await user.call("GET", "/invoices")).body.filter(
+      (i: { estimateId: number | null }) => i.estimateId === estimate.body.id,
+    );
     expect(fromEstimate).toHaveLength(1);
 
     crash.release();

@@ -14,7 +14,9 @@ beforeAll(async () => {
 const key = (name: string) => ({ "Idempotency-Key": `${name}-${Math.random().toString(36).slice(2)}` });
 
 async function readRecord(user: TestUser, idempotencyKey: string): Promise<KeyRecord | undefined> {
-  const out = await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: recordKey(user.userId, idempotencyKey) }));
+  const out = await env.deps.db.doc.send(
+    new GetCommand({ TableName: env.tableName, Key: recordKey(user.userId, idempotencyKey) }),
+  );
   return out.Item as KeyRecord | undefined;
 }
 
@@ -112,7 +114,9 @@ describe("Idempotency-Key on POST", () => {
     expect(record!.sk).not.toContain(k["Idempotency-Key"]);
 
     env.clock.advance(KEY_TTL_SECONDS * 1000 - 1000);
-    expect((await user.call("POST", "/clients", { name: "Day one" }, k)).headers.get("idempotent-replayed")).toBe("true");
+    expect((await user.call("POST", "/clients", { name: "Day one" }, k)).headers.get("idempotent-replayed")).toBe(
+      "true",
+    );
     // DynamoDB Local never runs TTL deletion: this is the read-time check at work.
     env.clock.advance(1000);
     const fresh = await user.call("POST", "/clients", { name: "Day one" }, k);
@@ -148,8 +152,16 @@ describe("Idempotency-Key on POST", () => {
     expectProblem(await request(env.app, "POST", "/clients", { name: "x" }, bad), 401, "unauthorized");
     expectProblem(await alice.call("POST", "/nowhere", { name: "x" }, bad), 404, "not_found");
     expectProblem(await alice.call("POST", "/clients/1", { name: "x" }, bad), 405, "method_not_allowed");
-    expectProblem(await alice.call("POST", "/clients", `{"name":"${"x".repeat(300 * 1024)}"}`, bad), 413, "payload_too_large");
-    expectProblem(await alice.call("POST", "/clients", '{"name":"x"}', { ...bad, "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("POST", "/clients", `{"name":"${"x".repeat(300 * 1024)}"}`, bad),
+      413,
+      "payload_too_large",
+    );
+    expectProblem(
+      await alice.call("POST", "/clients", '{"name":"x"}', { ...bad, "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
 
     // A used key: the body's own 400 comes before 422 idempotency_key_reused.
     const user = await env.user();

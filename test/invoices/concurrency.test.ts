@@ -57,7 +57,9 @@ describe("N concurrent identical transitions on one invoice", () => {
   it("mark-paid of an overdue invoice: one 200, the rest invalid_transition", async () => {
     const overdue = await invoiceIn(env, alice, acme, "overdue");
     const winner = exactlyOneWinner(
-      await times(N, (i) => alice.call("POST", `/invoices/${overdue.id}/mark-paid`, { paymentMethod: "check", reference: `#${i}` })),
+      await times(N, (i) =>
+        alice.call("POST", `/invoices/${overdue.id}/mark-paid`, { paymentMethod: "check", reference: `#${i}` }),
+      ),
     );
     const stored = ok(await alice.call("GET", `/invoices/${overdue.id}`)).body;
     expect(stored).toEqual(winner.body);
@@ -66,7 +68,9 @@ describe("N concurrent identical transitions on one invoice", () => {
 
   it("send: one 200, the rest invalid_transition", async () => {
     const finalized = await invoiceIn(env, alice, acme, "finalized");
-    const winner = exactlyOneWinner(await times(10, (i) => alice.call("POST", `/invoices/${finalized.id}/send`, { to: `r${i}@example.test` })));
+    const winner = exactlyOneWinner(
+      await times(10, (i) => alice.call("POST", `/invoices/${finalized.id}/send`, { to: `r${i}@example.test` })),
+    );
     expect(ok(await alice.call("GET", `/invoices/${finalized.id}`)).body).toEqual(winner.body);
   });
 });
@@ -90,7 +94,13 @@ describe("edits racing", () => {
       if (patch.status === 200) {
         outcomes.patchFirst++;
         // The finalize came after the edit, so it finalized the edited invoice, whole.
-        expect(stored).toMatchObject({ notes: "patched", dueDate: "2027-03-01T00:00:00.000Z", subtotal: "15.00", taxTotal: "3.00", total: "18.00" });
+        expect(stored).toMatchObject({
+          notes: "patched",
+          dueDate: "2027-03-01T00:00:00.000Z",
+          subtotal: "15.00",
+          taxTotal: "3.00",
+          total: "18.00",
+        });
         expect(stored.lineItems.map((l: { description: string }) => l.description)).toEqual(["Patched"]);
         expect(stored.lineItems[0].id).toBe(2);
       } else {
@@ -129,7 +139,9 @@ describe("edits racing", () => {
   it("concurrent PATCHes with the same If-Match: one 200, the rest 412", async () => {
     const created = ok(await alice.call("POST", "/invoices", { clientId: acme }), 201);
     const etag = created.headers.get("etag")!;
-    const results = await times(10, (i) => alice.call("PATCH", `/invoices/${created.body.id}`, { notes: `edit ${i}` }, { "If-Match": etag }));
+    const results = await times(10, (i) =>
+      alice.call("PATCH", `/invoices/${created.body.id}`, { notes: `edit ${i}` }, { "If-Match": etag }),
+    );
     const winners = results.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
     for (const loser of results.filter((r) => r.status !== 200)) expectProblem(loser, 412, "precondition_failed");
@@ -174,7 +186,9 @@ describe("client references under concurrency", () => {
     const clients = [];
     for (let i = 0; i < 4; i++) clients.push((await newClient(alice, { name: `Move ${i}` })).id);
     const draft = await newInvoice(alice, { clientId: clients[0]! });
-    const results = await Promise.all(clients.slice(1).map((clientId) => alice.call("PATCH", `/invoices/${draft.id}`, { clientId })));
+    const results = await Promise.all(
+      clients.slice(1).map((clientId) => alice.call("PATCH", `/invoices/${draft.id}`, { clientId })),
+    );
     for (const res of results) ok(res);
     const final = ok(await alice.call("GET", `/invoices/${draft.id}`)).body;
     expect(clients.slice(1)).toContain(final.clientId);

@@ -11,7 +11,12 @@ let euroClient: Awaited<ReturnType<typeof newClient>>;
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  euroClient = await newClient(alice, { name: "Euro GmbH", email: "ap@euro.test", currency: "EUR", paymentTermsDays: 10 });
+  euroClient = await newClient(alice, {
+    name: "Euro GmbH",
+    email: "ap@euro.test",
+    currency: "EUR",
+    paymentTermsDays: 10,
+  });
 });
 
 describe("create", () => {
@@ -83,7 +88,10 @@ describe("create", () => {
       notes: "Thanks!\nSee you",
       terms: "Net 30",
       altProcessorPaymentLink: "https://pay.example.com/i/42?x=1",
-      lineItems: [line({ quantity: 3, unitPrice: 19.99, taxRate: 0.0825 }), { description: "Discount", unitPrice: "-5" }],
+      lineItems: [
+        line({ quantity: 3, unitPrice: 19.99, taxRate: 0.0825 }),
+        { description: "Discount", unitPrice: "-5" },
+      ],
     });
     expect(invoice).toMatchObject({
       currency: "JPY", // all amounts keep two decimals whatever the currency
@@ -96,8 +104,25 @@ describe("create", () => {
       taxTotal: "4.95",
       total: "59.92",
       lineItems: [
-        { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
-        { id: 2, description: "Discount", quantity: "1.00", unitPrice: "-5.00", taxRate: "0.00", amount: "-5.00", sortOrder: 1 },
+        {
+          id: 1,
+          description: "Widget",
+          quantity: "3.00",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+          taxCategory: "standard",
+          amount: "59.97",
+          sortOrder: 0,
+        },
+        {
+          id: 2,
+          description: "Discount",
+          quantity: "1.00",
+          unitPrice: "-5.00",
+          taxRate: "0.00",
+          amount: "-5.00",
+          sortOrder: 1,
+        },
       ],
     });
   });
@@ -131,14 +156,25 @@ describe("create", () => {
       ],
     });
     expect(invoice.lineItems).toHaveLength(100);
-    expect(invoice.lineItems[0]).toMatchObject({ quantity: "1000000.00", unitPrice: "999999999.99", taxRate: "1.00", amount: "999999999990000.00" });
+    expect(invoice.lineItems[0]).toMatchObject({
+      quantity: "1000000.00",
+      unitPrice: "999999999.99",
+      taxRate: "1.00",
+      amount: "999999999990000.00",
+    });
     expect(invoice.lineItems[1]).toMatchObject({ amount: "-10000000.00" });
-    expect(invoice).toMatchObject({ subtotal: "999999989990000.00", taxTotal: "999999999990000.00", total: "1999999989980000.00" });
+    expect(invoice).toMatchObject({
+      subtotal: "999999989990000.00",
+      taxTotal: "999999999990000.00",
+      total: "1999999989980000.00",
+    });
     // Totals beyond the input limits still read back exactly (finalize compares the total with zero).
     const finalized = ok(await alice.call("POST", `/invoices/${invoice.id}/finalize`)).body;
     expect(finalized).toMatchObject({ status: "finalized", total: "1999999989980000.00" });
     const sent = ok(await alice.call("POST", `/invoices/${invoice.id}/send`)).body;
-    const paid = ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "bank_transfer" })).body;
+    const paid = ok(
+      await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "bank_transfer" }),
+    ).body;
     expect(paid.amountPaid).toBe("1999999989980000.00");
   });
 
@@ -201,9 +237,17 @@ describe("create validation: 400 validation_error naming the field, nothing crea
     ["notes too long", { notes: long(5001) }, ["notes"]],
     ["terms too long", { terms: long(5001) }, ["terms"]],
     ["notes a number", { notes: 5 }, ["notes"]],
-    ["altProcessorPaymentLink http", { altProcessorPaymentLink: "http://pay.example.com/x" }, ["altProcessorPaymentLink"]],
+    [
+      "altProcessorPaymentLink http",
+      { altProcessorPaymentLink: "http://pay.example.com/x" },
+      ["altProcessorPaymentLink"],
+    ],
     ["altProcessorPaymentLink not a URL", { altProcessorPaymentLink: "pay here" }, ["altProcessorPaymentLink"]],
-    ["altProcessorPaymentLink javascript", { altProcessorPaymentLink: "javascript:alert(1)" }, ["altProcessorPaymentLink"]],
+    [
+      "altProcessorPaymentLink javascript",
+      { altProcessorPaymentLink: "javascript:alert(1)" },
+      ["altProcessorPaymentLink"],
+    ],
   ];
 
   it.each(cases)("%s", async (_name, body, paths) => {
@@ -218,11 +262,20 @@ describe("create validation: 400 validation_error naming the field, nothing crea
 
   it("reports every bad field at once", async () => {
     const problem = expectProblem(
-      await alice.call("POST", "/invoices", { clientId: "x", currency: "usd", lineItems: [{ description: "", unitPrice: "1.001" }] }),
+      await alice.call("POST", "/invoices", {
+        clientId: "x",
+        currency: "usd",
+        lineItems: [{ description: "", unitPrice: "1.001" }],
+      }),
       400,
       "validation_error",
     );
-    expect(problem.errors!.map((e) => e.path).sort()).toEqual(["clientId", "currency", "lineItems.0.description", "lineItems.0.unitPrice"]);
+    expect(problem.errors!.map((e) => e.path).sort()).toEqual([
+      "clientId",
+      "currency",
+      "lineItems.0.description",
+      "lineItems.0.unitPrice",
+    ]);
   });
 
   it.each([
@@ -239,7 +292,11 @@ describe("create validation: 400 validation_error naming the field, nothing crea
 
   it("malformed JSON is malformed_json, a non-JSON type 415", async () => {
     expectProblem(await alice.call("POST", "/invoices", "{not json"), 400, "malformed_json");
-    expectProblem(await alice.call("POST", "/invoices", "clientId=1", { "Content-Type": "application/x-www-form-urlencoded" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("POST", "/invoices", "clientId=1", { "Content-Type": "application/x-www-form-urlencoded" }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   it("error precedence on the invoice routes: 401 → 405 → 413 → 415 → 400", async () => {
@@ -250,9 +307,17 @@ describe("create validation: 400 validation_error naming the field, nothing crea
     expect(wrongMethod.headers.get("allow")).toMatch(/PATCH/);
     const huge = JSON.stringify({ clientId: euroClient.id, notes: "x".repeat(300 * 1024) });
     expectProblem(await alice.call("POST", "/invoices", huge), 413, "payload_too_large");
-    expectProblem(await alice.call("POST", "/invoices", huge, { "Content-Type": "text/plain" }), 413, "payload_too_large");
+    expectProblem(
+      await alice.call("POST", "/invoices", huge, { "Content-Type": "text/plain" }),
+      413,
+      "payload_too_large",
+    );
     expectProblem(await alice.call("PATCH", "/invoices/abc", huge), 413, "payload_too_large");
-    expectProblem(await alice.call("POST", "/invoices/abc/finalize", "{}", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("POST", "/invoices/abc/finalize", "{}", { "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
     expectProblem(await alice.call("POST", "/invoices/abc/finalize"), 400, "validation_error");
   });
 

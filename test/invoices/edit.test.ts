@@ -22,18 +22,44 @@ describe("PATCH /invoices/{id}", () => {
   it("sets fields, and null clears every nullable one", async () => {
     const draft = await newInvoice(alice, { clientId: acme.id });
     tick();
-    const set = ok(await alice.call("PATCH", `/invoices/${draft.id}`, {
-      notes: "n", terms: "t", issueDate: "2026-12-01", dueDate: "2026-12-15T12:00:00+01:00", altProcessorPaymentLink: "https://pay.example/x", currency: "CHF",
-    }));
+    const set = ok(
+      await alice.call("PATCH", `/invoices/${draft.id}`, {
+        notes: "n",
+        terms: "t",
+        issueDate: "2026-12-01",
+        dueDate: "2026-12-15T12:00:00+01:00",
+        altProcessorPaymentLink: "https://pay.example/x",
+        currency: "CHF",
+      }),
+    );
     expect(set.body).toMatchObject({
-      notes: "n", terms: "t", issueDate: "2026-12-01T00:00:00.000Z", dueDate: "2026-12-15T11:00:00.000Z",
-      altProcessorPaymentLink: "https://pay.example/x", currency: "CHF", updatedAt: env.clock.now.toISOString(), createdAt: draft.createdAt,
+      notes: "n",
+      terms: "t",
+      issueDate: "2026-12-01T00:00:00.000Z",
+      dueDate: "2026-12-15T11:00:00.000Z",
+      altProcessorPaymentLink: "https://pay.example/x",
+      currency: "CHF",
+      updatedAt: env.clock.now.toISOString(),
+      createdAt: draft.createdAt,
     });
     tick();
-    const cleared = ok(await alice.call("PATCH", `/invoices/${draft.id}`, {
-      notes: null, terms: null, issueDate: null, dueDate: null, altProcessorPaymentLink: null,
-    }));
-    expect(cleared.body).toMatchObject({ notes: null, terms: null, issueDate: null, dueDate: null, altProcessorPaymentLink: null, currency: "CHF" });
+    const cleared = ok(
+      await alice.call("PATCH", `/invoices/${draft.id}`, {
+        notes: null,
+        terms: null,
+        issueDate: null,
+        dueDate: null,
+        altProcessorPaymentLink: null,
+      }),
+    );
+    expect(cleared.body).toMatchObject({
+      notes: null,
+      terms: null,
+      issueDate: null,
+      dueDate: null,
+      altProcessorPaymentLink: null,
+      currency: "CHF",
+    });
     // Lines untouched by a PATCH without lineItems.
     expect(cleared.body.lineItems).toEqual(draft.lineItems);
     expect(cleared.body.total).toBe(draft.total);
@@ -66,19 +92,43 @@ describe("PATCH /invoices/{id}", () => {
   });
 
   it("lineItems replaces all lines with new ids, never reusing one", async () => {
-    const draft = await newInvoice(alice, { clientId: acme.id, lineItems: [line(), line({ description: "Gadget", unitPrice: "5.00", taxRate: "0" })] });
+    const draft = await newInvoice(alice, {
+      clientId: acme.id,
+      lineItems: [line(), line({ description: "Gadget", unitPrice: "5.00", taxRate: "0" })],
+    });
     expect(draft.lineItems.map((l: { id: number }) => l.id)).toEqual([1, 2]);
 
-    const first = ok(await alice.call("PATCH", `/invoices/${draft.id}`, {
-      lineItems: [line({ quantity: "1" }), line({ quantity: "2" }), line({ description: "Fee", quantity: "1", unitPrice: "0.10", taxRate: "0.05" })],
-    })).body;
-    expect(first.lineItems.map((l: { id: number; sortOrder: number }) => [l.id, l.sortOrder])).toEqual([[3, 0], [4, 1], [5, 2]]);
+    const first = ok(
+      await alice.call("PATCH", `/invoices/${draft.id}`, {
+        lineItems: [
+          line({ quantity: "1" }),
+          line({ quantity: "2" }),
+          line({ description: "Fee", quantity: "1", unitPrice: "0.10", taxRate: "0.05" }),
+        ],
+      }),
+    ).body;
+    expect(first.lineItems.map((l: { id: number; sortOrder: number }) => [l.id, l.sortOrder])).toEqual([
+      [3, 0],
+      [4, 1],
+      [5, 2],
+    ]);
     // 19.99 + 39.98 + 0.10; tax 1.65 (1.649175) + 3.30 (3.29835) + 0.01 (0.005)
     expect(first).toMatchObject({ subtotal: "60.07", taxTotal: "4.96", total: "65.03" });
 
-    const second = ok(await alice.call("PATCH", `/invoices/${draft.id}`, { lineItems: [line({ description: "Only" })] })).body;
+    const second = ok(
+      await alice.call("PATCH", `/invoices/${draft.id}`, { lineItems: [line({ description: "Only" })] }),
+    ).body;
     expect(second.lineItems).toEqual([
-      { id: 6, description: "Only", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
+      {
+        id: 6,
+        description: "Only",
+        quantity: "3.00",
+        unitPrice: "19.99",
+        taxRate: "0.0825",
+        taxCategory: "standard",
+        amount: "59.97",
+        sortOrder: 0,
+      },
     ]);
     expect(second).toMatchObject({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
 
@@ -95,7 +145,12 @@ describe("PATCH /invoices/{id}", () => {
     const draft = await newInvoice(alice, { clientId: acme.id });
     expect(draft).toMatchObject({ currency: "USD", clientName: "Acme", clientEmail: "billing@acme.test" });
     const moved = ok(await alice.call("PATCH", `/invoices/${draft.id}`, { clientId: globex.id })).body;
-    expect(moved).toMatchObject({ clientId: globex.id, clientName: "Globex", clientEmail: "ap@globex.test", currency: "USD" });
+    expect(moved).toMatchObject({
+      clientId: globex.id,
+      clientName: "Globex",
+      clientEmail: "ap@globex.test",
+      currency: "USD",
+    });
     expectProblem(await alice.call("PATCH", `/invoices/${draft.id}`, { clientId: 999 }), 422, "client_not_found");
     expect(ok(await alice.call("GET", `/invoices/${draft.id}`)).body).toEqual(moved);
   });
@@ -106,7 +161,9 @@ describe("PATCH /invoices/{id}", () => {
     const res = ok(await alice.call("PATCH", `/invoices/${draft.body.id}`, {}));
     expect(res.body).toEqual(draft.body);
     expect(res.headers.get("etag")).toBe(draft.headers.get("etag"));
-    const withIfMatch = ok(await alice.call("PATCH", `/invoices/${draft.body.id}`, {}, { "If-Match": draft.headers.get("etag")! }));
+    const withIfMatch = ok(
+      await alice.call("PATCH", `/invoices/${draft.body.id}`, {}, { "If-Match": draft.headers.get("etag")! }),
+    );
     expect(withIfMatch.body).toEqual(draft.body);
     const read = ok(await alice.call("GET", `/invoices/${draft.body.id}`));
     expect(read.body.updatedAt).toBe(draft.body.createdAt);
@@ -123,12 +180,24 @@ describe("PATCH /invoices/{id}", () => {
     expect(ok(await alice.call("GET", `/invoices/${id}`)).headers.get("etag")).toBe(etag2);
 
     for (const stale of [etag1, `W/${etag2}`, '"nope"', "garbage"]) {
-      expectProblem(await alice.call("PATCH", `/invoices/${id}`, { notes: "lost" }, { "If-Match": stale }), 412, "precondition_failed");
-      expectProblem(await alice.call("PATCH", `/invoices/${id}`, {}, { "If-Match": stale }), 412, "precondition_failed");
+      expectProblem(
+        await alice.call("PATCH", `/invoices/${id}`, { notes: "lost" }, { "If-Match": stale }),
+        412,
+        "precondition_failed",
+      );
+      expectProblem(
+        await alice.call("PATCH", `/invoices/${id}`, {}, { "If-Match": stale }),
+        412,
+        "precondition_failed",
+      );
     }
     expect(ok(await alice.call("GET", `/invoices/${id}`)).body.notes).toBe("v2");
-    expect(ok(await alice.call("PATCH", `/invoices/${id}`, { notes: "v3" }, { "If-Match": `"x", ${etag2}` })).body.notes).toBe("v3");
-    expect(ok(await alice.call("PATCH", `/invoices/${id}`, { notes: "v4" }, { "If-Match": "*" })).body.notes).toBe("v4");
+    expect(
+      ok(await alice.call("PATCH", `/invoices/${id}`, { notes: "v3" }, { "If-Match": `"x", ${etag2}` })).body.notes,
+    ).toBe("v3");
+    expect(ok(await alice.call("PATCH", `/invoices/${id}`, { notes: "v4" }, { "If-Match": "*" })).body.notes).toBe(
+      "v4",
+    );
   });
 
   it("errors come in the order 400 → 404 → 412 → 422", async () => {
@@ -136,27 +205,69 @@ describe("PATCH /invoices/{id}", () => {
     expectProblem(await alice.call("PATCH", "/invoices/9999", { status: "paid" }), 400, "validation_error");
     expectProblem(await alice.call("PATCH", "/invoices/abc", { notes: "x" }), 400, "validation_error");
     // 415 and malformed JSON before a bad path id.
-    expectProblem(await alice.call("PATCH", "/invoices/abc", "notes=x", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectProblem(
+      await alice.call("PATCH", "/invoices/abc", "notes=x", { "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
     expectProblem(await alice.call("PATCH", "/invoices/abc", "{oops"), 400, "malformed_json");
     // 404 before 412.
     expectProblem(await alice.call("PATCH", "/invoices/9999", { notes: "x" }, { "If-Match": '"1"' }), 404, "not_found");
     // 412 before 422 (not editable, unknown client).
     const finalized = ok(await alice.call("POST", "/invoices", { clientId: acme.id, lineItems: [line()] }), 201);
     const done = ok(await alice.call("POST", `/invoices/${finalized.body.id}/finalize`));
-    expectProblem(await alice.call("PATCH", `/invoices/${finalized.body.id}`, { notes: "x" }, { "If-Match": finalized.headers.get("etag")! }), 412, "precondition_failed");
-    expectProblem(await alice.call("PATCH", `/invoices/${finalized.body.id}`, { notes: "x" }, { "If-Match": done.headers.get("etag")! }), 422, "invoice_not_editable");
+    expectProblem(
+      await alice.call(
+        "PATCH",
+        `/invoices/${finalized.body.id}`,
+        { notes: "x" },
+        { "If-Match": finalized.headers.get("etag")! },
+      ),
+      412,
+      "precondition_failed",
+    );
+    expectProblem(
+      await alice.call(
+        "PATCH",
+        `/invoices/${finalized.body.id}`,
+        { notes: "x" },
+        { "If-Match": done.headers.get("etag")! },
+      ),
+      422,
+      "invoice_not_editable",
+    );
     const draft = ok(await alice.call("POST", "/invoices", { clientId: acme.id }), 201);
-    expectProblem(await alice.call("PATCH", `/invoices/${draft.body.id}`, { clientId: 999 }, { "If-Match": '"999"' }), 412, "precondition_failed");
-    expectProblem(await alice.call("PATCH", `/invoices/${draft.body.id}`, { clientId: 999 }, { "If-Match": draft.headers.get("etag")! }), 422, "client_not_found");
+    expectProblem(
+      await alice.call("PATCH", `/invoices/${draft.body.id}`, { clientId: 999 }, { "If-Match": '"999"' }),
+      412,
+      "precondition_failed",
+    );
+    expectProblem(
+      await alice.call(
+        "PATCH",
+        `/invoices/${draft.body.id}`,
+        { clientId: 999 },
+        { "If-Match": draft.headers.get("etag")! },
+      ),
+      422,
+      "client_not_found",
+    );
   });
 
-  it.each<Status>(["finalized", "sent", "paid", "overdue", "void"])("a %s invoice is not editable, {} included", async (status) => {
-    const invoice = await invoiceIn(env, alice, acme.id, status);
-    expectProblem(await alice.call("PATCH", `/invoices/${invoice.id}`, { notes: "x" }), 422, "invoice_not_editable");
-    expectProblem(await alice.call("PATCH", `/invoices/${invoice.id}`, {}), 422, "invoice_not_editable");
-    expectProblem(await alice.call("PATCH", `/invoices/${invoice.id}`, { lineItems: [] }), 422, "invoice_not_editable");
-    expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
-  });
+  it.each<Status>(["finalized", "sent", "paid", "overdue", "void"])(
+    "a %s invoice is not editable, {} included",
+    async (status) => {
+      const invoice = await invoiceIn(env, alice, acme.id, status);
+      expectProblem(await alice.call("PATCH", `/invoices/${invoice.id}`, { notes: "x" }), 422, "invoice_not_editable");
+      expectProblem(await alice.call("PATCH", `/invoices/${invoice.id}`, {}), 422, "invoice_not_editable");
+      expectProblem(
+        await alice.call("PATCH", `/invoices/${invoice.id}`, { lineItems: [] }),
+        422,
+        "invoice_not_editable",
+      );
+      expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
+    },
+  );
 });
 
 describe("DELETE /invoices/{id}", () => {
@@ -171,11 +282,14 @@ describe("DELETE /invoices/{id}", () => {
     expect(ok(await alice.call("GET", "/invoices")).body.map((i: { id: number }) => i.id)).not.toContain(draft.id);
   });
 
-  it.each<Status>(["finalized", "sent", "paid", "overdue", "void"])("a %s invoice cannot be deleted", async (status) => {
-    const invoice = await invoiceIn(env, alice, acme.id, status);
-    expectProblem(await alice.call("DELETE", `/invoices/${invoice.id}`), 422, "invoice_not_editable");
-    expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
-  });
+  it.each<Status>(["finalized", "sent", "paid", "overdue", "void"])(
+    "a %s invoice cannot be deleted",
+    async (status) => {
+      const invoice = await invoiceIn(env, alice, acme.id, status);
+      expectProblem(await alice.call("DELETE", `/invoices/${invoice.id}`), 422, "invoice_not_editable");
+      expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
+    },
+  );
 
   it("a bad id is 400, an unknown one 404", async () => {
     expectProblem(await alice.call("DELETE", "/invoices/0"), 400, "validation_error");

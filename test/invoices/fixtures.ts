@@ -14,12 +14,43 @@ export const line = (over: Record<string, unknown> = {}) => ({
 
 /** Every field of the Invoice resource: as the API lists it. */
 export const INVOICE_FIELDS = [
-  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue", "notes",
-  "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail", "lineItems",
-  "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink", "createdAt", "updatedAt",
-  "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId",
-  "taxBreakdown", "taxExemptionReason", "buyerReference", "purchaseOrderReference", "deliveryDate", "clientAddress",
-  "clientTaxId", "seller",
+  "id",
+  "clientId",
+  "invoiceNumber",
+  "status",
+  "currency",
+  "subtotal",
+  "taxTotal",
+  "total",
+  "amountPaid",
+  "amountDue",
+  "notes",
+  "terms",
+  "dueDate",
+  "issueDate",
+  "sentAt",
+  "paidAt",
+  "publicToken",
+  "clientName",
+  "clientEmail",
+  "lineItems",
+  "cardProcessorPaymentLink",
+  "cardProcessorCheckoutSessionId",
+  "altProcessorPaymentLink",
+  "createdAt",
+  "updatedAt",
+  "paymentMethod",
+  "paymentReference",
+  "recurringScheduleId",
+  "estimateId",
+  "taxBreakdown",
+  "taxExemptionReason",
+  "buyerReference",
+  "purchaseOrderReference",
+  "deliveryDate",
+  "clientAddress",
+  "clientTaxId",
+  "seller",
 ].sort();
 
 export function ok(res: TestResponse, status = 200): TestResponse {
@@ -47,7 +78,13 @@ export type Status = "draft" | "finalized" | "sent" | "paid" | "overdue" | "void
  * An invoice brought to `status` through the API. `overdue` needs the job: the invoice is due a
  * day before the clock, and the job runs at the clock's time.
  */
-export async function invoiceIn(env: TestEnv, user: TestUser, clientId: number, status: Status, body: Record<string, unknown> = {}) {
+export async function invoiceIn(
+  env: TestEnv,
+  user: TestUser,
+  clientId: number,
+  status: Status,
+  body: Record<string, unknown> = {},
+) {
   const extra = status === "overdue" ? { dueDate: new Date(env.clock.now.getTime() - 86_400_000).toISOString() } : {};
   const invoice = await newInvoice(user, { clientId, ...extra, ...body });
   const id = invoice.id as number;
@@ -57,7 +94,8 @@ export async function invoiceIn(env: TestEnv, user: TestUser, clientId: number, 
   if (status === "finalized") return finalized;
   const sent = ok(await user.call("POST", `/invoices/${id}/send`, { to: "someone@example.test" })).body;
   if (status === "sent") return sent;
-  if (status === "paid") return ok(await user.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" })).body;
+  if (status === "paid")
+    return ok(await user.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" })).body;
   await jobs.overdue!(env.deps, env.clock.now);
   const overdue = ok(await user.call("GET", `/invoices/${id}`)).body;
   expect(overdue.status).toBe("overdue");

@@ -9,7 +9,8 @@ let clientId: number;
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 })).body.id;
+  clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 }))
+    .body.id;
 });
 
 const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
@@ -21,29 +22,69 @@ describe("invoice lifecycle", () => {
     expect(created.headers.get("location")).toBe(`/invoices/${created.body.id}`);
     expect(created.headers.get("etag")).toBe('"1"');
     expect(created.body).toMatchObject({
-      status: "draft", invoiceNumber: null, currency: "USD", subtotal: "59.97", taxTotal: "4.95", total: "64.92",
-      amountPaid: "0.00", clientName: "Acme", clientEmail: "billing@acme.test", paymentMethod: null,
-      lineItems: [{ id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", amount: "59.97", sortOrder: 0 }],
+      status: "draft",
+      invoiceNumber: null,
+      currency: "USD",
+      subtotal: "59.97",
+      taxTotal: "4.95",
+      total: "64.92",
+      amountPaid: "0.00",
+      clientName: "Acme",
+      clientEmail: "billing@acme.test",
+      paymentMethod: null,
+      lineItems: [
+        {
+          id: 1,
+          description: "Widget",
+          quantity: "3.00",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+          amount: "59.97",
+          sortOrder: 0,
+        },
+      ],
     });
     expect(created.body.publicToken).toMatch(/^[A-Za-z0-9_-]{22,}$/);
 
     const id = created.body.id;
     const finalized = await alice.call("POST", `/invoices/${id}/finalize`);
     expect(finalized.status).toBe(200);
-    expect(finalized.body).toMatchObject({ status: "finalized", issueDate: "2026-11-22T09:30:00.000Z", dueDate: "2026-12-06T09:30:00.000Z" });
+    expect(finalized.body).toMatchObject({
+      status: "finalized",
+      issueDate: "2026-11-22T09:30:00.000Z",
+      dueDate: "2026-12-06T09:30:00.000Z",
+    });
     expect(finalized.body.invoiceNumber).toMatch(/^INV-\d{6}$/);
     expectProblem(await alice.call("PATCH", `/invoices/${id}`, { notes: "x" }), 422, "invoice_not_editable");
     expectProblem(await alice.call("DELETE", `/invoices/${id}`), 422, "invoice_not_editable");
     expectProblem(await alice.call("POST", `/invoices/${id}/finalize`), 422, "invalid_transition");
-    expectProblem(await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), 422, "invalid_transition");
+    expectProblem(
+      await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }),
+      422,
+      "invalid_transition",
+    );
 
     const sent = await alice.call("POST", `/invoices/${id}/send`, {});
     expect(sent.body).toMatchObject({ status: "sent", sentAt: "2026-11-22T09:30:00.000Z" });
 
-    expectProblem(await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "bitcoin" }), 400, "validation_error");
-    expectProblem(await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash", paidAt: "2027-01-01" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "bitcoin" }),
+      400,
+      "validation_error",
+    );
+    expectProblem(
+      await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash", paidAt: "2027-01-01" }),
+      400,
+      "validation_error",
+    );
     const paid = await alice.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "check", reference: "#1042" });
-    expect(paid.body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentMethod: "check", paymentReference: "#1042", paidAt: "2026-11-22T09:30:00.000Z" });
+    expect(paid.body).toMatchObject({
+      status: "paid",
+      amountPaid: "64.92",
+      paymentMethod: "check",
+      paymentReference: "#1042",
+      paidAt: "2026-11-22T09:30:00.000Z",
+    });
 
     const voided = await alice.call("POST", `/invoices/${id}/void`);
     expect(voided.body.status).toBe("void");
@@ -54,7 +95,10 @@ describe("invoice lifecycle", () => {
   it("refuses to finalize an empty or negative invoice", async () => {
     const empty = await alice.call("POST", "/invoices", { clientId });
     expectProblem(await alice.call("POST", `/invoices/${empty.body.id}/finalize`), 422, "empty_invoice");
-    const negative = await alice.call("POST", "/invoices", { clientId, lineItems: [{ description: "Refund", unitPrice: "-5.00" }] });
+    const negative = await alice.call("POST", "/invoices", {
+      clientId,
+      lineItems: [{ description: "Refund", unitPrice: "-5.00" }],
+    });
     expectProblem(await alice.call("POST", `/invoices/${negative.body.id}/finalize`), 422, "negative_total");
   });
 
@@ -62,7 +106,8 @@ describe("invoice lifecycle", () => {
     const bob = await env.user();
     const cid = (await bob.call("POST", "/clients", { name: "B" })).body.id;
     const ids: number[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await bob.call("POST", "/invoices", { clientId: cid, lineItems: [line] })).body.id);
+    for (let i = 0; i < 20; i++)
+      ids.push((await bob.call("POST", "/invoices", { clientId: cid, lineItems: [line] })).body.id);
     const results = await Promise.all(ids.map((id) => bob.call("POST", `/invoices/${id}/finalize`)));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const numbers = results.map((r) => r.body.invoiceNumber).sort();
@@ -73,7 +118,11 @@ describe("invoice lifecycle", () => {
     const inv = await alice.call("POST", "/invoices", { clientId, lineItems: [line] });
     await alice.call("POST", `/invoices/${inv.body.id}/finalize`);
     await alice.call("POST", `/invoices/${inv.body.id}/send`);
-    const results = await Promise.all(Array.from({ length: 20 }, () => alice.call("POST", `/invoices/${inv.body.id}/mark-paid`, { paymentMethod: "cash" })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        alice.call("POST", `/invoices/${inv.body.id}/mark-paid`, { paymentMethod: "cash" }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) expectProblem(r, 422, "invalid_transition");
   });

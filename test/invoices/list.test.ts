@@ -12,7 +12,11 @@ let globex: number;
 const made: { id: number; status: string; clientId: number }[] = [];
 
 const ids = (body: { id: number }[]) => body.map((invoice) => invoice.id);
-const expected = (keep: (m: (typeof made)[number]) => boolean) => made.filter(keep).map((m) => m.id).sort((a, b) => b - a);
+const expected = (keep: (m: (typeof made)[number]) => boolean) =>
+  made
+    .filter(keep)
+    .map((m) => m.id)
+    .sort((a, b) => b - a);
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -88,7 +92,9 @@ describe("GET /invoices", () => {
   });
 
   it("ignores unknown query parameters", async () => {
-    expect(ids(ok(await alice.call("GET", "/invoices?colour=red&status=draft")).body)).toEqual(expected((m) => m.status === "draft"));
+    expect(ids(ok(await alice.call("GET", "/invoices?colour=red&status=draft")).body)).toEqual(
+      expected((m) => m.status === "draft"),
+    );
   });
 
   it("pages a filtered list through Link and cursor, keeping the filters", async () => {
@@ -118,17 +124,25 @@ describe("GET /invoices", () => {
   it("the cursor gives the same page as the offset alone, and a foreign cursor is ignored", async () => {
     const first = ok(await alice.call("GET", "/invoices?status=draft&limit=2"));
     const cursor = new URL(/^<([^>]+)>/.exec(first.headers.get("link")!)![1]!).searchParams.get("cursor")!;
-    const withCursor = ok(await alice.call("GET", `/invoices?status=draft&limit=2&offset=2&cursor=${encodeURIComponent(cursor)}`));
+    const withCursor = ok(
+      await alice.call("GET", `/invoices?status=draft&limit=2&offset=2&cursor=${encodeURIComponent(cursor)}`),
+    );
     const withOffset = ok(await alice.call("GET", "/invoices?status=draft&limit=2&offset=2"));
     expect(ids(withCursor.body)).toEqual(ids(withOffset.body));
     expect(ids(withCursor.body)).toEqual(expected((m) => m.status === "draft").slice(2, 4));
     // Made for status=draft: with status=void (or another offset) only the offset counts.
-    const foreign = ok(await alice.call("GET", `/invoices?status=void&limit=2&offset=2&cursor=${encodeURIComponent(cursor)}`));
+    const foreign = ok(
+      await alice.call("GET", `/invoices?status=void&limit=2&offset=2&cursor=${encodeURIComponent(cursor)}`),
+    );
     expect(ids(foreign.body)).toEqual(expected((m) => m.status === "void").slice(2, 4));
-    const otherOffset = ok(await alice.call("GET", `/invoices?status=draft&limit=2&offset=1&cursor=${encodeURIComponent(cursor)}`));
+    const otherOffset = ok(
+      await alice.call("GET", `/invoices?status=draft&limit=2&offset=1&cursor=${encodeURIComponent(cursor)}`),
+    );
     expect(ids(otherOffset.body)).toEqual(expected((m) => m.status === "draft").slice(1, 3));
     // Garbage is ignored too.
-    expect(ids(ok(await alice.call("GET", "/invoices?status=draft&limit=2&offset=2&cursor=%%%")).body)).toEqual(ids(withOffset.body));
+    expect(ids(ok(await alice.call("GET", "/invoices?status=draft&limit=2&offset=2&cursor=%%%")).body)).toEqual(
+      ids(withOffset.body),
+    );
   });
 
   it("filtered lists follow status and client changes", async () => {

@@ -54,8 +54,16 @@ beforeAll(async () => {
   const client = await newClient(alice);
   const ctx = { ...env.deps, userId: alice.userId };
   // Five due an hour to four days ago; five more due in two days.
-  dueNow = await sentInvoices(ctx, client.id, [1, 2, 3, 4, 5].map((h) => iso(now() - h * 20 * 3_600_000)));
-  dueLater = await sentInvoices(ctx, client.id, [1, 2, 3, 4, 5].map((m) => iso(now() + 2 * DAY + m * 60_000)));
+  dueNow = await sentInvoices(
+    ctx,
+    client.id,
+    [1, 2, 3, 4, 5].map((h) => iso(now() - h * 20 * 3_600_000)),
+  );
+  dueLater = await sentInvoices(
+    ctx,
+    client.id,
+    [1, 2, 3, 4, 5].map((m) => iso(now() + 2 * DAY + m * 60_000)),
+  );
   // Invoices past due that are not sent: the job must neither read nor change them.
   const pastDue = iso(now() - 3 * DAY);
   await newInvoice(alice, { clientId: client.id, dueDate: pastDue });
@@ -65,7 +73,13 @@ beforeAll(async () => {
     const inv = await newInvoice(alice, { clientId: client.id, dueDate: pastDue });
     ok(await alice.call("POST", `/invoices/${inv.id}/finalize`));
     ok(await alice.call("POST", `/invoices/${inv.id}/send`, { to: "payer@example.test" }));
-    ok(await alice.call("POST", `/invoices/${inv.id}/${end}`, end === "mark-paid" ? { paymentMethod: "cash" } : undefined));
+    ok(
+      await alice.call(
+        "POST",
+        `/invoices/${inv.id}/${end}`,
+        end === "mark-paid" ? { paymentMethod: "cash" } : undefined,
+      ),
+    );
   }
 }, 600_000);
 
@@ -77,7 +91,9 @@ async function statuses(user: TestUser, ids: number[]): Promise<string[]> {
 
 describe("overdue job", () => {
   it("reads only what is due: 5 of 200+ sent invoices", async () => {
-    const byStatusBefore = ok(await alice.call("GET", "/invoices")).body.map((i: { id: number; status: string }) => `${i.id}:${i.status}`);
+    const byStatusBefore = ok(await alice.call("GET", "/invoices")).body.map(
+      (i: { id: number; status: string }) => `${i.id}:${i.status}`,
+    );
     const meter = attachMeter(env.deps.db.doc);
     let result;
     try {
@@ -94,11 +110,14 @@ describe("overdue job", () => {
 
     expect(await statuses(alice, dueNow)).toEqual(dueNow.map(() => "overdue"));
     expect(await statuses(alice, dueLater)).toEqual(dueLater.map(() => "sent"));
-    for (const { user, ids } of notDueByUser.slice(0, 2)) expect(await statuses(user, ids)).toEqual(ids.map(() => "sent"));
+    for (const { user, ids } of notDueByUser.slice(0, 2))
+      expect(await statuses(user, ids)).toEqual(ids.map(() => "sent"));
     const overdue = ok(await alice.call("GET", `/invoices/${dueNow[0]}`)).body;
     expect(overdue.updatedAt).toBe(env.clock.now.toISOString());
     // Everything else of alice's is as it was.
-    const byStatusAfter = ok(await alice.call("GET", "/invoices")).body.map((i: { id: number; status: string }) => `${i.id}:${i.status}`);
+    const byStatusAfter = ok(await alice.call("GET", "/invoices")).body.map(
+      (i: { id: number; status: string }) => `${i.id}:${i.status}`,
+    );
     expect(byStatusAfter.filter((s: string) => !byStatusBefore.includes(s))).toEqual(
       [...dueNow].reverse().map((id) => `${id}:overdue`),
     );
@@ -130,7 +149,8 @@ describe("overdue job", () => {
       expect(Number(JSON.parse(res.headers.get("etag")!))).toBe(Number(JSON.parse(before[i]!)) + 1);
     }
     expect(await statuses(alice, dueNow)).toEqual(dueNow.map(() => "overdue"));
-    for (const { user, ids } of notDueByUser.slice(0, 2)) expect(await statuses(user, ids)).toEqual(ids.map(() => "sent"));
+    for (const { user, ids } of notDueByUser.slice(0, 2))
+      expect(await statuses(user, ids)).toEqual(ids.map(() => "sent"));
   });
 
   it("an overdue invoice can still be paid or voided, and leaves the job's list", async () => {

@@ -25,7 +25,8 @@ describe("finalize", () => {
     expect(res.body.invoiceNumber).toMatch(/^INV-\d{6}$/);
     expect(res.headers.get("etag")).toMatch(/^"/);
     // The amounts and the public token are what they were.
-    for (const field of ["subtotal", "taxTotal", "total", "lineItems", "publicToken", "createdAt"]) expect(res.body[field]).toEqual(draft[field]);
+    for (const field of ["subtotal", "taxTotal", "total", "lineItems", "publicToken", "createdAt"])
+      expect(res.body[field]).toEqual(draft[field]);
   });
 
   it("keeps given dates; a given issueDate moves the default dueDate with it", async () => {
@@ -34,21 +35,39 @@ describe("finalize", () => {
       issueDate: "2026-11-01T00:00:00.000Z",
       dueDate: "2026-11-11T00:00:00.000Z",
     });
-    const both = await newInvoice(alice, { clientId: acme.id, issueDate: "2026-11-02", dueDate: "2027-01-31T17:00:00Z" });
+    const both = await newInvoice(alice, {
+      clientId: acme.id,
+      issueDate: "2026-11-02",
+      dueDate: "2027-01-31T17:00:00Z",
+    });
     expect(ok(await alice.call("POST", `/invoices/${both.id}/finalize`)).body).toMatchObject({
       issueDate: "2026-11-02T00:00:00.000Z",
       dueDate: "2027-01-31T17:00:00.000Z",
     });
     const dueOnly = await newInvoice(alice, { clientId: acme.id, dueDate: "2026-12-24" });
-    expect(ok(await alice.call("POST", `/invoices/${dueOnly.id}/finalize`)).body).toMatchObject({ issueDate: at(0), dueDate: "2026-12-24T00:00:00.000Z" });
+    expect(ok(await alice.call("POST", `/invoices/${dueOnly.id}/finalize`)).body).toMatchObject({
+      issueDate: at(0),
+      dueDate: "2026-12-24T00:00:00.000Z",
+    });
   });
 
   it("uses the client's terms and name as they are at finalize, then freezes them", async () => {
     const client = await newClient(alice, { name: "Old Name", email: "old@example.test", paymentTermsDays: 30 });
     const draft = await newInvoice(alice, { clientId: client.id });
-    ok(await alice.call("PATCH", `/clients/${client.id}`, { name: "New Name", email: "new@example.test", paymentTermsDays: 0 }));
+    ok(
+      await alice.call("PATCH", `/clients/${client.id}`, {
+        name: "New Name",
+        email: "new@example.test",
+        paymentTermsDays: 0,
+      }),
+    );
     const finalized = ok(await alice.call("POST", `/invoices/${draft.id}/finalize`)).body;
-    expect(finalized).toMatchObject({ clientName: "New Name", clientEmail: "new@example.test", issueDate: at(0), dueDate: at(0) });
+    expect(finalized).toMatchObject({
+      clientName: "New Name",
+      clientEmail: "new@example.test",
+      issueDate: at(0),
+      dueDate: at(0),
+    });
     ok(await alice.call("PATCH", `/clients/${client.id}`, { name: "Newer Name", email: null }));
     expect(ok(await alice.call("GET", `/invoices/${finalized.id}`)).body).toEqual(finalized);
     const sent = ok(await alice.call("POST", `/invoices/${draft.id}/send`)).body;
@@ -58,12 +77,25 @@ describe("finalize", () => {
   it("needs a line (empty_invoice) and a total ≥ 0 (negative_total); a zero total is fine", async () => {
     const empty = await newInvoice(alice, { clientId: acme.id, lineItems: [] });
     expectProblem(await alice.call("POST", `/invoices/${empty.id}/finalize`), 422, "empty_invoice");
-    const negative = await newInvoice(alice, { clientId: acme.id, lineItems: [line(), { description: "Credit", unitPrice: "-65.00" }] });
+    const negative = await newInvoice(alice, {
+      clientId: acme.id,
+      lineItems: [line(), { description: "Credit", unitPrice: "-65.00" }],
+    });
     expect(negative.total).toBe("-0.08");
     expectProblem(await alice.call("POST", `/invoices/${negative.id}/finalize`), 422, "negative_total");
-    for (const id of [empty.id, negative.id]) expect(ok(await alice.call("GET", `/invoices/${id}`)).body.status).toBe("draft");
-    const zero = await newInvoice(alice, { clientId: acme.id, lineItems: [{ description: "Item", unitPrice: "10" }, { description: "Credit", unitPrice: "-10" }] });
-    expect(ok(await alice.call("POST", `/invoices/${zero.id}/finalize`)).body).toMatchObject({ status: "finalized", total: "0.00" });
+    for (const id of [empty.id, negative.id])
+      expect(ok(await alice.call("GET", `/invoices/${id}`)).body.status).toBe("draft");
+    const zero = await newInvoice(alice, {
+      clientId: acme.id,
+      lineItems: [
+        { description: "Item", unitPrice: "10" },
+        { description: "Credit", unitPrice: "-10" },
+      ],
+    });
+    expect(ok(await alice.call("POST", `/invoices/${zero.id}/finalize`)).body).toMatchObject({
+      status: "finalized",
+      total: "0.00",
+    });
   });
 
   it("numbers per user, in finalization order, without gaps: deleted and voided drafts take no number", async () => {
@@ -105,7 +137,11 @@ describe("finalize", () => {
 
   it("takes an empty body or {}, and nothing else", async () => {
     const draft = await newInvoice(alice, { clientId: acme.id });
-    expectProblem(await alice.call("POST", `/invoices/${draft.id}/finalize`, { issueDate: "2026-11-01" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("POST", `/invoices/${draft.id}/finalize`, { issueDate: "2026-11-01" }),
+      400,
+      "validation_error",
+    );
     expectProblem(await alice.call("POST", `/invoices/${draft.id}/finalize`, []), 400, "validation_error");
     expect(ok(await alice.call("POST", `/invoices/${draft.id}/finalize`, {})).body.status).toBe("finalized");
   });
@@ -117,7 +153,8 @@ describe("send", () => {
     env.clock.advance(5_000);
     const sent = ok(await alice.call("POST", `/invoices/${finalized.id}/send`)).body;
     expect(sent).toMatchObject({ status: "sent", sentAt: at(0), updatedAt: at(0) });
-    for (const field of ["invoiceNumber", "total", "lineItems", "publicToken", "issueDate", "dueDate"]) expect(sent[field]).toEqual(finalized[field]);
+    for (const field of ["invoiceNumber", "total", "lineItems", "publicToken", "issueDate", "dueDate"])
+      expect(sent[field]).toEqual(finalized[field]);
     expectProblem(await alice.call("POST", `/invoices/${finalized.id}/send`), 422, "invalid_transition");
   });
 
@@ -128,8 +165,16 @@ describe("send", () => {
     expectProblem(await alice.call("POST", `/invoices/${finalized.id}/send`, {}), 422, "client_email_missing");
     expect(ok(await alice.call("GET", `/invoices/${finalized.id}`)).body).toEqual(finalized);
 
-    expectProblem(await alice.call("POST", `/invoices/${finalized.id}/send`, { to: "not-an-email" }), 400, "validation_error");
-    expectProblem(await alice.call("POST", `/invoices/${finalized.id}/send`, { to: "a@b.test", cc: "c@d.test" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("POST", `/invoices/${finalized.id}/send`, { to: "not-an-email" }),
+      400,
+      "validation_error",
+    );
+    expectProblem(
+      await alice.call("POST", `/invoices/${finalized.id}/send`, { to: "a@b.test", cc: "c@d.test" }),
+      400,
+      "validation_error",
+    );
     const sent = ok(await alice.call("POST", `/invoices/${finalized.id}/send`, { to: "someone@mute.test" })).body;
     expect(sent).toMatchObject({ status: "sent", clientEmail: null });
     // `to` changes no client data.
@@ -146,7 +191,11 @@ describe("send", () => {
   it("only a finalized invoice can be sent", async () => {
     for (const status of ["draft", "sent", "paid", "overdue", "void"] as Status[]) {
       const invoice = await invoiceIn(env, alice, acme.id, status);
-      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/send`, { to: "x@y.test" }), 422, "invalid_transition");
+      expectProblem(
+        await alice.call("POST", `/invoices/${invoice.id}/send`, { to: "x@y.test" }),
+        422,
+        "invalid_transition",
+      );
     }
   });
 });
@@ -154,21 +203,43 @@ describe("send", () => {
 describe("mark-paid", () => {
   it("sent → paid with amountPaid = total, paidAt now, method and reference", async () => {
     const sent = await invoiceIn(env, alice, acme.id, "sent");
-    const paid = ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "bank_transfer", reference: "SEPA-77" })).body;
+    const paid = ok(
+      await alice.call("POST", `/invoices/${sent.id}/mark-paid`, {
+        paymentMethod: "bank_transfer",
+        reference: "SEPA-77",
+      }),
+    ).body;
     expect(paid).toMatchObject({
-      status: "paid", amountPaid: sent.total, paidAt: at(0), paymentMethod: "bank_transfer", paymentReference: "SEPA-77",
+      status: "paid",
+      amountPaid: sent.total,
+      paidAt: at(0),
+      paymentMethod: "bank_transfer",
+      paymentReference: "SEPA-77",
     });
     expect(paid.total).toBe("64.92");
   });
 
   it("takes a past paidAt (normalized), and a null reference", async () => {
     const overdue = await invoiceIn(env, alice, acme.id, "overdue");
-    const paid = ok(await alice.call("POST", `/invoices/${overdue.id}/mark-paid`, {
-      paymentMethod: "check", paidAt: "2026-11-20T10:00:00+02:00", reference: null,
-    })).body;
-    expect(paid).toMatchObject({ status: "paid", paidAt: "2026-11-20T08:00:00.000Z", paymentMethod: "check", paymentReference: null, amountPaid: overdue.total });
+    const paid = ok(
+      await alice.call("POST", `/invoices/${overdue.id}/mark-paid`, {
+        paymentMethod: "check",
+        paidAt: "2026-11-20T10:00:00+02:00",
+        reference: null,
+      }),
+    ).body;
+    expect(paid).toMatchObject({
+      status: "paid",
+      paidAt: "2026-11-20T08:00:00.000Z",
+      paymentMethod: "check",
+      paymentReference: null,
+      amountPaid: overdue.total,
+    });
     const sent = await invoiceIn(env, alice, acme.id, "sent");
-    expect(ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "other", paidAt: at(0) })).body.paidAt).toBe(at(0));
+    expect(
+      ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "other", paidAt: at(0) })).body
+        .paidAt,
+    ).toBe(at(0));
   });
 
   it.each([
@@ -184,10 +255,15 @@ describe("mark-paid", () => {
     [{ paymentMethod: "cash", amount: "1.00" }, "amount"],
   ])("400 for %j naming %s, nothing changed", async (template, path) => {
     const sent = await invoiceIn(env, alice, acme.id, "sent");
-    const body = template && "paidAt" in template && String(template.paidAt).startsWith("FUTURE")
-      ? { ...template, paidAt: at(template.paidAt === "FUTURE+1s" ? 1_000 : DAY) }
-      : template;
-    const problem = expectProblem(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, body), 400, "validation_error");
+    const body =
+      template && "paidAt" in template && String(template.paidAt).startsWith("FUTURE")
+        ? { ...template, paidAt: at(template.paidAt === "FUTURE+1s" ? 1_000 : DAY) }
+        : template;
+    const problem = expectProblem(
+      await alice.call("POST", `/invoices/${sent.id}/mark-paid`, body),
+      400,
+      "validation_error",
+    );
     expect(problem.errors!.map((e) => e.path)).toEqual([path]);
     expect(ok(await alice.call("GET", `/invoices/${sent.id}`)).body).toEqual(sent);
   });
@@ -195,25 +271,45 @@ describe("mark-paid", () => {
   it("only a sent or overdue invoice can be marked paid", async () => {
     for (const status of ["draft", "finalized", "paid", "void"] as Status[]) {
       const invoice = await invoiceIn(env, alice, acme.id, status);
-      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "cash" }), 422, "invalid_transition");
+      expectProblem(
+        await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "cash" }),
+        422,
+        "invalid_transition",
+      );
       expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(invoice);
     }
   });
 });
 
 describe("void", () => {
-  it.each<Status>(["draft", "finalized", "sent", "overdue", "paid"])("voids a %s invoice, keeping its number", async (status) => {
-    const invoice = await invoiceIn(env, alice, acme.id, status);
-    env.clock.advance(1_000);
-    const voided = ok(await alice.call("POST", `/invoices/${invoice.id}/void`)).body;
-    expect(voided).toMatchObject({ status: "void", invoiceNumber: invoice.invoiceNumber, total: invoice.total, updatedAt: at(0) });
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/void`), 422, "invalid_transition");
-    // Void takes no further state change.
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/finalize`), 422, "invalid_transition");
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/send`, { to: "x@y.test" }), 422, "invalid_transition");
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "cash" }), 422, "invalid_transition");
-    expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(voided);
-  });
+  it.each<Status>(["draft", "finalized", "sent", "overdue", "paid"])(
+    "voids a %s invoice, keeping its number",
+    async (status) => {
+      const invoice = await invoiceIn(env, alice, acme.id, status);
+      env.clock.advance(1_000);
+      const voided = ok(await alice.call("POST", `/invoices/${invoice.id}/void`)).body;
+      expect(voided).toMatchObject({
+        status: "void",
+        invoiceNumber: invoice.invoiceNumber,
+        total: invoice.total,
+        updatedAt: at(0),
+      });
+      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/void`), 422, "invalid_transition");
+      // Void takes no further state change.
+      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/finalize`), 422, "invalid_transition");
+      expectProblem(
+        await alice.call("POST", `/invoices/${invoice.id}/send`, { to: "x@y.test" }),
+        422,
+        "invalid_transition",
+      );
+      expectProblem(
+        await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "cash" }),
+        422,
+        "invalid_transition",
+      );
+      expect(ok(await alice.call("GET", `/invoices/${invoice.id}`)).body).toEqual(voided);
+    },
+  );
 
   it("takes no body fields", async () => {
     const draft = await newInvoice(alice, { clientId: acme.id });

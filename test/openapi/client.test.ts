@@ -18,7 +18,9 @@ beforeAll(async () => {
 
 describe("createClient", () => {
   it("creates, reads, lists and updates through typed calls, with the API key", async () => {
-    const created = await api.clients.$post({ json: { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 } });
+    const created = await api.clients.$post({
+      json: { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 },
+    });
     expect(created.status).toBe(201);
     const client = await created.json();
     expect(client).toMatchObject({ name: "Acme", email: "billing@acme.test", paymentTermsDays: 14, currency: "USD" });
@@ -30,16 +32,25 @@ describe("createClient", () => {
     expect((await got.json()).name).toBe("Acme");
 
     const invoice = await api.invoices.$post({
-      json: { clientId: client.id, lineItems: [{ description: "Widget", quantity: "3", unitPrice: 19.99, taxRate: "0.0825" }] },
+      json: {
+        clientId: client.id,
+        lineItems: [{ description: "Widget", quantity: "3", unitPrice: 19.99, taxRate: "0.0825" }],
+      },
     });
     expect(invoice.status).toBe(201);
     const draft = (await invoice.json()) as Invoice;
     expectTypeOf(draft.lineItems[0]!.amount).toEqualTypeOf<string>();
     expect(draft).toMatchObject({ status: "draft", total: "64.92" });
 
-    const finalized = await api.invoices[":id"].finalize.$post({ param: { id: String(draft.id) } }, { headers: { "Idempotency-Key": "fin-1" } });
+    const finalized = await api.invoices[":id"].finalize.$post(
+      { param: { id: String(draft.id) } },
+      { headers: { "Idempotency-Key": "fin-1" } },
+    );
     expect(finalized.status).toBe(200);
-    const again = await api.invoices[":id"].finalize.$post({ param: { id: String(draft.id) } }, { headers: { "Idempotency-Key": "fin-1" } });
+    const again = await api.invoices[":id"].finalize.$post(
+      { param: { id: String(draft.id) } },
+      { headers: { "Idempotency-Key": "fin-1" } },
+    );
     expect(again.status).toBe(200);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
 
@@ -78,9 +89,14 @@ describe("createClient", () => {
 
     // Optional action bodies and typed bodies, at runtime too.
     const client = await (await api.clients.$post({ json: { name: "Typed", email: "typed@acme.test" } })).json();
-    const draft = (await (await api.invoices.$post({ json: { clientId: client.id, lineItems: [{ description: "x", unitPrice: 5 }] } })).json()) as Invoice;
+    const draft = (await (
+      await api.invoices.$post({ json: { clientId: client.id, lineItems: [{ description: "x", unitPrice: 5 }] } })
+    ).json()) as Invoice;
     await api.invoices[":id"].finalize.$post({ param: { id: String(draft.id) } });
-    const sent = await api.invoices[":id"].send.$post({ param: { id: String(draft.id) }, json: { to: "ap@acme.test" } });
+    const sent = await api.invoices[":id"].send.$post({
+      param: { id: String(draft.id) },
+      json: { to: "ap@acme.test" },
+    });
     expect(sent.status).toBe(200);
     expect(((await sent.json()) as Invoice).status).toBe("sent");
   });

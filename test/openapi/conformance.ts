@@ -52,7 +52,11 @@ let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url });
+  const payments = createStripeCardProcessor({
+    secretKey: SECRET_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: fake.url,
+  });
   env = await createTestEnv({ extraDeps: { payments }, now: NOW });
   fake.now = () => env.clock.now;
   alice = await env.user();
@@ -112,14 +116,16 @@ interface Call {
 
 async function ok(call: Promise<TestResponse>, status: number): Promise<any> {
   const res = await call;
-  if (res.status !== status) throw new Error(`setup step failed: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status !== status)
+    throw new Error(`setup step failed: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
 }
 
 // ── The world each scenario needs, made through the API itself ──
 const newClient = async (body: Record<string, unknown> = { name: "Acme", email: "billing@acme.test" }) =>
   (await ok(alice.call("POST", "/clients", body), 201)).id as number;
-const draftInvoice = async (extra: Record<string, unknown> = {}) => ok(alice.call("POST", "/invoices", { clientId, lineItems: [line], ...extra }), 201);
+const draftInvoice = async (extra: Record<string, unknown> = {}) =>
+  ok(alice.call("POST", "/invoices", { clientId, lineItems: [line], ...extra }), 201);
 const finalizedInvoice = async (extra: Record<string, unknown> = {}) => {
   const draft = await draftInvoice(extra);
   return ok(alice.call("POST", `/invoices/${draft.id}/finalize`), 200);
@@ -134,9 +140,13 @@ const eInvoiceCall = async (path: (invoice: { id: number; publicToken: string })
     address: { line1: "1 Main St", city: "Berlin", postalCode: "10115", country: "DE" },
     taxId: "DE123456789",
   });
-  const patched = await alice.call("PATCH", `/clients/${clientId}`, { address: { city: "Paris", country: "FR" }, taxId: "FR40303265045" });
+  const patched = await alice.call("PATCH", `/clients/${clientId}`, {
+    address: { city: "Paris", country: "FR" },
+    taxId: "FR40303265045",
+  });
   const invoice = await finalizedInvoice();
-  const skip = profile.status === 200 && patched.status === 200 ? undefined : "no business profile or client address yet";
+  const skip =
+    profile.status === 200 && patched.status === 200 ? undefined : "no business profile or client address yet";
   return { method: "GET", path: path(invoice), skip };
 };
 const sentInvoice = async (extra: Record<string, unknown> = {}) => {
@@ -150,14 +160,28 @@ const sentEstimate = async () => {
 };
 // A public address (no DNS needed offline); nothing is delivered unless the stream is read.
 const WEBHOOK_URL = "https://93.184.215.14/hooks";
-const webhookEndpoint = async () => ok(alice.call("POST", "/webhook-endpoints", { url: WEBHOOK_URL, events: ["*"] }), 201);
+const webhookEndpoint = async () =>
+  ok(alice.call("POST", "/webhook-endpoints", { url: WEBHOOK_URL, events: ["*"] }), 201);
 const schedule = async () =>
-  ok(alice.call("POST", "/recurring-schedules", { clientId, frequency: "monthly", startDate: "2026-12-01", lineItems: [line] }), 201);
+  ok(
+    alice.call("POST", "/recurring-schedules", {
+      clientId,
+      frequency: "monthly",
+      startDate: "2026-12-01",
+      lineItems: [line],
+    }),
+    201,
+  );
 
 /** A card processor event as the processor POSTs it, signed with the webhook secret. */
 function signedEvent(type: string, object: object): Call {
   const { payload, header } = signedStripeEvent(type, object, { secret: WEBHOOK_SECRET, now: env.clock.now });
-  return { method: "POST", path: "/webhooks/card-processor", body: payload, headers: { "Content-Type": "application/json", "Stripe-Signature": header } };
+  return {
+    method: "POST",
+    path: "/webhooks/card-processor",
+    body: payload,
+    headers: { "Content-Type": "application/json", "Stripe-Signature": header },
+  };
 }
 
 /**
@@ -167,21 +191,51 @@ function signedEvent(type: string, object: object): Call {
 const SCENARIOS: Record<string, () => Promise<Call>> = {
   createApiKey: async () => ({ method: "POST", path: "/api-keys", body: { name: "ci" } }),
   listApiKeys: async () => ({ method: "GET", path: "/api-keys" }),
-  deleteApiKey: async () => ({ method: "DELETE", path: `/api-keys/${(await ok(alice.call("POST", "/api-keys", {}), 201)).id}` }),
+  deleteApiKey: async () => ({
+    method: "DELETE",
+    path: `/api-keys/${(await ok(alice.call("POST", "/api-keys", {}), 201)).id}`,
+  }),
 
-  createClient: async () => ({ method: "POST", path: "/clients", body: { name: "Globex", address: { line1: "1 Main St", city: "Springfield", country: "US" }, taxId: "US-123", paymentTermsDays: 10 } }),
+  createClient: async () => ({
+    method: "POST",
+    path: "/clients",
+    body: {
+      name: "Globex",
+      address: { line1: "1 Main St", city: "Springfield", country: "US" },
+      taxId: "US-123",
+      paymentTermsDays: 10,
+    },
+  }),
   listClients: async () => (await newClient({ name: "Initech" }), { method: "GET", path: "/clients?limit=1" }),
   getClient: async () => ({ method: "GET", path: `/clients/${clientId}` }),
-  updateClient: async () => ({ method: "PATCH", path: `/clients/${await newClient()}`, body: { address: { line1: "2 Side St", country: "US" }, email: null } }),
+  updateClient: async () => ({
+    method: "PATCH",
+    path: `/clients/${await newClient()}`,
+    body: { address: { line1: "2 Side St", country: "US" }, email: null },
+  }),
   deleteClient: async () => ({ method: "DELETE", path: `/clients/${await newClient({ name: "Unused" })}` }),
 
-  createInvoice: async () => ({ method: "POST", path: "/invoices", body: { clientId, notes: "Thanks", dueDate: "2026-12-31", lineItems: [line] } }),
-  listInvoices: async () => (await draftInvoice(), await draftInvoice(), { method: "GET", path: "/invoices?status=draft&limit=1" }),
+  createInvoice: async () => ({
+    method: "POST",
+    path: "/invoices",
+    body: { clientId, notes: "Thanks", dueDate: "2026-12-31", lineItems: [line] },
+  }),
+  listInvoices: async () => (
+    await draftInvoice(), await draftInvoice(), { method: "GET", path: "/invoices?status=draft&limit=1" }
+  ),
   getInvoice: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}` }),
-  updateInvoice: async () => ({ method: "PATCH", path: `/invoices/${(await draftInvoice()).id}`, body: { terms: "Net 14", lineItems: [line, line] } }),
+  updateInvoice: async () => ({
+    method: "PATCH",
+    path: `/invoices/${(await draftInvoice()).id}`,
+    body: { terms: "Net 14", lineItems: [line, line] },
+  }),
   deleteInvoice: async () => ({ method: "DELETE", path: `/invoices/${(await draftInvoice()).id}` }),
   finalizeInvoice: async () => ({ method: "POST", path: `/invoices/${(await draftInvoice()).id}/finalize` }),
-  sendInvoice: async () => ({ method: "POST", path: `/invoices/${(await finalizedInvoice()).id}/send`, body: { to: "ap@acme.test" } }),
+  sendInvoice: async () => ({
+    method: "POST",
+    path: `/invoices/${(await finalizedInvoice()).id}/send`,
+    body: { to: "ap@acme.test" },
+  }),
   markInvoicePaid: async () => ({
     method: "POST",
     path: `/invoices/${(await sentInvoice()).id}/mark-paid`,
@@ -189,13 +243,29 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
-  listEvents: async () => (await newClient({ name: "Evented" }), await newClient({ name: "Evented 2" }), await env.drainStream(), { method: "GET", path: "/events?limit=1" }),
-  createWebhookEndpoint: async () => ({ method: "POST", path: "/webhook-endpoints", body: { url: WEBHOOK_URL, events: ["invoice.paid"], description: "ERP" } }),
+  listEvents: async () => (
+    await newClient({ name: "Evented" }),
+    await newClient({ name: "Evented 2" }),
+    await env.drainStream(),
+    { method: "GET", path: "/events?limit=1" }
+  ),
+  createWebhookEndpoint: async () => ({
+    method: "POST",
+    path: "/webhook-endpoints",
+    body: { url: WEBHOOK_URL, events: ["invoice.paid"], description: "ERP" },
+  }),
   listWebhookEndpoints: async () => (await webhookEndpoint(), { method: "GET", path: "/webhook-endpoints" }),
   getWebhookEndpoint: async () => ({ method: "GET", path: `/webhook-endpoints/${(await webhookEndpoint()).id}` }),
-  updateWebhookEndpoint: async () => ({ method: "PATCH", path: `/webhook-endpoints/${(await webhookEndpoint()).id}`, body: { enabled: false, description: null } }),
+  updateWebhookEndpoint: async () => ({
+    method: "PATCH",
+    path: `/webhook-endpoints/${(await webhookEndpoint()).id}`,
+    body: { enabled: false, description: null },
+  }),
   deleteWebhookEndpoint: async () => ({ method: "DELETE", path: `/webhook-endpoints/${(await webhookEndpoint()).id}` }),
-  listWebhookDeliveries: async () => ({ method: "GET", path: `/webhook-endpoints/${(await webhookEndpoint()).id}/deliveries` }),
+  listWebhookDeliveries: async () => ({
+    method: "GET",
+    path: `/webhook-endpoints/${(await webhookEndpoint()).id}/deliveries`,
+  }),
   listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
   getInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/invoices/${invoice.id}/e-invoice?format=ubl`),
@@ -211,28 +281,47 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   },
   getInvoicePayment: async () => {
     const invoice = await sentInvoice();
-    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    const payment = await ok(
+      alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }),
+      201,
+    );
     return { method: "GET", path: `/invoices/${invoice.id}/payments/${payment.id}` };
   },
   deleteInvoicePayment: async () => {
     const invoice = await sentInvoice();
-    const payment = await ok(alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 201);
+    const payment = await ok(
+      alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" }),
+      201,
+    );
     return { method: "DELETE", path: `/invoices/${invoice.id}/payments/${payment.id}` };
   },
   refundInvoicePayment: async () => {
     const invoice = await sentInvoice();
     await request(env.via, "GET", `/public/invoices/${invoice.publicToken}/pay`); // makes the checkout session
     const opened = await ok(alice.call("GET", `/invoices/${invoice.id}`), 200);
-    const delivered = signedEvent("checkout.session.completed", fake.completeSession(opened.cardProcessorCheckoutSessionId));
+    const delivered = signedEvent(
+      "checkout.session.completed",
+      fake.completeSession(opened.cardProcessorCheckoutSessionId),
+    );
     await ok(request(env.via, delivered.method, delivered.path, delivered.body, delivered.headers), 200);
     const [payment] = await ok(alice.call("GET", `/invoices/${invoice.id}/payments`), 200);
     return { method: "POST", path: `/invoices/${invoice.id}/payments/${payment.id}/refund`, body: { amount: "5.00" } };
   },
 
-  createEstimate: async () => ({ method: "POST", path: "/estimates", body: { clientId, validUntil: "2027-01-31", lineItems: [line] } }),
-  listEstimates: async () => (await draftEstimate(), await draftEstimate(), { method: "GET", path: "/estimates?limit=1" }),
+  createEstimate: async () => ({
+    method: "POST",
+    path: "/estimates",
+    body: { clientId, validUntil: "2027-01-31", lineItems: [line] },
+  }),
+  listEstimates: async () => (
+    await draftEstimate(), await draftEstimate(), { method: "GET", path: "/estimates?limit=1" }
+  ),
   getEstimate: async () => ({ method: "GET", path: `/estimates/${(await sentEstimate()).id}` }),
-  updateEstimate: async () => ({ method: "PATCH", path: `/estimates/${(await draftEstimate()).id}`, body: { notes: "Valid 30 days" } }),
+  updateEstimate: async () => ({
+    method: "PATCH",
+    path: `/estimates/${(await draftEstimate()).id}`,
+    body: { notes: "Valid 30 days" },
+  }),
   deleteEstimate: async () => ({ method: "DELETE", path: `/estimates/${(await draftEstimate()).id}` }),
   sendEstimate: async () => ({ method: "POST", path: `/estimates/${(await draftEstimate()).id}/send` }),
   acceptEstimate: async () => ({ method: "POST", path: `/estimates/${(await sentEstimate()).id}/accept` }),
@@ -249,7 +338,9 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     // startDate omitted: the first invoice is generated within the request (maxOccurrences 1 completes it).
     body: { clientId, frequency: "weekly", maxOccurrences: 1, lineItems: [line] },
   }),
-  listRecurringSchedules: async () => (await schedule(), await schedule(), { method: "GET", path: "/recurring-schedules?status=active&limit=1" }),
+  listRecurringSchedules: async () => (
+    await schedule(), await schedule(), { method: "GET", path: "/recurring-schedules?status=active&limit=1" }
+  ),
   getRecurringSchedule: async () => ({ method: "GET", path: `/recurring-schedules/${(await schedule()).id}` }),
   updateRecurringSchedule: async () => ({
     method: "PATCH",
@@ -263,22 +354,45 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     await ok(alice.call("POST", `/recurring-schedules/${s.id}/pause`), 200);
     return { method: "POST", path: `/recurring-schedules/${s.id}/resume` };
   },
-  cancelRecurringSchedule: async () => ({ method: "POST", path: `/recurring-schedules/${(await schedule()).id}/cancel` }),
+  cancelRecurringSchedule: async () => ({
+    method: "POST",
+    path: `/recurring-schedules/${(await schedule()).id}/cancel`,
+  }),
 
   getPublicInvoicePage: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}` }),
-  getPublicInvoicePdf: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pdf` }),
-  getPublicInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
+  getPublicInvoicePdf: async () => ({
+    method: "GET",
+    path: `/public/invoices/${(await sentInvoice()).publicToken}/pdf`,
+  }),
+  getPublicInvoiceEInvoice: async () =>
+    eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
   getProfile: async () => ({ method: "GET", path: "/profile" }),
-  updateProfile: async () => ({ method: "PATCH", path: "/profile", body: { businessName: "Northwind", address: { country: "DE" } } }),
-  putProfileLogo: async () => ({ method: "PUT", path: "/profile/logo", body: LOGO, headers: { "Content-Type": "image/png" } }),
+  updateProfile: async () => ({
+    method: "PATCH",
+    path: "/profile",
+    body: { businessName: "Northwind", address: { country: "DE" } },
+  }),
+  putProfileLogo: async () => ({
+    method: "PUT",
+    path: "/profile/logo",
+    body: LOGO,
+    headers: { "Content-Type": "image/png" },
+  }),
   getProfileLogo: async () => (
-    await alice.call("PUT", "/profile/logo", LOGO, { "Content-Type": "image/png" }), { method: "GET", path: "/profile/logo" }
+    await alice.call("PUT", "/profile/logo", LOGO, { "Content-Type": "image/png" }),
+    { method: "GET", path: "/profile/logo" }
   ),
   deleteProfileLogo: async () => ({ method: "DELETE", path: "/profile/logo" }),
   getEstimatePdf: async () => ({ method: "GET", path: `/estimates/${(await draftEstimate()).id}/pdf` }),
-  getPublicEstimatePdf: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}/pdf` }),
-  getPublicEstimatePage: async () => ({ method: "GET", path: `/public/estimates/${(await sentEstimate()).publicToken}` }),
+  getPublicEstimatePdf: async () => ({
+    method: "GET",
+    path: `/public/estimates/${(await sentEstimate()).publicToken}/pdf`,
+  }),
+  getPublicEstimatePage: async () => ({
+    method: "GET",
+    path: `/public/estimates/${(await sentEstimate()).publicToken}`,
+  }),
   cardProcessorWebhook: async () => signedEvent("customer.created", { id: "cus_conformance", object: "customer" }),
 
   getHealth: async () => ({ method: "GET", path: "/health" }),
@@ -298,11 +412,13 @@ const opById = (id: string) => {
   if (!op) throw new Error(`the document has no operation ${id}`);
   return op;
 };
-const kept = (op: DocOperation) => (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
+const kept = (op: DocOperation) =>
+  (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
 const concrete = (op: DocOperation, id: string) =>
   op.path.replace("{id}", id).replace("{paymentId}", id).replace("{publicToken}", "no-such-token");
 const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefined;
-const isRawBody = (op: DocOperation) => op.operationId === "cardProcessorWebhook" || op.operationId === "putProfileLogo";
+const isRawBody = (op: DocOperation) =>
+  op.operationId === "cardProcessorWebhook" || op.operationId === "putProfileLogo";
 
 describe("GET /openapi.json against the running app", () => {
   it("has a success scenario here for every documented operation (and none for operations it lacks)", () => {
@@ -311,44 +427,52 @@ describe("GET /openapi.json against the running app", () => {
   });
 
   // One test per operation of the list the document is built from (the served document is checked).
-  it.for(operations.map((o) => o.operationId))("%s: the real success response is the one documented", async (operationId, ctx) => {
-    const op = opById(operationId);
-    const successStatus = Object.keys(op.operation.responses).find((s) => /^[23]/.test(s));
-    // Prism's proxy follows redirects itself (node-fetch's default), so a 303 never reaches its
-    // client: the redirect is checked in the direct run only.
-    if (through === "prism" && successStatus === "303") ctx.skip("Prism follows redirects; checked in conformance.test.ts");
-    env.clock.set(NOW);
-    const call = await SCENARIOS[op.operationId]!();
-    expect(call.method.toLowerCase(), op.operationId).toBe(op.method);
-    const key = kept(op) ? `conformance-${op.operationId}` : undefined;
-    if (call.skip) {
-      console.warn(`[openapi conformance] SKIPPED ${op.method.toUpperCase()} ${op.path}: ${call.skip}`);
-      ctx.skip(call.skip);
-    }
-    const res = await send(op, call, key ? { headers: { "Idempotency-Key": key } } : {});
-    expect(String(res.status), `${op.operationId}: ${res.text.slice(0, 400)}`).toBe(successStatus);
-    conformance.check(op, res);
-    if (op.operation.responses[successStatus!].headers?.Link) {
-      expect(res.headers.get("link"), `${op.operationId}: a full page has Link`).toMatch(/rel="next"/);
-    }
-    if (key) {
-      // The same request again: the first response, replayed as documented.
-      const replay = await send(op, call, { headers: { "Idempotency-Key": key } });
-      expect(replay.status, `${op.operationId} replay`).toBe(res.status);
-      expect(replay.headers.get("idempotent-replayed")).toBe("true");
-      conformance.check(op, replay, `${op.operationId} (replayed)`);
-    }
-    // Everything this test sent was a valid request: Prism must not have objected to any of them.
-    if (through === "prism") expect(takeViolations(), op.operationId).toEqual([]);
-  });
-
-  it("every operation that needs a key answers 401 as documented without one", async () => {
-    for (const op of ops.filter((o) => !o.public)) {
-      const res = await request(env.via, op.method.toUpperCase(), concrete(op, "1"));
-      expect(res.status, op.operationId).toBe(401);
+  it.for(operations.map((o) => o.operationId))(
+    "%s: the real success response is the one documented",
+    async (operationId, ctx) => {
+      const op = opById(operationId);
+      const successStatus = Object.keys(op.operation.responses).find((s) => /^[23]/.test(s));
+      // Prism's proxy follows redirects itself (node-fetch's default), so a 303 never reaches its
+      // client: the redirect is checked in the direct run only.
+      if (through === "prism" && successStatus === "303")
+        ctx.skip("Prism follows redirects; checked in conformance.test.ts");
+      env.clock.set(NOW);
+      const call = await SCENARIOS[op.operationId]!();
+      expect(call.method.toLowerCase(), op.operationId).toBe(op.method);
+      const key = kept(op) ? `conformance-${op.operationId}` : undefined;
+      if (call.skip) {
+        console.warn(`[openapi conformance] SKIPPED ${op.method.toUpperCase()} ${op.path}: ${call.skip}`);
+        ctx.skip(call.skip);
+      }
+      const res = await send(op, call, key ? { headers: { "Idempotency-Key": key } } : {});
+      expect(String(res.status), `${op.operationId}: ${res.text.slice(0, 400)}`).toBe(successStatus);
       conformance.check(op, res);
-    }
-  }, GROUP_TIMEOUT);
+      if (op.operation.responses[successStatus!].headers?.Link) {
+        expect(res.headers.get("link"), `${op.operationId}: a full page has Link`).toMatch(/rel="next"/);
+      }
+      if (key) {
+        // The same request again: the first response, replayed as documented.
+        const replay = await send(op, call, { headers: { "Idempotency-Key": key } });
+        expect(replay.status, `${op.operationId} replay`).toBe(res.status);
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        conformance.check(op, replay, `${op.operationId} (replayed)`);
+      }
+      // Everything this test sent was a valid request: Prism must not have objected to any of them.
+      if (through === "prism") expect(takeViolations(), op.operationId).toEqual([]);
+    },
+  );
+
+  it(
+    "every operation that needs a key answers 401 as documented without one",
+    async () => {
+      for (const op of ops.filter((o) => !o.public)) {
+        const res = await request(env.via, op.method.toUpperCase(), concrete(op, "1"));
+        expect(res.status, op.operationId).toBe(401);
+        conformance.check(op, res);
+      }
+    },
+    GROUP_TIMEOUT,
+  );
 
   it.for(operations.filter((o) => o.path.includes("{id}")).map((o) => o.operationId))(
     "%s: a path id that is not a positive integer is a documented 400, an unknown one a documented 404",
@@ -367,89 +491,119 @@ describe("GET /openapi.json against the running app", () => {
     },
   );
 
-  it("public pages answer a documented 404 for a token nobody has", async () => {
-    for (const op of ops.filter((o) => o.path.includes("{publicToken}"))) {
-      const res = await request(env.via, "GET", concrete(op, "x"));
-      expect(res.status, op.operationId).toBe(404);
-      conformance.check(op, res);
-    }
-  }, GROUP_TIMEOUT);
-
-  it("bodies that are not JSON, malformed or too large give the documented 415, 400 and 413", async () => {
-    for (const op of ops.filter((o) => bodyOf(o))) {
-      const call = { method: op.method.toUpperCase(), path: concrete(op, "1") };
-      const tooLarge = await send(op, { ...call, body: JSON.stringify({ notes: "x".repeat(300 * 1024) }) });
-      expect(tooLarge.status, op.operationId).toBe(413);
-      conformance.check(op, tooLarge);
-      if (isRawBody(op)) continue;
-      const plain = await send(op, { ...call, body: "name=x", headers: { "Content-Type": "text/plain" } });
-      expect(plain.status, op.operationId).toBe(415);
-      conformance.check(op, plain);
-      // Prism 5's proxy never answers a body that is not JSON (stoplightio/prism#2664): the app's
-      // answer to one is checked in the direct run only.
-      if (through === "app") {
-        const malformed = await send(op, { ...call, body: "{", headers: { "Content-Type": "application/json" } });
-        expect(malformed.status, op.operationId).toBe(400);
-        expect(malformed.body.code).toBe("malformed_json");
-        conformance.check(op, malformed);
+  it(
+    "public pages answer a documented 404 for a token nobody has",
+    async () => {
+      for (const op of ops.filter((o) => o.path.includes("{publicToken}"))) {
+        const res = await request(env.via, "GET", concrete(op, "x"));
+        expect(res.status, op.operationId).toBe(404);
+        conformance.check(op, res);
       }
-      const unknownField = await send(op, { ...call, body: { surelyNotAField: 1 } });
-      expect(unknownField.status, op.operationId).toBe(400);
-      conformance.check(op, unknownField);
-    }
-  }, GROUP_TIMEOUT);
+    },
+    GROUP_TIMEOUT,
+  );
 
-  it("a stale If-Match is a documented 412", async () => {
-    const withIfMatch = ops.filter((o) => (o.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IfMatch"));
-    expect(withIfMatch.length).toBeGreaterThan(0);
-    for (const op of withIfMatch) {
-      const call = await SCENARIOS[op.operationId]!();
-      const res = await send(op, call, { headers: { "If-Match": '"999"' } });
-      expect(res.status, op.operationId).toBe(412);
-      conformance.check(op, res);
-    }
-  }, GROUP_TIMEOUT);
+  it(
+    "bodies that are not JSON, malformed or too large give the documented 415, 400 and 413",
+    async () => {
+      for (const op of ops.filter((o) => bodyOf(o))) {
+        const call = { method: op.method.toUpperCase(), path: concrete(op, "1") };
+        const tooLarge = await send(op, { ...call, body: JSON.stringify({ notes: "x".repeat(300 * 1024) }) });
+        expect(tooLarge.status, op.operationId).toBe(413);
+        conformance.check(op, tooLarge);
+        if (isRawBody(op)) continue;
+        const plain = await send(op, { ...call, body: "name=x", headers: { "Content-Type": "text/plain" } });
+        expect(plain.status, op.operationId).toBe(415);
+        conformance.check(op, plain);
+        // Prism 5's proxy never answers a body that is not JSON (stoplightio/prism#2664): the app's
+        // answer to one is checked in the direct run only.
+        if (through === "app") {
+          const malformed = await send(op, { ...call, body: "{", headers: { "Content-Type": "application/json" } });
+          expect(malformed.status, op.operationId).toBe(400);
+          expect(malformed.body.code).toBe("malformed_json");
+          conformance.check(op, malformed);
+        }
+        const unknownField = await send(op, { ...call, body: { surelyNotAField: 1 } });
+        expect(unknownField.status, op.operationId).toBe(400);
+        conformance.check(op, unknownField);
+      }
+    },
+    GROUP_TIMEOUT,
+  );
 
-  it("an Idempotency-Key reused for another request is a documented 422", async () => {
-    for (const op of ops.filter(kept)) {
-      const key = `reused-${op.operationId}`;
-      // The key's first use: creating a client (for createClient itself, another body).
-      await ok(alice.call("POST", "/clients", { name: "First use" }, { "Idempotency-Key": key }), 201);
-      const call = await SCENARIOS[op.operationId]!();
-      const res = await send(op, call, { headers: { "Idempotency-Key": key } });
-      expect(res.status, `${op.operationId}: ${res.text.slice(0, 200)}`).toBe(422);
-      expect(res.body.code).toBe("idempotency_key_reused");
-      conformance.check(op, res);
-    }
-  }, GROUP_TIMEOUT);
+  it(
+    "a stale If-Match is a documented 412",
+    async () => {
+      const withIfMatch = ops.filter((o) =>
+        (o.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IfMatch"),
+      );
+      expect(withIfMatch.length).toBeGreaterThan(0);
+      for (const op of withIfMatch) {
+        const call = await SCENARIOS[op.operationId]!();
+        const res = await send(op, call, { headers: { "If-Match": '"999"' } });
+        expect(res.status, op.operationId).toBe(412);
+        conformance.check(op, res);
+      }
+    },
+    GROUP_TIMEOUT,
+  );
 
-  it("lifecycle refusals are documented 422s of their operation", async () => {
-    const paid = await ok(alice.call("POST", `/invoices/${(await sentInvoice()).id}/mark-paid`, { paymentMethod: "cash" }), 200);
-    const empty = await draftInvoice({ lineItems: [] });
-    const converted = await draftEstimate();
-    await ok(alice.call("POST", `/estimates/${converted.id}/convert`), 201);
-    const used = await newClient({ name: "In use" });
-    await ok(alice.call("POST", "/invoices", { clientId: used }), 201);
-    const cases: [string, Call, string][] = [
-      ["finalizeInvoice", { method: "POST", path: `/invoices/${paid.id}/finalize` }, "invalid_transition"],
-      ["finalizeInvoice", { method: "POST", path: `/invoices/${empty.id}/finalize` }, "empty_invoice"],
-      ["updateInvoice", { method: "PATCH", path: `/invoices/${paid.id}`, body: {} }, "invoice_not_editable"],
-      ["createInvoice", { method: "POST", path: "/invoices", body: { clientId: 987654 } }, "client_not_found"],
-      ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
-      ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
-      ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
-    ];
-    for (const [id, call, code] of cases) {
-      const op = opById(id);
-      const res = await send(op, call);
-      expect(`${res.status} ${res.body?.code}`, id).toBe(`422 ${code}`);
-      conformance.check(op, res);
-    }
-  }, GROUP_TIMEOUT);
+  it(
+    "an Idempotency-Key reused for another request is a documented 422",
+    async () => {
+      for (const op of ops.filter(kept)) {
+        const key = `reused-${op.operationId}`;
+        // The key's first use: creating a client (for createClient itself, another body).
+        await ok(alice.call("POST", "/clients", { name: "First use" }, { "Idempotency-Key": key }), 201);
+        const call = await SCENARIOS[op.operationId]!();
+        const res = await send(op, call, { headers: { "Idempotency-Key": key } });
+        expect(res.status, `${op.operationId}: ${res.text.slice(0, 200)}`).toBe(422);
+        expect(res.body.code).toBe("idempotency_key_reused");
+        conformance.check(op, res);
+      }
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
+    "lifecycle refusals are documented 422s of their operation",
+    async () => {
+      const paid = await ok(
+        alice.call("POST", `/invoices/${(await sentInvoice()).id}/mark-paid`, { paymentMethod: "cash" }),
+        200,
+      );
+      const empty = await draftInvoice({ lineItems: [] });
+      const converted = await draftEstimate();
+      await ok(alice.call("POST", `/estimates/${converted.id}/convert`), 201);
+      const used = await newClient({ name: "In use" });
+      await ok(alice.call("POST", "/invoices", { clientId: used }), 201);
+      const cases: [string, Call, string][] = [
+        ["finalizeInvoice", { method: "POST", path: `/invoices/${paid.id}/finalize` }, "invalid_transition"],
+        ["finalizeInvoice", { method: "POST", path: `/invoices/${empty.id}/finalize` }, "empty_invoice"],
+        ["updateInvoice", { method: "PATCH", path: `/invoices/${paid.id}`, body: {} }, "invoice_not_editable"],
+        ["createInvoice", { method: "POST", path: "/invoices", body: { clientId: 987654 } }, "client_not_found"],
+        ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
+        ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
+        ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
+      ];
+      for (const [id, call, code] of cases) {
+        const op = opById(id);
+        const res = await send(op, call);
+        expect(`${res.status} ${res.body?.code}`, id).toBe(`422 ${code}`);
+        conformance.check(op, res);
+      }
+    },
+    GROUP_TIMEOUT,
+  );
 
   it("the webhook without a valid signature is a documented 400", async () => {
     const op = opById("cardProcessorWebhook");
-    const res = await send(op, { method: "POST", path: "/webhooks/card-processor", body: { id: "evt_x" }, headers: { "Stripe-Signature": "t=1,v1=00" } });
+    const res = await send(op, {
+      method: "POST",
+      path: "/webhooks/card-processor",
+      body: { id: "evt_x" },
+      headers: { "Stripe-Signature": "t=1,v1=00" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("invalid_signature");
     conformance.check(op, res);

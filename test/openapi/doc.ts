@@ -11,7 +11,8 @@ import type { TestResponse } from "../support/env";
  */
 
 // ajv-formats is CommonJS; under ESM its function is the default export's default.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as typeof addFormatsModule;
 
 export type Json = Record<string, any>; // the document is JSON
 
@@ -70,7 +71,10 @@ export class Conformance {
   /** Asserts that `res` is a response the document describes for `op`; returns its documented entry. */
   check(op: DocOperation, res: TestResponse, what = `${op.method.toUpperCase()} ${op.path}`): Json {
     const documented = op.operation.responses[String(res.status)] as Json | undefined;
-    expect(documented, `${what} (${op.operationId}) answered ${res.status}, which the document does not list: ${res.text.slice(0, 300)}`).toBeDefined();
+    expect(
+      documented,
+      `${what} (${op.operationId}) answered ${res.status}, which the document does not list: ${res.text.slice(0, 300)}`,
+    ).toBeDefined();
     const response = documented!;
     for (const [name] of Object.entries<Json>(response.headers ?? {})) {
       if (!PROMISED_HEADERS.includes(name.toLowerCase())) continue;
@@ -83,11 +87,17 @@ export class Conformance {
     }
     const contentType = res.headers.get("content-type") ?? "";
     const mediaType = Object.keys(content).find((m) => contentType.toLowerCase().startsWith(m));
-    expect(mediaType, `${what}: content type ${contentType} is not one of ${Object.keys(content).join(", ")}`).toBeDefined();
+    expect(
+      mediaType,
+      `${what}: content type ${contentType} is not one of ${Object.keys(content).join(", ")}`,
+    ).toBeDefined();
     if (mediaType!.endsWith("json")) {
       const validate = this.validator(op, String(res.status), mediaType!);
       const valid = validate(res.body);
-      expect(valid, `${what} → ${res.status}: body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "\n" })}\n${res.text.slice(0, 500)}`).toBe(true);
+      expect(
+        valid,
+        `${what} → ${res.status}: body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "\n" })}\n${res.text.slice(0, 500)}`,
+      ).toBe(true);
     } else {
       expect(res.text.length, `${what}: empty ${mediaType} body`).toBeGreaterThan(0);
     }

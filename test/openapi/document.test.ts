@@ -48,15 +48,25 @@ describe("GET /openapi.json", () => {
       env.app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method.toLowerCase()} ${pathShape(r.path)}`),
     );
     const documented = new Set(operationsOf(doc).map((o) => `${o.method} ${pathShape(o.path)}`));
-    expect([...routed].filter((r) => !documented.has(r)), "routes missing from the document").toEqual([]);
-    expect([...documented].filter((d) => !routed.has(d)), "documented operations with no route").toEqual([]);
+    expect(
+      [...routed].filter((r) => !documented.has(r)),
+      "routes missing from the document",
+    ).toEqual([]);
+    expect(
+      [...documented].filter((d) => !routed.has(d)),
+      "documented operations with no route",
+    ).toEqual([]);
   });
 
   it("has every `METHOD /path` of API.md", (ctx) => {
     const apiMd = fileURLToPath(new URL("../../../shared/API.md", import.meta.url));
     if (!existsSync(apiMd)) ctx.skip(`API.md not found at ${apiMd}`);
     const text = readFileSync(apiMd, "utf8");
-    const listed = new Set([...text.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s?]*)/g)].map((m) => `${m[1]!.toLowerCase()} ${pathShape(m[2]!)}`));
+    const listed = new Set(
+      [...text.matchAll(/`(GET|POST|PATCH|DELETE) (\/[^`\s?]*)/g)].map(
+        (m) => `${m[1]!.toLowerCase()} ${pathShape(m[2]!)}`,
+      ),
+    );
     expect(listed.size).toBeGreaterThan(30);
     const documented = new Set(operationsOf(doc).map((o) => `${o.method} ${pathShape(o.path)}`));
     expect([...listed].filter((l) => !documented.has(l))).toEqual([]);
@@ -65,13 +75,23 @@ describe("GET /openapi.json", () => {
   it("secures every operation with the bearer scheme except API.md's public ones", () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.security).toEqual([{ bearer: [] }]);
-    const publicOps = operationsOf(doc).filter((o) => o.public).map((o) => o.path);
-    for (const path of publicOps) expect(path).toMatch(/^\/(health|openapi\.json|docs|public\/.*|webhooks\/card-processor)$/);
+    const publicOps = operationsOf(doc)
+      .filter((o) => o.public)
+      .map((o) => o.path);
+    for (const path of publicOps)
+      expect(path).toMatch(/^\/(health|openapi\.json|docs|public\/.*|webhooks\/card-processor)$/);
     expect(new Set(publicOps)).toEqual(
       new Set([
-        "/health", "/openapi.json", "/docs", "/webhooks/card-processor", "/public/invoices/{publicToken}",
-        "/public/invoices/{publicToken}/pdf", "/public/invoices/{publicToken}/pay", "/public/estimates/{publicToken}",
-        "/public/estimates/{publicToken}/pdf", "/public/invoices/{publicToken}/e-invoice",
+        "/health",
+        "/openapi.json",
+        "/docs",
+        "/webhooks/card-processor",
+        "/public/invoices/{publicToken}",
+        "/public/invoices/{publicToken}/pdf",
+        "/public/invoices/{publicToken}/pay",
+        "/public/estimates/{publicToken}",
+        "/public/estimates/{publicToken}/pdf",
+        "/public/invoices/{publicToken}/e-invoice",
       ]),
     );
   });
@@ -83,7 +103,9 @@ describe("GET /openapi.json", () => {
         expect(Object.keys(response.content), `${op.operationId} ${status}`).toEqual(["application/problem+json"]);
       }
       if (!op.public) expect(op.operation.responses["401"], op.operationId).toBeDefined();
-      const takesKey = (op.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IdempotencyKey" || p.name === "Idempotency-Key");
+      const takesKey = (op.operation.parameters as Json[]).some(
+        (p) => p.$ref === "#/components/parameters/IdempotencyKey" || p.name === "Idempotency-Key",
+      );
       expect(takesKey, op.operationId).toBe(op.method === "post" && !op.public);
     }
   });

@@ -14,7 +14,9 @@ import { createTestEnv, request } from "../support/env";
  * operation added to the API is covered without editing this file.
  */
 
-type Doc = { paths: Record<string, Record<string, { operationId: string; requestBody?: { content: Record<string, unknown> } }>> };
+type Doc = {
+  paths: Record<string, Record<string, { operationId: string; requestBody?: { content: Record<string, unknown> } }>>;
+};
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 let doc: Doc;
@@ -29,7 +31,15 @@ function compile(files: Record<string, string>): string[] {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const program = ts.createProgram(
     Object.keys(files).map((name) => join(dir, name)),
-    { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [] },
+    {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      skipLibCheck: true,
+      types: [],
+    },
   );
   return ts.getPreEmitDiagnostics(program).map((d) => {
     if (!d.file) return ts.flattenDiagnosticMessageText(d.messageText, "\n");

@@ -50,9 +50,14 @@ describe("Prism as a validating proxy", () => {
     const lying = structuredClone(document);
     lying.components.schemas.Client.properties.name = { type: "integer" };
     const prism = await prismOver(lying);
-    const res = await fetch(`${prism.url}/clients/${client.body.id}`, { headers: { Authorization: `Bearer ${alice.key}` } });
+    const res = await fetch(`${prism.url}/clients/${client.body.id}`, {
+      headers: { Authorization: `Bearer ${alice.key}` },
+    });
     expect(res.status).toBe(200);
     const violations = violationsOf(res.headers);
-    expect(violations.map((v) => v.location.join(".")), prism.output()).toContain("response.body.name");
+    expect(
+      violations.map((v) => v.location.join(".")),
+      prism.output(),
+    ).toContain("response.body.name");
   }, 120_000);
 });

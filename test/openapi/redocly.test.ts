@@ -11,15 +11,19 @@ import { createTestEnv, request } from "../support/env";
 
 const require = createRequire(import.meta.url);
 
-async function lint(document: unknown): Promise<{ totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] }> {
+async function lint(document: unknown): Promise<{
+  totals: { errors: number; warnings: number };
+  problems: { ruleId: string; severity: string; message: string }[];
+}> {
   const file = join(mkdtempSync(join(tmpdir(), "redocly-")), "openapi.json");
   writeFileSync(file, JSON.stringify(document));
   const bin = require.resolve("@redocly/cli/bin/cli.js");
   const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
   // Exit code 1 means "errors found": the JSON on stdout says which, so it is read either way.
-  const result = await promisify(execFile)(process.execPath, [bin, "lint", file, "--format=json"], { env, cwd: tmpdir() }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
-  );
+  const result = await promisify(execFile)(process.execPath, [bin, "lint", file, "--format=json"], {
+    env,
+    cwd: tmpdir(),
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
   return JSON.parse(result.stdout);
 }
 
@@ -34,7 +38,9 @@ describe("Redocly lint of /openapi.json", () => {
 
     // The linter does find errors when there are some: a path parameter the path does not declare.
     const broken = structuredClone(doc);
-    broken.paths["/clients/{id}"].get.parameters = [{ name: "nope", in: "path", required: true, schema: { type: "string" } }];
+    broken.paths["/clients/{id}"].get.parameters = [
+      { name: "nope", in: "path", required: true, schema: { type: "string" } },
+    ];
     expect((await lint(broken)).totals.errors).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -20,7 +20,11 @@ let clientId: number;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url });
+  const payments = createStripeCardProcessor({
+    secretKey: SECRET_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: fake.url,
+  });
   env = await createTestEnv({ extraDeps: { payments } });
   fake.now = () => env.clock.now;
   alice = await env.user();
@@ -31,7 +35,11 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function sentInvoice(user: TestUser = alice, cid = clientId, body: Record<string, unknown> = { lineItems: [line] }) {
+async function sentInvoice(
+  user: TestUser = alice,
+  cid = clientId,
+  body: Record<string, unknown> = { lineItems: [line] },
+) {
   const created = await user.call("POST", "/invoices", { clientId: cid, ...body });
   expect(created.status).toBe(201);
   expect((await user.call("POST", `/invoices/${created.body.id}/finalize`)).status).toBe(200);
@@ -41,7 +49,11 @@ async function sentInvoice(user: TestUser = alice, cid = clientId, body: Record<
 }
 
 /** A Stripe event as Stripe would POST it, signed with the webhook secret (or another). */
-function deliver(type: string, session: object, options: { id?: string; secret?: string; signedAt?: Date; body?: string } = {}) {
+function deliver(
+  type: string,
+  session: object,
+  options: { id?: string; secret?: string; signedAt?: Date; body?: string } = {},
+) {
   const { payload, header } = signedStripeEvent(type, session, {
     secret: options.secret ?? WEBHOOK_SECRET,
     now: env.clock.now,
@@ -52,7 +64,10 @@ function deliver(type: string, session: object, options: { id?: string; secret?:
     payload,
     header,
     send: (headers: Record<string, string> = { "Stripe-Signature": header }) =>
-      request(env.app, "POST", "/webhooks/card-processor", options.body ?? payload, { "Content-Type": "application/json; charset=utf-8", ...headers }),
+      request(env.app, "POST", "/webhooks/card-processor", options.body ?? payload, {
+        "Content-Type": "application/json; charset=utf-8",
+        ...headers,
+      }),
   };
 }
 
@@ -62,10 +77,15 @@ const sessionOf = (invoice: { cardProcessorCheckoutSessionId: string }): FakeSes
   return session;
 };
 
-const openPayLink = (invoice: { publicToken: string }) => request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+const openPayLink = (invoice: { publicToken: string }) =>
+  request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
 
 /** A sent invoice whose pay link was opened: it has a checkout session. */
-async function openedInvoice(user: TestUser = alice, cid = clientId, body: Record<string, unknown> = { lineItems: [line] }) {
+async function openedInvoice(
+  user: TestUser = alice,
+  cid = clientId,
+  body: Record<string, unknown> = { lineItems: [line] },
+) {
   const invoice = await sentInvoice(user, cid, body);
   expect((await openPayLink(invoice)).status).toBe(303);
   return (await user.call("GET", `/invoices/${invoice.id}`)).body;
@@ -89,10 +109,21 @@ describe("send with Stripe configured, and the pay link", () => {
     expect(fake.requests.length).toBe(before + 1);
     const req = made[0]!;
     expect(req.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
-    expect(req.headers["idempotency-key"]).toMatch(new RegExp(`^invoice-checkout:pay:${alice.userId}:${invoice.id}:v\\d+$`));
+    expect(req.headers["idempotency-key"]).toMatch(
+      new RegExp(`^invoice-checkout:pay:${alice.userId}:${invoice.id}:v\\d+$`),
+    );
     expect(req.body).toMatchObject({
       mode: "payment",
-      line_items: [{ quantity: "1", price_data: { currency: "usd", unit_amount: "6492", product_data: { name: `Invoice ${invoice.invoiceNumber}` } } }],
+      line_items: [
+        {
+          quantity: "1",
+          price_data: {
+            currency: "usd",
+            unit_amount: "6492",
+            product_data: { name: `Invoice ${invoice.invoiceNumber}` },
+          },
+        },
+      ],
       metadata: {
         invoicing_user_id: alice.userId,
         invoicing_invoice_id: String(invoice.id),
@@ -110,7 +141,11 @@ describe("send with Stripe configured, and the pay link", () => {
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
     const session = sessionOf(stored);
     expect(opened.headers.get("location")).toBe(session.url);
-    expect(stored).toMatchObject({ cardProcessorCheckoutSessionId: session.id, cardProcessorPaymentLink: invoice.cardProcessorPaymentLink, status: "sent" });
+    expect(stored).toMatchObject({
+      cardProcessorCheckoutSessionId: session.id,
+      cardProcessorPaymentLink: invoice.cardProcessorPaymentLink,
+      status: "sent",
+    });
     expect(stored).not.toHaveProperty("cardProcessorSessionExpiresAt"); // internal
     expect(stored).not.toHaveProperty("cardProcessorSessionUrl"); // internal
 
@@ -127,20 +162,32 @@ describe("send with Stripe configured, and the pay link", () => {
     const old = sessionOf((await alice.call("GET", `/invoices/${invoice.id}`)).body);
     expect(first.headers.get("location")).toBe(old.url);
 
-    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "20.00", paymentMethod: "cash" })).status).toBe(201);
+    expect(
+      (await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "20.00", paymentMethod: "cash" })).status,
+    ).toBe(201);
     const creates = createRequests().length;
     const second = await openPayLink(invoice);
     expect(createRequests().length).toBe(creates + 1);
-    expect(createRequests().at(-1)!.body).toMatchObject({ line_items: [{ price_data: { unit_amount: "4492", currency: "usd" } }] });
+    expect(createRequests().at(-1)!.body).toMatchObject({
+      line_items: [{ price_data: { unit_amount: "4492", currency: "usd" } }],
+    });
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
     expect(stored.cardProcessorCheckoutSessionId).not.toBe(old.id);
     expect(second.headers.get("location")).toBe(sessionOf(stored).url);
     expect(old.status).toBe("expired"); // the old amount can no longer be paid
 
     // The card pays the rest: a card_processor payment of the amount the processor reports.
-    const res = await deliver("checkout.session.completed", fake.completeSession(stored.cardProcessorCheckoutSessionId)).send();
+    const res = await deliver(
+      "checkout.session.completed",
+      fake.completeSession(stored.cardProcessorCheckoutSessionId),
+    ).send();
     expect(res.body.outcome).toBe("applied");
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", amountPaid: "64.92", amountDue: "0.00", paymentMethod: "card" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "paid",
+      amountPaid: "64.92",
+      amountDue: "0.00",
+      paymentMethod: "card",
+    });
     const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
     expect(payments.map((p: { amount: string; source: string }) => [p.amount, p.source])).toEqual([
       ["20.00", "manual"],
@@ -149,14 +196,23 @@ describe("send with Stripe configured, and the pay link", () => {
   });
 
   it("charges whole units in a zero-decimal currency, and makes no session for an amount it cannot charge exactly", async () => {
-    const yen = await sentInvoice(alice, clientId, { currency: "JPY", lineItems: [{ description: "Consulting", unitPrice: "1500" }] });
+    const yen = await sentInvoice(alice, clientId, {
+      currency: "JPY",
+      lineItems: [{ description: "Consulting", unitPrice: "1500" }],
+    });
     await openPayLink(yen);
     const req = createRequests().at(-1)!;
     expect((req.body.metadata as Record<string, string>).invoicing_invoice_id).toBe(String(yen.id));
-    expect((req.body.line_items as { price_data: unknown }[])[0]!.price_data).toMatchObject({ currency: "jpy", unit_amount: "1500" });
+    expect((req.body.line_items as { price_data: unknown }[])[0]!.price_data).toMatchObject({
+      currency: "jpy",
+      unit_amount: "1500",
+    });
 
     const before = createRequests().length;
-    const fractional = await sentInvoice(alice, clientId, { currency: "JPY", lineItems: [{ description: "Odd", unitPrice: "1500.50" }] });
+    const fractional = await sentInvoice(alice, clientId, {
+      currency: "JPY",
+      lineItems: [{ description: "Odd", unitPrice: "1500.50" }],
+    });
     expectProblem(await openPayLink(fractional), 404, "not_found");
     expect(createRequests().length).toBe(before);
   });
@@ -241,13 +297,23 @@ describe("POST /webhooks/card-processor", () => {
 
     expectProblem(await genuine.send({}), 400, "invalid_signature");
     expectProblem(await genuine.send({ "Stripe-Signature": "t=1,v1=deadbeef" }), 400, "invalid_signature");
-    expectProblem(await deliver("checkout.session.completed", session, { secret: "whsec_someone_else" }).send(), 400, "invalid_signature");
-    const stale = deliver("checkout.session.completed", session, { signedAt: new Date(env.clock.now.getTime() - 3600_000) });
+    expectProblem(
+      await deliver("checkout.session.completed", session, { secret: "whsec_someone_else" }).send(),
+      400,
+      "invalid_signature",
+    );
+    const stale = deliver("checkout.session.completed", session, {
+      signedAt: new Date(env.clock.now.getTime() - 3600_000),
+    });
     expectProblem(await stale.send(), 400, "invalid_signature");
     // Signed for one body, sent with another (the amount changed).
     const tampered = genuine.payload.replace(`"amount_total":${session.amount_total}`, `"amount_total":1`);
     expect(tampered).not.toBe(genuine.payload);
-    expectProblem(await request(env.app, "POST", "/webhooks/card-processor", tampered, { "Stripe-Signature": genuine.header }), 400, "invalid_signature");
+    expectProblem(
+      await request(env.app, "POST", "/webhooks/card-processor", tampered, { "Stripe-Signature": genuine.header }),
+      400,
+      "invalid_signature",
+    );
 
     const after = await alice.call("GET", `/invoices/${invoice.id}`);
     expect(after.headers.get("etag")).toBe(before.headers.get("etag"));
@@ -268,19 +334,39 @@ describe("POST /webhooks/card-processor", () => {
     expect(res.body.outcome).toBe("needs_refund");
     expect((await event.send()).body.outcome).toBe("duplicate");
 
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "void", paymentMethod: null, amountPaid: "0.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "void",
+      paymentMethod: null,
+      amountPaid: "0.00",
+    });
     const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
     expect(payments).toEqual([
-      expect.objectContaining({ amount: "64.92", source: "card_processor", paymentMethod: "card", status: "needs_refund", reference: session.payment_intent }),
+      expect.objectContaining({
+        amount: "64.92",
+        source: "card_processor",
+        paymentMethod: "card",
+        status: "needs_refund",
+        reference: session.payment_intent,
+      }),
     ]);
   });
 
   it("records a card payment for an invoice already paid by other means for refund", async () => {
     const invoice = await openedInvoice();
-    await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer", reference: "SEPA-1" });
-    const res = await deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId)).send();
+    await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, {
+      paymentMethod: "bank_transfer",
+      reference: "SEPA-1",
+    });
+    const res = await deliver(
+      "checkout.session.completed",
+      fake.completeSession(invoice.cardProcessorCheckoutSessionId),
+    ).send();
     expect(res.body.outcome).toBe("needs_refund");
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", paymentMethod: "bank_transfer", paymentReference: "SEPA-1" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "paid",
+      paymentMethod: "bank_transfer",
+      paymentReference: "SEPA-1",
+    });
     const payments = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
     expect(payments.map((p: { source: string; status: string }) => [p.source, p.status])).toEqual([
       ["manual", "succeeded"],
@@ -291,13 +377,24 @@ describe("POST /webhooks/card-processor", () => {
 
   it("waits for async_payment_succeeded when a session completes unpaid (a delayed payment method)", async () => {
     const invoice = await openedInvoice();
-    const session = { ...sessionOf(invoice), status: "complete", payment_status: "unpaid", payment_intent: "pi_test_delayed" };
+    const session = {
+      ...sessionOf(invoice),
+      status: "complete",
+      payment_status: "unpaid",
+      payment_intent: "pi_test_delayed",
+    };
     expect((await deliver("checkout.session.completed", session).send()).body.outcome).toBe("ignored");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.status).toBe("sent");
 
-    const succeeded = await deliver("checkout.session.async_payment_succeeded", { ...session, payment_status: "paid" }).send();
+    const succeeded = await deliver("checkout.session.async_payment_succeeded", {
+      ...session,
+      payment_status: "paid",
+    }).send();
     expect(succeeded.body.outcome).toBe("applied");
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", paymentReference: "pi_test_delayed" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "paid",
+      paymentReference: "pi_test_delayed",
+    });
   });
 
   it("acknowledges other event types and sessions without our metadata without changing anything", async () => {
@@ -305,7 +402,10 @@ describe("POST /webhooks/card-processor", () => {
     const etag = (await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag");
     const expired = await deliver("checkout.session.expired", { ...sessionOf(invoice), status: "expired" }).send();
     expect(expired.body).toEqual({ received: true, outcome: "ignored" });
-    const foreign = await deliver("checkout.session.completed", { ...fake.completeSession(invoice.cardProcessorCheckoutSessionId), metadata: {} }).send();
+    const foreign = await deliver("checkout.session.completed", {
+      ...fake.completeSession(invoice.cardProcessorCheckoutSessionId),
+      metadata: {},
+    }).send();
     expect(foreign.body.outcome).toBe("ignored");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).headers.get("etag")).toBe(etag);
   });
@@ -321,7 +421,12 @@ describe("POST /webhooks/card-processor", () => {
       payment_intent: "pi_test_other",
       status: "complete",
       payment_status: "paid",
-      metadata: { userId: alice.userId, invoiceId: String(invoice.id), invoicing_user_id: alice.userId, invoicing_invoice_id: String(invoice.id) },
+      metadata: {
+        userId: alice.userId,
+        invoiceId: String(invoice.id),
+        invoicing_user_id: alice.userId,
+        invoicing_invoice_id: String(invoice.id),
+      },
     };
     expect((await deliver("checkout.session.completed", theirs).send()).body.outcome).toBe("ignored");
     // Our own signed metadata copied onto a session for another amount does not verify either.
@@ -337,10 +442,15 @@ describe("POST /webhooks/card-processor", () => {
     const invoice = await openedInvoice();
     const old = sessionOf(invoice);
     // A manual payment of 10.00, and the old session (64.92) was not expired in time: more than is due.
-    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "10.00", paymentMethod: "cash" })).status).toBe(201);
+    expect(
+      (await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "10.00", paymentMethod: "cash" })).status,
+    ).toBe(201);
     const res = await deliver("checkout.session.completed", fake.completeSession(old.id)).send();
     expect(res.body.outcome).toBe("needs_refund");
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent", amountPaid: "10.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "sent",
+      amountPaid: "10.00",
+    });
   });
 
   it("needs no API key, and other methods are 405", async () => {
@@ -386,7 +496,9 @@ describe("GET /public/invoices/{token}/pay", () => {
   it("concurrent clicks on an expired session all land on one new session", async () => {
     const invoice = await openedInvoice();
     env.clock.advance(25 * 3600_000);
-    const results = await Promise.all(Array.from({ length: 4 }, () => request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`)),
+    );
     expect(results.map((r) => r.status)).toEqual([303, 303, 303, 303]);
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
     expect(new Set(results.map((r) => r.headers.get("location")))).toEqual(new Set([sessionOf(stored).url]));
@@ -416,7 +528,8 @@ describe("GET /public/invoices/{token}/pay", () => {
 });
 
 describe("open checkout sessions end with their invoice", () => {
-  const expireRequests = (id: string) => fake.requests.filter((r) => r.method === "POST" && r.path === `/v1/checkout/sessions/${id}/expire`);
+  const expireRequests = (id: string) =>
+    fake.requests.filter((r) => r.method === "POST" && r.path === `/v1/checkout/sessions/${id}/expire`);
 
   it("voiding an invoice expires its open session, after the write", async () => {
     const invoice = await openedInvoice();
@@ -429,10 +542,14 @@ describe("open checkout sessions end with their invoice", () => {
 
   it("a payment that completes the invoice expires its open session; a partial one does not", async () => {
     const invoice = await openedInvoice();
-    expect((await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "4.92", paymentMethod: "cash" })).status).toBe(201);
+    expect(
+      (await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "4.92", paymentMethod: "cash" })).status,
+    ).toBe(201);
     expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(0);
     expect(sessionOf(invoice).status).toBe("open");
-    expect((await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status).toBe(200);
+    expect(
+      (await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status,
+    ).toBe(200);
     expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(1);
     expect(sessionOf(invoice).status).toBe("expired");
   });
@@ -444,13 +561,17 @@ describe("open checkout sessions end with their invoice", () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("void");
     expect(sessionOf(invoice).status).toBe("open"); // still payable: such a payment becomes needs_refund
-    const paid = await deliver("checkout.session.completed", fake.completeSession(invoice.cardProcessorCheckoutSessionId)).send();
+    const paid = await deliver(
+      "checkout.session.completed",
+      fake.completeSession(invoice.cardProcessorCheckoutSessionId),
+    ).send();
     expect(paid.body.outcome).toBe("needs_refund");
   });
 });
 
 describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
-  const refundRequests = (pi: string) => fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/refunds" && r.body.payment_intent === pi);
+  const refundRequests = (pi: string) =>
+    fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/refunds" && r.body.payment_intent === pi);
 
   /** An invoice paid by card through its pay link, and that card payment. */
   async function paidByCard() {
@@ -471,9 +592,15 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
     expect(sent[0]!.body).toMatchObject({
       payment_intent: pi,
       amount: "6492",
-      metadata: { invoicing_user_id: alice.userId, invoicing_invoice_id: String(invoice.id), invoicing_payment_id: String(payment.id) },
+      metadata: {
+        invoicing_user_id: alice.userId,
+        invoicing_invoice_id: String(invoice.id),
+        invoicing_payment_id: String(payment.id),
+      },
     });
-    expect(sent[0]!.headers["idempotency-key"]).toBe(`payment-refund:${alice.userId}:${invoice.id}:${payment.id}:0.00+64.92`);
+    expect(sent[0]!.headers["idempotency-key"]).toBe(
+      `payment-refund:${alice.userId}:${invoice.id}:${payment.id}:0.00+64.92`,
+    );
     expect(fake.paymentIntents.get(pi)!.amount_refunded).toBe(6492);
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
       status: "sent",
@@ -485,7 +612,11 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
     });
     expect((await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body).toEqual(res.body);
     // Nothing is left to refund.
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`), 422, "refund_not_possible");
+    expectProblem(
+      await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`),
+      422,
+      "refund_not_possible",
+    );
     expect(refundRequests(pi)).toHaveLength(1);
   });
 
@@ -494,17 +625,32 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
     const part = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "10.00" });
     expect(part.status).toBe(200);
     expect(part.body).toMatchObject({ status: "succeeded", refundedAmount: "10.00" });
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent", amountPaid: "54.92", amountDue: "10.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "sent",
+      amountPaid: "54.92",
+      amountDue: "10.00",
+    });
 
-    expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "54.93" }), 422, "refund_not_possible");
+    expectProblem(
+      await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "54.93" }),
+      422,
+      "refund_not_possible",
+    );
     expect(refundRequests(pi)).toHaveLength(1);
     for (const amount of ["0", "-1.00", "1.001", "abc"]) {
-      expectProblem(await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount }), 400, "validation_error");
+      expectProblem(
+        await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount }),
+        400,
+        "validation_error",
+      );
     }
     const rest = await alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, {});
     expect(rest.body).toMatchObject({ status: "refunded", refundedAmount: "64.92" });
     expect(refundRequests(pi).map((r) => r.body.amount)).toEqual(["1000", "5492"]);
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ amountPaid: "0.00", amountDue: "64.92" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      amountPaid: "0.00",
+      amountDue: "64.92",
+    });
   });
 
   it("a needs_refund payment is refunded without changing any amount", async () => {
@@ -513,20 +659,38 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
     // The client paid by card anyway (the session's expiry came too late).
     const session = { ...sessionOf(invoice), status: "open" as const };
     fake.sessions.set(session.id, session);
-    expect((await deliver("checkout.session.completed", fake.completeSession(session.id)).send()).body.outcome).toBe("needs_refund");
-    const card = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body.find((p: { source: string }) => p.source === "card_processor");
+    expect((await deliver("checkout.session.completed", fake.completeSession(session.id)).send()).body.outcome).toBe(
+      "needs_refund",
+    );
+    const card = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body.find(
+      (p: { source: string }) => p.source === "card_processor",
+    );
     const res = await alice.call("POST", `/invoices/${invoice.id}/payments/${card.id}/refund`);
     expect(res.body).toMatchObject({ status: "refunded", refundedAmount: "64.92" });
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentMethod: "cash" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "paid",
+      amountPaid: "64.92",
+      paymentMethod: "cash",
+    });
   });
 
   it("a manual payment is refund_not_possible; a card payment cannot be deleted", async () => {
     const { invoice, payment } = await paidByCard();
-    expectProblem(await alice.call("DELETE", `/invoices/${invoice.id}/payments/${payment.id}`), 422, "payment_not_deletable");
+    expectProblem(
+      await alice.call("DELETE", `/invoices/${invoice.id}/payments/${payment.id}`),
+      422,
+      "payment_not_deletable",
+    );
     const other = await sentInvoice();
-    const manual = (await alice.call("POST", `/invoices/${other.id}/payments`, { amount: "1.00", paymentMethod: "cash" })).body;
+    const manual = (
+      await alice.call("POST", `/invoices/${other.id}/payments`, { amount: "1.00", paymentMethod: "cash" })
+    ).body;
     const before = fake.requests.length;
-    expectProblem(await alice.call("POST", `/invoices/${other.id}/payments/${manual.id}/refund`), 422, "refund_not_possible");
+    expectProblem(
+      await alice.call("POST", `/invoices/${other.id}/payments/${manual.id}/refund`),
+      422,
+      "refund_not_possible",
+    );
     expect(fake.requests.length).toBe(before);
     expectProblem(await alice.call("POST", `/invoices/${other.id}/payments/999999/refund`), 404, "not_found");
   });
@@ -534,7 +698,9 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
   it("without a card processor configured, a card payment's refund is refund_not_possible", async () => {
     const { invoice, payment } = await paidByCard();
     const noProcessor = createApp({ ...env.deps, payments: undefined });
-    const res = await request(noProcessor, "POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, undefined, { Authorization: `Bearer ${alice.key}` });
+    const res = await request(noProcessor, "POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, undefined, {
+      Authorization: `Bearer ${alice.key}`,
+    });
     expectProblem(res, 422, "refund_not_possible");
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.status).toBe("paid");
   });
@@ -555,19 +721,27 @@ describe("POST /invoices/{id}/payments/{paymentId}/refund", () => {
   it("concurrent refunds: each refund Stripe made is recorded once, never more than was paid", async () => {
     const { invoice, payment, pi } = await paidByCard();
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" })),
+      Array.from({ length: 4 }, () =>
+        alice.call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" }),
+      ),
     );
     // Only two refunds of 30.00 fit into 64.92; requests that read the same refundedAmount share a
     // Stripe idempotency key, hence a refund.
     for (const r of results) if (r.status !== 200) expectProblem(r, 422, "refund_not_possible");
     const made = [...fake.refunds.values()].filter((r) => r.payment_intent === pi);
-    const keys = new Set(refundRequests(pi).filter((r) => r.headers["idempotency-key"]).map((r) => r.headers["idempotency-key"]));
+    const keys = new Set(
+      refundRequests(pi)
+        .filter((r) => r.headers["idempotency-key"])
+        .map((r) => r.headers["idempotency-key"]),
+    );
     expect(made.length).toBeLessThanOrEqual(2);
     expect(made.length).toBeLessThanOrEqual(keys.size);
     const after = (await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body;
     expect(after.refundedAmount).toBe(made.length === 2 ? "60.00" : "30.00");
     expect(fake.paymentIntents.get(pi)!.amount_refunded).toBe(made.length * 3000);
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.amountPaid).toBe(made.length === 2 ? "4.92" : "34.92");
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.amountPaid).toBe(
+      made.length === 2 ? "4.92" : "34.92",
+    );
   });
 });
 
@@ -585,7 +759,11 @@ describe("without Stripe", () => {
   it("send leaves the card payment fields null and calls no one", async () => {
     const before = fake.requests.length;
     const invoice = await sentInvoice(bob, bobClient);
-    expect(invoice).toMatchObject({ status: "sent", cardProcessorPaymentLink: null, cardProcessorCheckoutSessionId: null });
+    expect(invoice).toMatchObject({
+      status: "sent",
+      cardProcessorPaymentLink: null,
+      cardProcessorCheckoutSessionId: null,
+    });
     expect(fake.requests.length).toBe(before);
   });
 
@@ -602,9 +780,19 @@ describe("without Stripe", () => {
 
   it("the webhook refuses everything: nothing can be verified", async () => {
     const invoice = await sentInvoice(bob, bobClient);
-    const payload = JSON.stringify({ id: "evt_x", object: "event", type: "checkout.session.completed", created: 1, data: { object: {} } });
+    const payload = JSON.stringify({
+      id: "evt_x",
+      object: "event",
+      type: "checkout.session.completed",
+      created: 1,
+      data: { object: {} },
+    });
     const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-    expectProblem(await request(plain.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": header }), 400, "invalid_signature");
+    expectProblem(
+      await request(plain.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": header }),
+      400,
+      "invalid_signature",
+    );
     expect((await bob.call("GET", `/invoices/${invoice.id}`)).body.status).toBe("sent");
   });
 });

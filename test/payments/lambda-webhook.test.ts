@@ -41,10 +41,20 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, base64 = false) {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  base64 = false,
+) {
   const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
   const event = httpApiEvent(method, path, {
-    headers: { authorization: `Bearer ${key}`, ...(text === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(text === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     body: text,
     base64,
   });
@@ -53,41 +63,61 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 }
 
 describe("card payments through the Lambda handler", () => {
-  it.each([false, true])("the pay link makes a session; a signed webhook (base64 body: %s) pays the invoice once", async (base64) => {
-    const client = await call("POST", "/clients", { name: "Lambda Co", email: "ap@lambda.test" });
-    const invoice = await call("POST", "/invoices", { clientId: client.body.id, lineItems: [{ description: "Work", unitPrice: "100.00" }] });
-    await call("POST", `/invoices/${invoice.body.id}/finalize`);
-    const calls = fake.requests.length;
-    const sent = await call("POST", `/invoices/${invoice.body.id}/send`);
-    expect(sent.status).toBe(200);
-    expect(fake.requests.length).toBe(calls); // send never calls Stripe
-    const link = `https://invoices.example.com/public/invoices/${sent.body.publicToken}/pay`;
-    expect(sent.body.cardProcessorPaymentLink).toBe(link);
-    const opened = await call("GET", new URL(link).pathname, undefined, { authorization: "" });
-    expect(opened.status).toBe(303);
-    const stored = await call("GET", `/invoices/${invoice.body.id}`);
-    const session = fake.sessions.get(stored.body.cardProcessorCheckoutSessionId);
-    expect(session).toBeDefined();
-    expect(opened.headers.location).toBe(session!.url);
-    expect(session!.success_url).toBe(`https://invoices.example.com/public/invoices/${sent.body.publicToken}?payment=success`);
-    expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
+  it.each([false, true])(
+    "the pay link makes a session; a signed webhook (base64 body: %s) pays the invoice once",
+    async (base64) => {
+      const client = await call("POST", "/clients", { name: "Lambda Co", email: "ap@lambda.test" });
+      const invoice = await call("POST", "/invoices", {
+        clientId: client.body.id,
+        lineItems: [{ description: "Work", unitPrice: "100.00" }],
+      });
+      await call("POST", `/invoices/${invoice.body.id}/finalize`);
+      const calls = fake.requests.length;
+      const sent = await call("POST", `/invoices/${invoice.body.id}/send`);
+      expect(sent.status).toBe(200);
+      expect(fake.requests.length).toBe(calls); // send never calls Stripe
+      const link = `https://invoices.example.com/public/invoices/${sent.body.publicToken}/pay`;
+      expect(sent.body.cardProcessorPaymentLink).toBe(link);
+      const opened = await call("GET", new URL(link).pathname, undefined, { authorization: "" });
+      expect(opened.status).toBe(303);
+      const stored = await call("GET", `/invoices/${invoice.body.id}`);
+      const session = fake.sessions.get(stored.body.cardProcessorCheckoutSessionId);
+      expect(session).toBeDefined();
+      expect(opened.headers.location).toBe(session!.url);
+      expect(session!.success_url).toBe(
+        `https://invoices.example.com/public/invoices/${sent.body.publicToken}?payment=success`,
+      );
+      expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
 
-    const payload = JSON.stringify({
-      id: `evt_lambda_${base64}`,
-      object: "event",
-      created: Math.floor(Date.now() / 1000),
-      type: "checkout.session.completed",
-      data: { object: fake.completeSession(session!.id) },
-    });
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-    const webhook = () => call("POST", "/webhooks/card-processor", payload, { authorization: "", "stripe-signature": signature }, base64);
-    expect((await webhook()).body).toEqual({ received: true, outcome: "applied" });
-    expect((await webhook()).body).toEqual({ received: true, outcome: "duplicate" });
-    const paid = await call("GET", `/invoices/${invoice.body.id}`);
-    expect(paid.body).toMatchObject({ status: "paid", paymentMethod: "card", amountPaid: "100.00", paymentReference: session!.payment_intent });
+      const payload = JSON.stringify({
+        id: `evt_lambda_${base64}`,
+        object: "event",
+        created: Math.floor(Date.now() / 1000),
+        type: "checkout.session.completed",
+        data: { object: fake.completeSession(session!.id) },
+      });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+      const webhook = () =>
+        call("POST", "/webhooks/card-processor", payload, { authorization: "", "stripe-signature": signature }, base64);
+      expect((await webhook()).body).toEqual({ received: true, outcome: "applied" });
+      expect((await webhook()).body).toEqual({ received: true, outcome: "duplicate" });
+      const paid = await call("GET", `/invoices/${invoice.body.id}`);
+      expect(paid.body).toMatchObject({
+        status: "paid",
+        paymentMethod: "card",
+        amountPaid: "100.00",
+        paymentReference: session!.payment_intent,
+      });
 
-    const forged = await call("POST", "/webhooks/card-processor", payload.replace("100", "101"), { "stripe-signature": signature }, base64);
-    expect(forged.status).toBe(400);
-    expect(forged.body.code).toBe("invalid_signature");
-  });
+      const forged = await call(
+        "POST",
+        "/webhooks/card-processor",
+        payload.replace("100", "101"),
+        { "stripe-signature": signature },
+        base64,
+      );
+      expect(forged.status).toBe(400);
+      expect(forged.body.code).toBe("invalid_signature");
+    },
+  );
 });

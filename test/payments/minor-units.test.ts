@@ -16,11 +16,15 @@ describe("minor units", () => {
   it("come back to the same cents whenever they could be charged", () => {
     const currencies = ["USD", "EUR", "JPY", "KRW", "BHD", "ISK", "CLP"];
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 99_999_999_999_999n }), fc.constantFrom(...currencies), (cents, currency) => {
-        const minor = toMinorUnits(cents, currency);
-        if (minor === null) return;
-        expect(fromMinorUnits(minor, currency)).toBe(cents);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 99_999_999_999_999n }),
+        fc.constantFrom(...currencies),
+        (cents, currency) => {
+          const minor = toMinorUnits(cents, currency);
+          if (minor === null) return;
+          expect(fromMinorUnits(minor, currency)).toBe(cents);
+        },
+      ),
     );
   });
 

@@ -24,7 +24,8 @@ beforeAll(async () => {
   clientId = ok(await alice.call("POST", "/clients", { name: "Globex", email: "ap@globex.test" }), 201).body.id;
 });
 
-const invoice = (status: Status = "sent", body: Record<string, unknown> = thousand) => invoiceIn(env, alice, clientId, status, body);
+const invoice = (status: Status = "sent", body: Record<string, unknown> = thousand) =>
+  invoiceIn(env, alice, clientId, status, body);
 const pay = (id: number, body: Record<string, unknown>) => alice.call("POST", `/invoices/${id}/payments`, body);
 const get = async (id: number) => ok(await alice.call("GET", `/invoices/${id}`)).body;
 const paymentsOf = async (id: number) => ok(await alice.call("GET", `/invoices/${id}/payments`)).body;
@@ -33,7 +34,12 @@ describe("POST /invoices/{id}/payments", () => {
   it("a partial payment keeps the invoice sent, grows amountPaid and lowers amountDue", async () => {
     const sent = await invoice();
     expect(sent).toMatchObject({ total: "1000.00", amountPaid: "0.00", amountDue: "1000.00" });
-    const res = await pay(sent.id, { amount: "250.50", paymentMethod: "bank_transfer", reference: "SEPA-1", paidAt: "2026-11-20" });
+    const res = await pay(sent.id, {
+      amount: "250.50",
+      paymentMethod: "bank_transfer",
+      reference: "SEPA-1",
+      paidAt: "2026-11-20",
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("location")).toBe(`/invoices/${sent.id}/payments/${res.body.id}`);
     expect(res.body).toEqual({
@@ -64,7 +70,10 @@ describe("POST /invoices/{id}/payments", () => {
   it("the payment that reaches total makes the invoice paid with its own paidAt, method and reference", async () => {
     const sent = await invoice();
     ok(await pay(sent.id, { amount: "400.00", paymentMethod: "cash" }), 201);
-    const last = ok(await pay(sent.id, { amount: 600, paymentMethod: "check", reference: "CHK-77", paidAt: "2026-11-21T12:00:00Z" }), 201);
+    const last = ok(
+      await pay(sent.id, { amount: 600, paymentMethod: "check", reference: "CHK-77", paidAt: "2026-11-21T12:00:00Z" }),
+      201,
+    );
     expect(last.body.amount).toBe("600.00");
     const paid = await get(sent.id);
     expect(paid).toMatchObject({
@@ -109,10 +118,17 @@ describe("POST /invoices/{id}/payments", () => {
     ];
     for (const [body, path] of cases) {
       const problem = expectProblem(await pay(sent.id, body), 400, "validation_error");
-      expect(problem.errors?.map((e) => e.path), JSON.stringify(body)).toContain(path);
+      expect(
+        problem.errors?.map((e) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expectProblem(await alice.call("POST", `/invoices/${sent.id}/payments`, "{"), 400, "malformed_json");
-    expectProblem(await alice.call("POST", "/invoices/abc/payments", { amount: "1.00", paymentMethod: "cash" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("POST", "/invoices/abc/payments", { amount: "1.00", paymentMethod: "cash" }),
+      400,
+      "validation_error",
+    );
     expect(await get(sent.id)).toMatchObject({ amountPaid: "0.00", amountDue: "1000.00" });
     expect(await paymentsOf(sent.id)).toEqual([]);
   });
@@ -128,19 +144,26 @@ describe("POST /invoices/{id}/payments", () => {
     expect((await get(sent.id)).status).toBe("paid");
   });
 
-  it.each(["draft", "finalized", "paid", "void"] as const)("a %s invoice takes no payment: 422 invalid_transition", async (status) => {
-    const target = await invoice(status);
-    const before = await alice.call("GET", `/invoices/${target.id}`);
-    // The status is checked first: even an amount over what is due is invalid_transition here.
-    expectProblem(await pay(target.id, { amount: "1.00", paymentMethod: "cash" }), 422, "invalid_transition");
-    expectProblem(await pay(target.id, { amount: "5000.00", paymentMethod: "cash" }), 422, "invalid_transition");
-    expect((await alice.call("GET", `/invoices/${target.id}`)).headers.get("etag")).toBe(before.headers.get("etag"));
-  });
+  it.each(["draft", "finalized", "paid", "void"] as const)(
+    "a %s invoice takes no payment: 422 invalid_transition",
+    async (status) => {
+      const target = await invoice(status);
+      const before = await alice.call("GET", `/invoices/${target.id}`);
+      // The status is checked first: even an amount over what is due is invalid_transition here.
+      expectProblem(await pay(target.id, { amount: "1.00", paymentMethod: "cash" }), 422, "invalid_transition");
+      expectProblem(await pay(target.id, { amount: "5000.00", paymentMethod: "cash" }), 422, "invalid_transition");
+      expect((await alice.call("GET", `/invoices/${target.id}`)).headers.get("etag")).toBe(before.headers.get("etag"));
+    },
+  );
 
   it("another user's or an unknown invoice is 404", async () => {
     const sent = await invoice();
     const bob = await env.user();
-    expectProblem(await bob.call("POST", `/invoices/${sent.id}/payments`, { amount: "1.00", paymentMethod: "cash" }), 404, "not_found");
+    expectProblem(
+      await bob.call("POST", `/invoices/${sent.id}/payments`, { amount: "1.00", paymentMethod: "cash" }),
+      404,
+      "not_found",
+    );
     expectProblem(await bob.call("GET", `/invoices/${sent.id}/payments`), 404, "not_found");
     expectProblem(await alice.call("GET", "/invoices/999999/payments"), 404, "not_found");
     const payment = ok(await pay(sent.id, { amount: "1.00", paymentMethod: "cash" }), 201).body;
@@ -157,14 +180,30 @@ describe("mark-paid", () => {
   it("is a payment of the whole amountDue with the given method", async () => {
     const sent = await invoice();
     ok(await pay(sent.id, { amount: "300.00", paymentMethod: "cash" }), 201);
-    const paid = ok(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "bank_transfer", reference: "WIRE-9" })).body;
-    expect(paid).toMatchObject({ status: "paid", amountPaid: "1000.00", amountDue: "0.00", paymentMethod: "bank_transfer", paymentReference: "WIRE-9", paidAt: NOW });
+    const paid = ok(
+      await alice.call("POST", `/invoices/${sent.id}/mark-paid`, {
+        paymentMethod: "bank_transfer",
+        reference: "WIRE-9",
+      }),
+    ).body;
+    expect(paid).toMatchObject({
+      status: "paid",
+      amountPaid: "1000.00",
+      amountDue: "0.00",
+      paymentMethod: "bank_transfer",
+      paymentReference: "WIRE-9",
+      paidAt: NOW,
+    });
     const payments = await paymentsOf(sent.id);
     expect(payments.map((p: { amount: string; paymentMethod: string }) => [p.amount, p.paymentMethod])).toEqual([
       ["300.00", "cash"],
       ["700.00", "bank_transfer"],
     ]);
-    expectProblem(await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "cash" }), 422, "invalid_transition");
+    expectProblem(
+      await alice.call("POST", `/invoices/${sent.id}/mark-paid`, { paymentMethod: "cash" }),
+      422,
+      "invalid_transition",
+    );
   });
 });
 
@@ -187,9 +226,22 @@ describe("DELETE /invoices/{id}/payments/{paymentId}", () => {
     const paid = await get(sent.id);
     expect(paid.status).toBe("paid");
     ok(await alice.call("DELETE", `/invoices/${sent.id}/payments/${payment.id}`), 204);
-    expect(await get(sent.id)).toMatchObject({ status: "sent", amountPaid: "0.00", amountDue: "1000.00", paidAt: null, paymentMethod: null, paymentReference: null });
+    expect(await get(sent.id)).toMatchObject({
+      status: "sent",
+      amountPaid: "0.00",
+      amountDue: "1000.00",
+      paidAt: null,
+      paymentMethod: null,
+      paymentReference: null,
+    });
     const reminders = ok(await alice.call("GET", `/invoices/${sent.id}/reminders`)).body;
-    expect(reminders.map((r: { status: string }) => r.status)).toEqual(["scheduled", "scheduled", "scheduled", "scheduled", "scheduled"]);
+    expect(reminders.map((r: { status: string }) => r.status)).toEqual([
+      "scheduled",
+      "scheduled",
+      "scheduled",
+      "scheduled",
+      "scheduled",
+    ]);
     // Back on the overdue job's list: once the due date passes, the job makes it overdue.
     await jobs.overdue!(env.deps, new Date("2026-12-23T00:00:00.000Z"));
     expect((await get(sent.id)).status).toBe("overdue");
@@ -217,7 +269,9 @@ describe("reminders ask for amountDue", () => {
     const sent = await invoice("sent", { ...thousand, dueDate: "2026-12-22T09:30:00.000Z" });
     ok(await pay(sent.id, { amount: "250.00", paymentMethod: "cash" }), 201);
     await jobs.reminders!(env.deps, new Date("2026-12-19T09:30:00.000Z"));
-    const files = readdirSync(env.outboxDir).filter((f) => f.endsWith(".eml")).sort();
+    const files = readdirSync(env.outboxDir)
+      .filter((f) => f.endsWith(".eml"))
+      .sort();
     const mails = await Promise.all(files.map((f) => PostalMime.parse(readFileSync(join(env.outboxDir, f), "utf8"))));
     const reminder = mails.find((m) => m.text?.includes(sent.publicToken) && /^Reminder/.test(m.subject ?? ""));
     expect(reminder?.text).toContain("750.00");
@@ -229,7 +283,9 @@ describe("races", () => {
   it("20 concurrent payments of 10 % each: exactly 10 succeed, the invoice ends paid at total, the rest are overpayment", async () => {
     const sent = await invoice();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pay(sent.id, { amount: "100.00", paymentMethod: "cash", reference: `P${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        pay(sent.id, { amount: "100.00", paymentMethod: "cash", reference: `P${i}` }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(10);

@@ -20,7 +20,11 @@ let alice: TestUser;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url });
+  const payments = createStripeCardProcessor({
+    secretKey: SECRET_KEY,
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: fake.url,
+  });
   faulty = await createFaultyEnv({ extraDeps: { payments } });
   fake.now = () => faulty.env.clock.now;
   alice = await faulty.env.user();
@@ -35,27 +39,48 @@ describe("a refund whose write fails after Stripe refunded", () => {
   it("answers 503, and the retry records the same refund: Stripe refunds once", async () => {
     const { env } = faulty;
     const client = (await alice.call("POST", "/clients", { name: "Acme", email: "ap@acme.test" })).body;
-    const draft = (await alice.call("POST", "/invoices", { clientId: client.id, lineItems: [{ description: "Work", unitPrice: "80.00" }] })).body;
+    const draft = (
+      await alice.call("POST", "/invoices", {
+        clientId: client.id,
+        lineItems: [{ description: "Work", unitPrice: "80.00" }],
+      })
+    ).body;
     await alice.call("POST", `/invoices/${draft.id}/finalize`);
     const invoice = (await alice.call("POST", `/invoices/${draft.id}/send`)).body;
     expect((await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`)).status).toBe(303);
     const sessionId = (await alice.call("GET", `/invoices/${invoice.id}`)).body.cardProcessorCheckoutSessionId;
     const session = fake.completeSession(sessionId);
-    const { payload, header } = signedStripeEvent("checkout.session.completed", session, { secret: WEBHOOK_SECRET, now: env.clock.now });
-    const delivered = await request(env.app, "POST", "/webhooks/card-processor", payload, { "Content-Type": "application/json", "Stripe-Signature": header });
+    const { payload, header } = signedStripeEvent("checkout.session.completed", session, {
+      secret: WEBHOOK_SECRET,
+      now: env.clock.now,
+    });
+    const delivered = await request(env.app, "POST", "/webhooks/card-processor", payload, {
+      "Content-Type": "application/json",
+      "Stripe-Signature": header,
+    });
     expect(delivered.body.outcome).toBe("applied");
     const [payment] = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
 
-    const fault = faulty.proxy.inject({ match: op("TransactWriteItems", "PAYMENT#"), fault: "server-error", times: Infinity });
-    const failed = await faulty.as(alice).call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" });
+    const fault = faulty.proxy.inject({
+      match: op("TransactWriteItems", "PAYMENT#"),
+      fault: "server-error",
+      times: Infinity,
+    });
+    const failed = await faulty
+      .as(alice)
+      .call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" });
     expectProblem(failed, 503, "service_unavailable");
     expect(fault.hits).toBeGreaterThan(0);
     fault.remove();
     // Stripe did refund; we recorded nothing.
     expect(fake.paymentIntents.get(session.payment_intent!)!.amount_refunded).toBe(3000);
-    expect((await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body.refundedAmount).toBe("0.00");
+    expect((await alice.call("GET", `/invoices/${invoice.id}/payments/${payment.id}`)).body.refundedAmount).toBe(
+      "0.00",
+    );
 
-    const retried = await faulty.as(alice).call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" });
+    const retried = await faulty
+      .as(alice)
+      .call("POST", `/invoices/${invoice.id}/payments/${payment.id}/refund`, { amount: "30.00" });
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ refundedAmount: "30.00", status: "succeeded" });
     const calls = fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/refunds");
@@ -63,6 +88,10 @@ describe("a refund whose write fails after Stripe refunded", () => {
     expect(calls[1]!.headers["idempotency-key"]).toBe(calls[0]!.headers["idempotency-key"]);
     expect(fake.refunds.size).toBe(1);
     expect(fake.paymentIntents.get(session.payment_intent!)!.amount_refunded).toBe(3000);
-    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({ status: "sent", amountPaid: "50.00", amountDue: "30.00" });
+    expect((await alice.call("GET", `/invoices/${invoice.id}`)).body).toMatchObject({
+      status: "sent",
+      amountPaid: "50.00",
+      amountDue: "30.00",
+    });
   });
 });

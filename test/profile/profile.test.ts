@@ -18,9 +18,23 @@ beforeAll(async () => {
 });
 
 const EMPTY_PROFILE = {
-  businessName: null, legalName: null, address: null, taxId: null, companyId: null, contactName: null, email: null,
-  phone: null, website: null, bankAccount: null, defaultCurrency: "USD", defaultPaymentTermsDays: 30,
-  defaultNotes: null, defaultTerms: null, footer: null, hasLogo: false, updatedAt: null,
+  businessName: null,
+  legalName: null,
+  address: null,
+  taxId: null,
+  companyId: null,
+  contactName: null,
+  email: null,
+  phone: null,
+  website: null,
+  bankAccount: null,
+  defaultCurrency: "USD",
+  defaultPaymentTermsDays: 30,
+  defaultNotes: null,
+  defaultTerms: null,
+  footer: null,
+  hasLogo: false,
+  updatedAt: null,
 };
 
 const FULL = {
@@ -49,7 +63,7 @@ async function raw(method: string, path: string, body?: Uint8Array, type?: strin
 }
 
 describe("business profile", () => {
-  it("exists for every user: nulls and defaults, ETag \"0\"", async () => {
+  it('exists for every user: nulls and defaults, ETag "0"', async () => {
     const bob = await env.user();
     const res = await bob.call("GET", "/profile");
     expect(res.status).toBe(200);
@@ -69,7 +83,11 @@ describe("business profile", () => {
       updatedAt: "2026-11-22T09:30:00.000Z",
     });
     expect(res.headers.get("etag")).toBe('"1"');
-    expectProblem(await carol.call("PATCH", "/profile", { phone: "1" }, { "If-Match": '"0"' }), 412, "precondition_failed");
+    expectProblem(
+      await carol.call("PATCH", "/profile", { phone: "1" }, { "If-Match": '"0"' }),
+      412,
+      "precondition_failed",
+    );
     const noop = await carol.call("PATCH", "/profile", {});
     expect(noop.headers.get("etag")).toBe('"1"');
     const cleared = await carol.call("PATCH", "/profile", { bankAccount: null, legalName: null });
@@ -100,12 +118,24 @@ describe("business profile", () => {
       [{ taxId: "x".repeat(51) }, "taxId"],
     ];
     for (const [body, path] of cases) {
-      const problem = expectProblem(await dave.call("PATCH", "/profile", { businessName: "Kept out", ...body }), 400, "validation_error");
-      expect(problem.errors!.map((e) => e.path), JSON.stringify(body)).toContain(path);
+      const problem = expectProblem(
+        await dave.call("PATCH", "/profile", { businessName: "Kept out", ...body }),
+        400,
+        "validation_error",
+      );
+      expect(
+        problem.errors!.map((e) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect((await dave.call("GET", "/profile")).body).toEqual(EMPTY_PROFILE);
     // Valid IBANs of other countries (lengths differ) pass.
-    for (const iban of ["GB82 WEST 1234 5698 7654 32", "NL91ABNA0417164300", "FR1420041010050500013M02606", "NO9386011117947"]) {
+    for (const iban of [
+      "GB82 WEST 1234 5698 7654 32",
+      "NL91ABNA0417164300",
+      "FR1420041010050500013M02606",
+      "NO9386011117947",
+    ]) {
       expect((await dave.call("PATCH", "/profile", { bankAccount: { iban } })).status, iban).toBe(200);
     }
   });
@@ -180,14 +210,31 @@ describe("logo", () => {
 describe("client addresses and tax ids", () => {
   it("takes a structured address (replaced whole) and a taxId; refuses bad ones by path", async () => {
     const created = await alice.call("POST", "/clients", {
-      name: "Acme SARL", taxId: "FR40303265045",
+      name: "Acme SARL",
+      taxId: "FR40303265045",
       address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
     });
     expect(created.status).toBe(201);
-    expect(created.body.address).toEqual({ line1: "12 rue de la Paix", line2: null, city: "Paris", postalCode: "75002", region: null, country: "FR" });
+    expect(created.body.address).toEqual({
+      line1: "12 rue de la Paix",
+      line2: null,
+      city: "Paris",
+      postalCode: "75002",
+      region: null,
+      country: "FR",
+    });
     expect(created.body.taxId).toBe("FR40303265045");
-    const patched = await alice.call("PATCH", `/clients/${created.body.id}`, { address: { country: "BE", city: "Bruxelles" } });
-    expect(patched.body.address).toEqual({ line1: null, line2: null, city: "Bruxelles", postalCode: null, region: null, country: "BE" });
+    const patched = await alice.call("PATCH", `/clients/${created.body.id}`, {
+      address: { country: "BE", city: "Bruxelles" },
+    });
+    expect(patched.body.address).toEqual({
+      line1: null,
+      line2: null,
+      city: "Bruxelles",
+      postalCode: null,
+      region: null,
+      country: "BE",
+    });
     const cleared = await alice.call("PATCH", `/clients/${created.body.id}`, { address: null, taxId: null });
     expect(cleared.body).toMatchObject({ address: null, taxId: null });
 
@@ -199,7 +246,11 @@ describe("client addresses and tax ids", () => {
       [{ taxId: "" }, "taxId"],
       [{ taxId: "x".repeat(51) }, "taxId"],
     ] as const) {
-      const problem = expectProblem(await alice.call("POST", "/clients", { name: "Bad", ...body }), 400, "validation_error");
+      const problem = expectProblem(
+        await alice.call("POST", "/clients", { name: "Bad", ...body }),
+        400,
+        "validation_error",
+      );
       expect(problem.errors!.map((e) => e.path)).toContain(path);
     }
   });

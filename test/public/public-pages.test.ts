@@ -18,7 +18,8 @@ const HOSTILE_NOTES = `</p><script>document.title='owned'</script>\nSecond line`
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: HOSTILE_NAME, email: "ap@sons.test", paymentTermsDays: 14 })).body.id;
+  clientId = (await alice.call("POST", "/clients", { name: HOSTILE_NAME, email: "ap@sons.test", paymentTermsDays: 14 }))
+    .body.id;
 });
 
 /** Public requests carry no Authorization header. */
@@ -99,7 +100,9 @@ describe("GET /public/invoices/{token}", () => {
   it("has a pay button to the payment link while unpaid, none once paid", async () => {
     const inv = await invoice({ body: { altProcessorPaymentLink: "https://pay.example.com/i/123?a=1&b=2" } });
     const html = (await publicGet(`/public/invoices/${inv.publicToken}`)).text;
-    expect(html).toMatch(/<a class="pay" href="https:\/\/pay\.example\.com\/i\/123\?a=1&amp;b=2" rel="noopener noreferrer">Pay now<\/a>/);
+    expect(html).toMatch(
+      /<a class="pay" href="https:\/\/pay\.example\.com\/i\/123\?a=1&amp;b=2" rel="noopener noreferrer">Pay now<\/a>/,
+    );
     await alice.call("POST", `/invoices/${inv.id}/mark-paid`, { paymentMethod: "cash" });
     const paid = (await publicGet(`/public/invoices/${inv.publicToken}`)).text;
     expect(paid).toContain(">Paid<");
@@ -159,11 +162,13 @@ describe("GET /public/invoices/{token}", () => {
 
 describe("GET /public/estimates/{token}", () => {
   it("shows a sent estimate (what was quoted, valid until, status) and its email links to it", async () => {
-    const est = (await alice.call("POST", "/estimates", {
-      clientId,
-      validUntil: "2026-12-31",
-      lineItems: [{ description: "Website redesign <b>", quantity: "1", unitPrice: "4800.00" }],
-    })).body;
+    const est = (
+      await alice.call("POST", "/estimates", {
+        clientId,
+        validUntil: "2026-12-31",
+        lineItems: [{ description: "Website redesign <b>", quantity: "1", unitPrice: "4800.00" }],
+      })
+    ).body;
     const draftPage = await publicGet(`/public/estimates/${est.publicToken}`);
     expectProblem(draftPage, 404, "not_found");
 
@@ -242,7 +247,10 @@ describe("PDFs", () => {
   });
 
   it("lays out 100 long lines over several pages", async () => {
-    const lines = Array.from({ length: 100 }, (_, i) => ({ description: `Line ${i + 1} ${"lorem ipsum ".repeat(20)}`, unitPrice: "1.00" }));
+    const lines = Array.from({ length: 100 }, (_, i) => ({
+      description: `Line ${i + 1} ${"lorem ipsum ".repeat(20)}`,
+      unitPrice: "1.00",
+    }));
     const inv = await invoice({ body: { lineItems: lines } });
     const res = await rawGet(`/public/invoices/${inv.publicToken}/pdf`);
     const pdf = await getDocumentProxy(new Uint8Array(await res.arrayBuffer()));

@@ -21,7 +21,10 @@ export interface Endpoint {
 
 export function endpoints(): Endpoint[] {
   // The routes do not depend on the deps: an app over an unreachable table lists them all.
-  const app = createApp({ db: createDb({ tableName: "unused", dynamoEndpoint: "http://127.0.0.1:9", region: "local" }), clock: () => new Date() });
+  const app = createApp({
+    db: createDb({ tableName: "unused", dynamoEndpoint: "http://127.0.0.1:9", region: "local" }),
+    clock: () => new Date(),
+  });
   const seen = new Set<string>();
   const out: Endpoint[] = [];
   for (const route of app.routes) {
@@ -30,7 +33,12 @@ export function endpoints(): Endpoint[] {
     seen.add(`${route.method} ${route.path}`);
     const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
     expect(params.length, `${route.path}: two parameters at most are supported here`).toBeLessThanOrEqual(2);
-    out.push({ method: route.method, path: route.path, param: params[0], authenticated: !isPublicPath(route.path.replace(/:\w+/g, "x")) });
+    out.push({
+      method: route.method,
+      path: route.path,
+      param: params[0],
+      authenticated: !isPublicPath(route.path.replace(/:\w+/g, "x")),
+    });
   }
   return out;
 }
@@ -72,7 +80,12 @@ export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
   "POST /estimates": (f) => ({ clientId: f.clientId, lineItems: [line] }),
   "PATCH /estimates/:id": () => ({ notes: "changed" }),
   "POST /estimates/:id/send": () => ({ to: "someone@else.test" }),
-  "POST /recurring-schedules": (f) => ({ clientId: f.clientId, frequency: "monthly", startDate: "2027-01-01", lineItems: [line] }),
+  "POST /recurring-schedules": (f) => ({
+    clientId: f.clientId,
+    frequency: "monthly",
+    startDate: "2027-01-01",
+    lineItems: [line],
+  }),
   "PATCH /recurring-schedules/:id": () => ({ notes: "changed" }),
   "POST /webhook-endpoints": () => ({ url: "https://93.184.215.14/hooks", events: ["*"] }),
   "PATCH /webhook-endpoints/:id": () => ({ description: "changed" }),
@@ -109,20 +122,42 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
   };
   let f: Fixtures | undefined;
   for (let i = 0; i < copies; i++) {
-    const client = await ok("POST", "/clients", { name: `${label} client`, email: `${label.toLowerCase()}@client.test` });
+    const client = await ok("POST", "/clients", {
+      name: `${label} client`,
+      email: `${label.toLowerCase()}@client.test`,
+    });
     const spare = await ok("POST", "/clients", { name: `${label} spare` });
     await ok("POST", "/invoices", { clientId: client.id, lineItems: [line], notes: `${label} draft` });
-    const invoice = await ok("POST", "/invoices", { clientId: client.id, lineItems: [line], notes: `${label} invoice` });
+    const invoice = await ok("POST", "/invoices", {
+      clientId: client.id,
+      lineItems: [line],
+      notes: `${label} invoice`,
+    });
     await ok("POST", `/invoices/${invoice.id}/finalize`);
     await ok("POST", `/invoices/${invoice.id}/send`);
     // The user's only payment (id 1), on the last fixture invoice: see pathOf.
-    if (i === copies - 1) await ok("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" });
-    const estimate = await ok("POST", "/estimates", { clientId: client.id, lineItems: [line], notes: `${label} estimate` });
+    if (i === copies - 1)
+      await ok("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" });
+    const estimate = await ok("POST", "/estimates", {
+      clientId: client.id,
+      lineItems: [line],
+      notes: `${label} estimate`,
+    });
     await ok("POST", `/estimates/${estimate.id}/send`);
-    const schedule = await ok("POST", "/recurring-schedules", { clientId: client.id, frequency: "monthly", startDate: "2027-01-01", lineItems: [line], notes: `${label} schedule` });
+    const schedule = await ok("POST", "/recurring-schedules", {
+      clientId: client.id,
+      frequency: "monthly",
+      startDate: "2027-01-01",
+      lineItems: [line],
+      notes: `${label} schedule`,
+    });
     const key = await ok("POST", "/api-keys", { name: `${label} key` });
     // A public address: the URL guard refuses private ones under the tests' default policy.
-    const endpoint = await ok("POST", "/webhook-endpoints", { url: "https://93.184.215.14/hooks", events: ["*"], description: label });
+    const endpoint = await ok("POST", "/webhook-endpoints", {
+      url: "https://93.184.215.14/hooks",
+      events: ["*"],
+      description: label,
+    });
     f = {
       clientId: client.id,
       spareClientId: spare.id,

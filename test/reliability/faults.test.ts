@@ -33,13 +33,20 @@ async function freshUser(): Promise<{ direct: TestUser; faulty: TestUser }> {
   return { direct, faulty: world.as(direct) };
 }
 
-async function client(user: TestUser, body: Record<string, unknown> = { name: "Acme", email: "billing@acme.test" }): Promise<number> {
+async function client(
+  user: TestUser,
+  body: Record<string, unknown> = { name: "Acme", email: "billing@acme.test" },
+): Promise<number> {
   const res = await user.call("POST", "/clients", body);
   expect(res.status).toBe(201);
   return res.body.id;
 }
 
-async function invoice(user: TestUser, clientId: number, status: "draft" | "finalized" | "sent" = "draft"): Promise<number> {
+async function invoice(
+  user: TestUser,
+  clientId: number,
+  status: "draft" | "finalized" | "sent" = "draft",
+): Promise<number> {
   const res = await user.call("POST", "/invoices", { clientId, lineItems: [line] });
   expect(res.status).toBe(201);
   const id = res.body.id as number;
@@ -49,7 +56,12 @@ async function invoice(user: TestUser, clientId: number, status: "draft" | "fina
 }
 
 /** Runs `act` with one fault injected on the matching request; asserts the fault really happened. */
-async function withFault(kind: FaultKind, match: RequestMatcher, act: () => Promise<TestResponse>, times = 1): Promise<TestResponse> {
+async function withFault(
+  kind: FaultKind,
+  match: RequestMatcher,
+  act: () => Promise<TestResponse>,
+  times = 1,
+): Promise<TestResponse> {
   const rule = world.proxy.inject({ match, fault: kind, times });
   try {
     const res = await act();
@@ -66,7 +78,9 @@ const LOST_RESPONSES: FaultKind[] = ["timeout-after-write", "reset-after-write"]
 describe.each(LOST_RESPONSES)("a write that reached the table but whose response was lost (%s)", (kind) => {
   it("POST /clients (one conditional Put): 201, and exactly one client exists", async () => {
     const { faulty } = await freshUser();
-    const res = await withFault(kind, op("PutItem", "CLIENT#"), () => faulty.call("POST", "/clients", { name: "Once" }));
+    const res = await withFault(kind, op("PutItem", "CLIENT#"), () =>
+      faulty.call("POST", "/clients", { name: "Once" }),
+    );
     expect(res.status).toBe(201);
     const list = await faulty.call("GET", "/clients");
     expect(list.body.map((c: { id: number; name: string }) => [c.id, c.name])).toEqual([[res.body.id, "Once"]]);
@@ -77,7 +91,8 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const id = await client(direct);
     const etag = (await direct.call("GET", `/clients/${id}`)).headers.get("etag")!;
     const res = await withFault(kind, op("PutItem", "CLIENT#"), () =>
-      faulty.call("PATCH", `/clients/${id}`, { name: "Renamed" }, { "If-Match": etag }));
+      faulty.call("PATCH", `/clients/${id}`, { name: "Renamed" }, { "If-Match": etag }),
+    );
     expect(res.status).toBe(200);
     const now = await direct.call("GET", `/clients/${id}`);
     expect(now.body).toEqual(res.body);
@@ -90,7 +105,8 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const id = await invoice(direct, await client(direct));
     const etag = (await direct.call("GET", `/invoices/${id}`)).headers.get("etag")!;
     const res = await withFault(kind, op("PutItem", "INVOICE#"), () =>
-      faulty.call("PATCH", `/invoices/${id}`, { lineItems: [line, line] }, { "If-Match": etag }));
+      faulty.call("PATCH", `/invoices/${id}`, { lineItems: [line, line] }, { "If-Match": etag }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.total).toBe("129.84");
     expect((await direct.call("GET", `/invoices/${id}`)).body).toEqual(res.body);
@@ -100,7 +116,8 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const { direct, faulty } = await freshUser();
     const id = await client(direct);
     // Sent as a one-item transaction (commit.ts: a Delete leaves no item to carry a write token).
-    const deleteOfClient: RequestMatcher = (operation, body) => op("DeleteItem", "CLIENT#")(operation, body) || op("TransactWriteItems", "CLIENT#")(operation, body);
+    const deleteOfClient: RequestMatcher = (operation, body) =>
+      op("DeleteItem", "CLIENT#")(operation, body) || op("TransactWriteItems", "CLIENT#")(operation, body);
     const res = await withFault(kind, deleteOfClient, () => faulty.call("DELETE", `/clients/${id}`));
     expect(res.status).toBe(204);
     expectProblem(await direct.call("GET", `/clients/${id}`), 404, "not_found");
@@ -110,7 +127,8 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const { direct, faulty } = await freshUser();
     const clientId = await client(direct);
     const res = await withFault(kind, op("TransactWriteItems", "INVOICE#"), () =>
-      faulty.call("POST", "/invoices", { clientId, lineItems: [line] }));
+      faulty.call("POST", "/invoices", { clientId, lineItems: [line] }),
+    );
     expect(res.status).toBe(201);
     expect((await direct.call("GET", "/invoices")).body.map((i: { id: number }) => i.id)).toEqual([res.body.id]);
     // refs counted once: after deleting the one invoice, the client can be deleted.
@@ -122,7 +140,9 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const { direct, faulty } = await freshUser();
     const clientId = await client(direct);
     const [a, b] = [await invoice(direct, clientId), await invoice(direct, clientId)];
-    const res = await withFault(kind, op("TransactWriteItems", "INVOICE#"), () => faulty.call("POST", `/invoices/${a}/finalize`));
+    const res = await withFault(kind, op("TransactWriteItems", "INVOICE#"), () =>
+      faulty.call("POST", `/invoices/${a}/finalize`),
+    );
     expect(res.status).toBe(200);
     expect(res.body.invoiceNumber).toBe("INV-000001");
     expect((await direct.call("POST", `/invoices/${b}/finalize`)).body.invoiceNumber).toBe("INV-000002");
@@ -131,7 +151,9 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
   it("send (transaction with reminders and the email): 200, five reminders, not ten", async () => {
     const { direct, faulty } = await freshUser();
     const id = await invoice(direct, await client(direct), "finalized");
-    const res = await withFault(kind, op("TransactWriteItems", "INVOICE#"), () => faulty.call("POST", `/invoices/${id}/send`));
+    const res = await withFault(kind, op("TransactWriteItems", "INVOICE#"), () =>
+      faulty.call("POST", `/invoices/${id}/send`),
+    );
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("sent");
     const reminders = await direct.call("GET", `/invoices/${id}/reminders`);
@@ -143,7 +165,8 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const { direct, faulty } = await freshUser();
     const id = await invoice(direct, await client(direct), "sent");
     const res = await withFault(kind, op("TransactWriteItems", "PAYMENT#"), () =>
-      faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }));
+      faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "paid", amountPaid: "64.92", paymentMethod: "cash" });
     expect((await direct.call("GET", `/invoices/${id}`)).body).toEqual(res.body);
@@ -165,10 +188,14 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
     const est = await direct.call("POST", "/estimates", { clientId, lineItems: [line] });
     expect(est.status).toBe(201);
     expect((await direct.call("POST", `/estimates/${est.body.id}/send`)).status).toBe(200);
-    const accepted = await withFault(kind, op("UpdateItem", "ESTIMATE#"), () => faulty.call("POST", `/estimates/${est.body.id}/accept`));
+    const accepted = await withFault(kind, op("UpdateItem", "ESTIMATE#"), () =>
+      faulty.call("POST", `/estimates/${est.body.id}/accept`),
+    );
     expect(accepted.status).toBe(200);
     expect(accepted.body.status).toBe("accepted");
-    const converted = await withFault(kind, op("TransactWriteItems", "ESTIMATE#"), () => faulty.call("POST", `/estimates/${est.body.id}/convert`));
+    const converted = await withFault(kind, op("TransactWriteItems", "ESTIMATE#"), () =>
+      faulty.call("POST", `/estimates/${est.body.id}/convert`),
+    );
     expect(converted.status).toBe(201);
     expect((await direct.call("GET", "/invoices")).body.map((i: { id: number }) => i.id)).toEqual([converted.body.id]);
   });
@@ -176,7 +203,9 @@ describe.each(LOST_RESPONSES)("a write that reached the table but whose response
   it("POST with an Idempotency-Key whose claim was applied: 201, not 409; the key then replays", async () => {
     const { faulty } = await freshUser();
     const headers = { "Idempotency-Key": `claim-${kind}` };
-    const res = await withFault(kind, op("PutItem", "IDEMPOTENCY#"), () => faulty.call("POST", "/clients", { name: "Keyed" }, headers));
+    const res = await withFault(kind, op("PutItem", "IDEMPOTENCY#"), () =>
+      faulty.call("POST", "/clients", { name: "Keyed" }, headers),
+    );
     expect(res.status).toBe(201);
     const again = await faulty.call("POST", "/clients", { name: "Keyed" }, headers);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -223,7 +252,11 @@ describe("transient faults are retried inside the request", () => {
   it("transaction conflicts are retried by commit() with a fresh token", async () => {
     const { faulty } = await freshUser();
     let streak = 0;
-    const rule = world.proxy.inject({ match: op("TransactWriteItems"), fault: () => (streak++ % 3 < 2 ? "conflict" : undefined), times: Infinity });
+    const rule = world.proxy.inject({
+      match: op("TransactWriteItems"),
+      fault: () => (streak++ % 3 < 2 ? "conflict" : undefined),
+      times: Infinity,
+    });
     try {
       await lifecycle(faulty);
       expect(rule.hits).toBeGreaterThanOrEqual(4);
@@ -236,37 +269,57 @@ describe("transient faults are retried inside the request", () => {
 describe("faults that do not pass: 503 service_unavailable with Retry-After, nothing half-written", () => {
   const GIVE_UP: FaultKind[] = ["throttle", "provisioned", "server-error", "conflict"];
 
-  it.each(GIVE_UP)("%s on every transaction: finalize answers 503, the draft and the counter are untouched", async (kind) => {
-    const { direct, faulty } = await freshUser();
-    const clientId = await client(direct);
-    const id = await invoice(direct, clientId);
-    const before = await partition(world.env.deps.db, direct.userId);
-    const res = await withFault(kind, op("TransactWriteItems"), () => faulty.call("POST", `/invoices/${id}/finalize`), Infinity);
-    expectProblem(res, 503, "service_unavailable");
-    problemShape(res);
-    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(await partition(world.env.deps.db, direct.userId)).toEqual(before);
-    // Once DynamoDB is back, the same request succeeds and takes the first number.
-    expect((await faulty.call("POST", `/invoices/${id}/finalize`)).body.invoiceNumber).toBe("INV-000001");
-  });
+  it.each(GIVE_UP)(
+    "%s on every transaction: finalize answers 503, the draft and the counter are untouched",
+    async (kind) => {
+      const { direct, faulty } = await freshUser();
+      const clientId = await client(direct);
+      const id = await invoice(direct, clientId);
+      const before = await partition(world.env.deps.db, direct.userId);
+      const res = await withFault(
+        kind,
+        op("TransactWriteItems"),
+        () => faulty.call("POST", `/invoices/${id}/finalize`),
+        Infinity,
+      );
+      expectProblem(res, 503, "service_unavailable");
+      problemShape(res);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await partition(world.env.deps.db, direct.userId)).toEqual(before);
+      // Once DynamoDB is back, the same request succeeds and takes the first number.
+      expect((await faulty.call("POST", `/invoices/${id}/finalize`)).body.invoiceNumber).toBe("INV-000001");
+    },
+  );
 
-  it.each(["throttle", "server-error"] as FaultKind[])("%s on every read: GET answers 503, and authentication 503, not 401", async (kind) => {
-    const { direct, faulty } = await freshUser();
-    const clientId = await client(direct);
-    // A GET by id is one BatchGetItem holding the key item and the record (docs/auth.md).
-    const read = await withFault(kind, op("BatchGetItem", "CLIENT#"), () => faulty.call("GET", `/clients/${clientId}`), Infinity);
-    expectProblem(read, 503, "service_unavailable");
-    expect(read.headers.get("retry-after")).toMatch(/^\d+$/);
-    const auth = await withFault(kind, op("GetItem", "APIKEY"), () => faulty.call("GET", "/clients"), Infinity);
-    expectProblem(auth, 503, "service_unavailable");
-  });
+  it.each(["throttle", "server-error"] as FaultKind[])(
+    "%s on every read: GET answers 503, and authentication 503, not 401",
+    async (kind) => {
+      const { direct, faulty } = await freshUser();
+      const clientId = await client(direct);
+      // A GET by id is one BatchGetItem holding the key item and the record (docs/auth.md).
+      const read = await withFault(
+        kind,
+        op("BatchGetItem", "CLIENT#"),
+        () => faulty.call("GET", `/clients/${clientId}`),
+        Infinity,
+      );
+      expectProblem(read, 503, "service_unavailable");
+      expect(read.headers.get("retry-after")).toMatch(/^\d+$/);
+      const auth = await withFault(kind, op("GetItem", "APIKEY"), () => faulty.call("GET", "/clients"), Infinity);
+      expectProblem(auth, 503, "service_unavailable");
+    },
+  );
 
   it("a write that keeps failing (mark-paid's transaction): 503, and the record is as before", async () => {
     const { direct, faulty } = await freshUser();
     const id = await invoice(direct, await client(direct), "sent");
     const before = await partition(world.env.deps.db, direct.userId);
-    const res = await withFault("throttle", op("TransactWriteItems", "INVOICE#"), () =>
-      faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }), Infinity);
+    const res = await withFault(
+      "throttle",
+      op("TransactWriteItems", "INVOICE#"),
+      () => faulty.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }),
+      Infinity,
+    );
     expectProblem(res, 503, "service_unavailable");
     expect(await partition(world.env.deps.db, direct.userId)).toEqual(before);
   });
@@ -284,11 +337,16 @@ describe("a create that takes its id in its transaction, whose applied copy is m
   ])("POST %s: 201 with the one record made, no second one", async (_kind, path, sk) => {
     const { direct, faulty } = await freshUser();
     const clientId = await client(direct);
-    const body = path === "/recurring-schedules"
-      ? { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }
-      : { clientId, lineItems: [line] };
+    const body =
+      path === "/recurring-schedules"
+        ? { clientId, frequency: "monthly", startDate: "2099-01-01", lineItems: [line] }
+        : { clientId, lineItems: [line] };
     const faults: FaultKind[] = ["reset-after-write", "conflict"];
-    const rule = world.proxy.inject({ match: op("TransactWriteItems", sk), fault: () => faults.shift(), times: Infinity });
+    const rule = world.proxy.inject({
+      match: op("TransactWriteItems", sk),
+      fault: () => faults.shift(),
+      times: Infinity,
+    });
     let res: TestResponse;
     try {
       res = await faulty.call("POST", path, body);
@@ -309,8 +367,12 @@ describe("a retried idempotent request after an unknown outcome never duplicates
     const clientId = await client(direct);
     const headers = { "Idempotency-Key": "unknown-outcome-create" };
     const body = { clientId, lineItems: [line] };
-    const first = await withFault("timeout-after-write", op("TransactWriteItems", "INVOICE#"), () =>
-      faulty.call("POST", "/invoices", body, headers), Infinity);
+    const first = await withFault(
+      "timeout-after-write",
+      op("TransactWriteItems", "INVOICE#"),
+      () => faulty.call("POST", "/invoices", body, headers),
+      Infinity,
+    );
     expectProblem(first, 503, "service_unavailable");
     const retry = await faulty.call("POST", "/invoices", body, headers);
     expect(retry.status).toBe(201);
@@ -325,8 +387,12 @@ describe("a retried idempotent request after an unknown outcome never duplicates
     const clientId = await client(direct);
     const [a, b] = [await invoice(direct, clientId), await invoice(direct, clientId)];
     const headers = { "Idempotency-Key": "unknown-outcome-finalize" };
-    const first = await withFault("timeout-after-write", op("TransactWriteItems", "INVOICE#"), () =>
-      faulty.call("POST", `/invoices/${a}/finalize`, undefined, headers), Infinity);
+    const first = await withFault(
+      "timeout-after-write",
+      op("TransactWriteItems", "INVOICE#"),
+      () => faulty.call("POST", `/invoices/${a}/finalize`, undefined, headers),
+      Infinity,
+    );
     expectProblem(first, 503, "service_unavailable");
     const retry = await faulty.call("POST", `/invoices/${a}/finalize`, undefined, headers);
     expect(retry.status).toBe(200);
@@ -339,8 +405,12 @@ describe("a retried idempotent request after an unknown outcome never duplicates
     const id = await invoice(direct, await client(direct), "sent");
     const headers = { "Idempotency-Key": "unknown-outcome-paid" };
     const body = { paymentMethod: "bank_transfer", reference: "T-1" };
-    const first = await withFault("reset-after-write", op("TransactWriteItems", "INVOICE#"), () =>
-      faulty.call("POST", `/invoices/${id}/mark-paid`, body, headers), Infinity);
+    const first = await withFault(
+      "reset-after-write",
+      op("TransactWriteItems", "INVOICE#"),
+      () => faulty.call("POST", `/invoices/${id}/mark-paid`, body, headers),
+      Infinity,
+    );
     expectProblem(first, 503, "service_unavailable");
     const retry = await faulty.call("POST", `/invoices/${id}/mark-paid`, body, headers);
     expect(retry.status).toBe(200);
@@ -368,45 +438,75 @@ describe("scheduled jobs under random faults: each change exactly once", () => {
     await job(world.env.deps, world.env.clock.now); // and a clean run finishes whatever is left
   }
 
-  it("recurring: every daily occurrence generates one invoice, in order, none twice", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer(), fc.integer({ min: 2, max: 8 }), async (seed, days) => {
-        const { direct } = await freshUser();
-        world.env.clock.set("2026-11-22T09:30:00.000Z");
-        const clientId = await client(direct);
-        const schedule = await direct.call("POST", "/recurring-schedules", { clientId, frequency: "daily", startDate: "2026-11-22", lineItems: [line] });
-        expect(schedule.status).toBe(201);
-        world.env.clock.advance(days * 86_400_000);
-        await runThroughFaults("recurring", seed);
+  it(
+    "recurring: every daily occurrence generates one invoice, in order, none twice",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer(), fc.integer({ min: 2, max: 8 }), async (seed, days) => {
+          const { direct } = await freshUser();
+          world.env.clock.set("2026-11-22T09:30:00.000Z");
+          const clientId = await client(direct);
+          const schedule = await direct.call("POST", "/recurring-schedules", {
+            clientId,
+            frequency: "daily",
+            startDate: "2026-11-22",
+            lineItems: [line],
+          });
+          expect(schedule.status).toBe(201);
+          world.env.clock.advance(days * 86_400_000);
+          await runThroughFaults("recurring", seed);
 
-        const invoices = (await direct.call("GET", "/invoices?limit=200")).body as { recurringScheduleId: number; issueDate: string; total: string }[];
-        const issued = invoices.filter((i) => i.recurringScheduleId === schedule.body.id).map((i) => i.issueDate).sort();
-        const expected = Array.from({ length: days + 1 }, (_, n) => new Date(Date.parse("2026-11-22T00:00:00.000Z") + n * 86_400_000).toISOString());
-        expect(issued).toEqual(expected);
-        const after = await direct.call("GET", `/recurring-schedules/${schedule.body.id}`);
-        expect(after.body.occurrencesGenerated).toBe(days + 1);
-      }),
-      { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
-    );
-  }, 120_000 + RUNS * 5_000);
+          const invoices = (await direct.call("GET", "/invoices?limit=200")).body as {
+            recurringScheduleId: number;
+            issueDate: string;
+            total: string;
+          }[];
+          const issued = invoices
+            .filter((i) => i.recurringScheduleId === schedule.body.id)
+            .map((i) => i.issueDate)
+            .sort();
+          const expected = Array.from({ length: days + 1 }, (_, n) =>
+            new Date(Date.parse("2026-11-22T00:00:00.000Z") + n * 86_400_000).toISOString(),
+          );
+          expect(issued).toEqual(expected);
+          const after = await direct.call("GET", `/recurring-schedules/${schedule.body.id}`);
+          expect(after.body.occurrencesGenerated).toBe(days + 1);
+        }),
+        { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
+      );
+    },
+    120_000 + RUNS * 5_000,
+  );
 
-  it("overdue: every past-due sent invoice becomes overdue with one version step", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer(), async (seed) => {
-        const { direct } = await freshUser();
-        world.env.clock.set("2026-11-22T09:30:00.000Z");
-        const clientId = await client(direct);
-        const ids = [await invoice(direct, clientId, "sent"), await invoice(direct, clientId, "sent"), await invoice(direct, clientId, "sent")];
-        const etags = await Promise.all(ids.map(async (id) => Number(JSON.parse((await direct.call("GET", `/invoices/${id}`)).headers.get("etag")!))));
-        world.env.clock.advance(40 * 86_400_000);
-        await runThroughFaults("overdue", seed);
-        for (const [i, id] of ids.entries()) {
-          const now = await direct.call("GET", `/invoices/${id}`);
-          expect(now.body.status).toBe("overdue");
-          expect(Number(JSON.parse(now.headers.get("etag")!))).toBe(etags[i]! + 1);
-        }
-      }),
-      { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
-    );
-  }, 120_000 + RUNS * 5_000);
+  it(
+    "overdue: every past-due sent invoice becomes overdue with one version step",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer(), async (seed) => {
+          const { direct } = await freshUser();
+          world.env.clock.set("2026-11-22T09:30:00.000Z");
+          const clientId = await client(direct);
+          const ids = [
+            await invoice(direct, clientId, "sent"),
+            await invoice(direct, clientId, "sent"),
+            await invoice(direct, clientId, "sent"),
+          ];
+          const etags = await Promise.all(
+            ids.map(async (id) =>
+              Number(JSON.parse((await direct.call("GET", `/invoices/${id}`)).headers.get("etag")!)),
+            ),
+          );
+          world.env.clock.advance(40 * 86_400_000);
+          await runThroughFaults("overdue", seed);
+          for (const [i, id] of ids.entries()) {
+            const now = await direct.call("GET", `/invoices/${id}`);
+            expect(now.body.status).toBe("overdue");
+            expect(Number(JSON.parse(now.headers.get("etag")!))).toBe(etags[i]! + 1);
+          }
+        }),
+        { numRuns: Math.max(2, Math.ceil(RUNS / 10)) },
+      );
+    },
+    120_000 + RUNS * 5_000,
+  );
 });

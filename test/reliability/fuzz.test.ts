@@ -4,7 +4,16 @@ import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { problemStatus, type ProblemCode } from "@invoicing/functions/problems";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { RUNS, partition, problemShape } from "./harness";
-import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, pathOf, type Endpoint, type Fixtures } from "./endpoints";
+import {
+  VALID_BODIES,
+  endpointName,
+  endpoints,
+  fixtureParam,
+  makeFixtures,
+  pathOf,
+  type Endpoint,
+  type Fixtures,
+} from "./endpoints";
 
 /**
  * Hostile input on every endpoint the app routes (read from app.routes, so new endpoints are fuzzed
@@ -38,7 +47,23 @@ async function records(): Promise<unknown[]> {
 const headerSafe = (maxLength: number) =>
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength });
 
-const weirdIds = ["0", "-1", "abc", "1.5", "1e3", "%20", "%00", "99999999999999999999", "%EF%BC%91", "null", "%2e%2e", "1%3BDROP", "0x10", "+1", "01"];
+const weirdIds = [
+  "0",
+  "-1",
+  "abc",
+  "1.5",
+  "1e3",
+  "%20",
+  "%00",
+  "99999999999999999999",
+  "%EF%BC%91",
+  "null",
+  "%2e%2e",
+  "1%3BDROP",
+  "0x10",
+  "+1",
+  "01",
+];
 
 function paramArb(e: Endpoint): fc.Arbitrary<string> {
   return fc.oneof(
@@ -51,9 +76,27 @@ function paramArb(e: Endpoint): fc.Arbitrary<string> {
 
 const queryArb = fc.option(
   fc.dictionary(
-    fc.oneof(fc.constantFrom("limit", "offset", "cursor", "status", "clientId", "api_key", "to"), fc.string({ maxLength: 8 })),
     fc.oneof(
-      fc.constantFrom("0", "1", "200", "201", "-1", "abc", "1.5", "", "draft", "paid", "sent", "active", "bogus", "eyJvIjoxLCJpZCI6MSwiZiI6IklOVk9JQ0V8fCJ9"),
+      fc.constantFrom("limit", "offset", "cursor", "status", "clientId", "api_key", "to"),
+      fc.string({ maxLength: 8 }),
+    ),
+    fc.oneof(
+      fc.constantFrom(
+        "0",
+        "1",
+        "200",
+        "201",
+        "-1",
+        "abc",
+        "1.5",
+        "",
+        "draft",
+        "paid",
+        "sent",
+        "active",
+        "bogus",
+        "eyJvIjoxLCJpZCI6MSwiZiI6IklOVk9JQ0V8fCJ9",
+      ),
       fc.string({ maxLength: 20 }),
       fc.integer().map(String),
     ),
@@ -71,7 +114,16 @@ const authArb: fc.Arbitrary<AuthChoice> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .oneof(headerSafe(60), fc.constantFrom("Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer inv_", "Bearer inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+      .oneof(
+        headerSafe(60),
+        fc.constantFrom(
+          "Bearer",
+          "Bearer ",
+          "Basic dXNlcjpwYXNz",
+          "Bearer inv_",
+          "Bearer inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        ),
+      )
       .map((value) => ({ kind: "bogus" as const, value })),
   },
 );
@@ -79,7 +131,15 @@ const authArb: fc.Arbitrary<AuthChoice> = fc.oneof(
 const headersArb = fc.record(
   {
     "Content-Type": fc.oneof(
-      fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "application/problem+json", "", "multipart/form-data"),
+      fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/problem+json",
+        "",
+        "multipart/form-data",
+      ),
       headerSafe(30),
     ),
     "If-Match": fc.oneof(fc.constantFrom('"1"', '"2"', "*", 'W/"1"', '"999"'), headerSafe(20)),
@@ -120,14 +180,33 @@ function bodyArb(e: Endpoint): fc.Arbitrary<string | undefined> {
     { weight: 2, arbitrary: fc.constant(undefined) },
     { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 2, arbitrary: fc.string({ maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.constantFrom("{", "[]", "null", '"x"', "1", '{"a":', "\u0000", "{}", "{\"__proto__\":{\"x\":1}}", "[".repeat(5000), deeplyNested) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "{",
+        "[]",
+        "null",
+        '"x"',
+        "1",
+        '{"a":',
+        "\u0000",
+        "{}",
+        '{"__proto__":{"x":1}}',
+        "[".repeat(5000),
+        deeplyNested,
+      ),
+    },
   ];
   if (valid !== undefined) {
     options.push({ weight: 2, arbitrary: fc.constant(JSON.stringify(valid)) });
     options.push({
       weight: 6,
       arbitrary: fc
-        .tuple(fc.constantFrom(...leafPaths(valid)), fc.constantFrom<"set" | "delete" | "extra">("set", "set", "delete", "extra"), fc.jsonValue({ maxDepth: 2 }))
+        .tuple(
+          fc.constantFrom(...leafPaths(valid)),
+          fc.constantFrom<"set" | "delete" | "extra">("set", "set", "delete", "extra"),
+          fc.jsonValue({ maxDepth: 2 }),
+        )
         .map(([path, action, value]) => JSON.stringify(mutate(valid, path, action, value))),
     });
   }
@@ -143,7 +222,13 @@ interface FuzzRequest {
 
 function requestArb(e: Endpoint): fc.Arbitrary<FuzzRequest> {
   return fc
-    .record({ param: e.param ? paramArb(e) : fc.constant(""), query: queryArb, auth: authArb, headers: headersArb, body: bodyArb(e) })
+    .record({
+      param: e.param ? paramArb(e) : fc.constant(""),
+      query: queryArb,
+      auth: authArb,
+      headers: headersArb,
+      body: bodyArb(e),
+    })
     .map(({ param, query, auth, headers, body }) => {
       const search = new URLSearchParams(query ?? {});
       if (auth.kind === "query") search.set("api_key", key); // API.md: a key in the query string is ignored
@@ -185,28 +270,46 @@ async function keepKey(): Promise<void> {
 describe("fuzzing every endpoint", () => {
   it("the endpoint list comes from the app and covers the API", () => {
     const names = ENDPOINTS.map(endpointName);
-    expect(names).toEqual(expect.arrayContaining(["POST /invoices", "POST /invoices/:id/mark-paid", "GET /public/invoices/:token", "POST /webhooks/card-processor"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "POST /invoices",
+        "POST /invoices/:id/mark-paid",
+        "GET /public/invoices/:token",
+        "POST /webhooks/card-processor",
+      ]),
+    );
     expect(names.length).toBeGreaterThanOrEqual(40);
   });
 
-  it.each(ENDPOINTS.map((e) => [endpointName(e), e] as const))("%s: never a 5xx, problems well-formed, refusals change nothing", async (_name, e) => {
-    await fc.assert(
-      fc.asyncProperty(requestArb(e), async (req) => {
-        const before = await records();
-        const res = await send(e, req);
-        checkAnswer(e, req, res);
-        if (res.status >= 400) expect(await records(), `${e.method} ${req.path} → ${res.status} changed records`).toEqual(before);
-        if (e.method === "DELETE" && e.path.startsWith("/api-keys") && res.status === 204) await keepKey();
-      }),
-      { numRuns: Math.max(5, Math.ceil(RUNS / 2)) },
-    );
-  }, 60_000 + RUNS * 3_000);
+  it.each(ENDPOINTS.map((e) => [endpointName(e), e] as const))(
+    "%s: never a 5xx, problems well-formed, refusals change nothing",
+    async (_name, e) => {
+      await fc.assert(
+        fc.asyncProperty(requestArb(e), async (req) => {
+          const before = await records();
+          const res = await send(e, req);
+          checkAnswer(e, req, res);
+          if (res.status >= 400)
+            expect(await records(), `${e.method} ${req.path} → ${res.status} changed records`).toEqual(before);
+          if (e.method === "DELETE" && e.path.startsWith("/api-keys") && res.status === 204) await keepKey();
+        }),
+        { numRuns: Math.max(5, Math.ceil(RUNS / 2)) },
+      );
+    },
+    60_000 + RUNS * 3_000,
+  );
 
   it("deeply nested JSON on any write endpoint, with and without an Idempotency-Key: a 4xx, nothing changes", async () => {
     for (const e of ENDPOINTS.filter((x) => x.method === "POST" || x.method === "PATCH")) {
       for (const headers of [{}, { "Idempotency-Key": `deep-${endpointName(e)}` }] as Record<string, string>[]) {
         const before = await records();
-        const res = await request(env.app, e.method, pathOf(e, e.param ? fixtureParam(e, fixtures) : ""), deeplyNested, { Authorization: `Bearer ${key}`, ...headers });
+        const res = await request(
+          env.app,
+          e.method,
+          pathOf(e, e.param ? fixtureParam(e, fixtures) : ""),
+          deeplyNested,
+          { Authorization: `Bearer ${key}`, ...headers },
+        );
         expect(res.status, `${endpointName(e)} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
         expect(res.status, endpointName(e)).toBeLessThan(500);
         problemShape(res);
@@ -219,7 +322,9 @@ describe("fuzzing every endpoint", () => {
     const big = JSON.stringify({ notes: "x".repeat(256 * 1024) });
     for (const e of ENDPOINTS.filter((x) => x.method === "POST" || x.method === "PATCH")) {
       const before = await records();
-      const res = await request(env.app, e.method, pathOf(e, e.param ? fixtureParam(e, fixtures) : ""), big, { Authorization: `Bearer ${key}` });
+      const res = await request(env.app, e.method, pathOf(e, e.param ? fixtureParam(e, fixtures) : ""), big, {
+        Authorization: `Bearer ${key}`,
+      });
       expect(res.status, endpointName(e)).toBe(413);
       expect(problemShape(res)).toBe("payload_too_large");
       expect(await records()).toEqual(before);

@@ -37,7 +37,10 @@ export const FAULT_REQUEST_TIMEOUT_MS = 1_500;
 export async function createFaultyEnv(options: { now?: string; extraDeps?: Partial<Deps> } = {}): Promise<FaultyEnv> {
   const env = await createTestEnv({ now: options.now, extraDeps: options.extraDeps });
   const proxy = await startFaultProxy(env.endpoint);
-  const db = createDb({ tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" }, { requestTimeoutMs: FAULT_REQUEST_TIMEOUT_MS });
+  const db = createDb(
+    { tableName: env.tableName, dynamoEndpoint: proxy.url, region: "local" },
+    { requestTimeoutMs: FAULT_REQUEST_TIMEOUT_MS },
+  );
   const app = createApp({ ...env.deps, db });
   return {
     env,
@@ -46,7 +49,8 @@ export async function createFaultyEnv(options: { now?: string; extraDeps?: Parti
     db,
     as: (user) => ({
       ...user,
-      call: (method, path, body, headers = {}) => request(app, method, path, body, { Authorization: `Bearer ${user.key}`, ...headers }),
+      call: (method, path, body, headers = {}) =>
+        request(app, method, path, body, { Authorization: `Bearer ${user.key}`, ...headers }),
     }),
     close: async () => {
       db.doc.destroy();
@@ -60,13 +64,15 @@ export async function partition(db: Db, userId: string): Promise<Record<string, 
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: "pk = :pk",
-      ExpressionAttributeValues: { ":pk": userPk(userId) },
-      ConsistentRead: true,
-      ExclusiveStartKey: start,
-    }));
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: "pk = :pk",
+        ExpressionAttributeValues: { ":pk": userPk(userId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -78,7 +84,9 @@ export async function scanTable(db: Db): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(new ScanCommand({ TableName: db.table, ConsistentRead: true, ExclusiveStartKey: start }));
+    const out = await db.doc.send(
+      new ScanCommand({ TableName: db.table, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -95,9 +103,11 @@ export function problemShape(res: TestResponse): string {
   for (const field of ["type", "title", "detail", "code"]) {
     if (typeof body[field] !== "string") throw new Error(`problem without ${field}: ${where}`);
   }
-  if (body.status !== res.status) throw new Error(`problem status ${String(body.status)} differs from HTTP ${res.status}`);
+  if (body.status !== res.status)
+    throw new Error(`problem status ${String(body.status)} differs from HTTP ${res.status}`);
   if (!/^[a-z]+(_[a-z]+)*$/.test(body.code as string)) throw new Error(`code not snake_case: ${where}`);
-  if (body.code === "validation_error" && !Array.isArray(body.errors)) throw new Error(`validation_error without errors[]: ${where}`);
+  if (body.code === "validation_error" && !Array.isArray(body.errors))
+    throw new Error(`validation_error without errors[]: ${where}`);
   if (/\bat .+:\d+:\d+\)?/.test(res.text) || /Exception|DynamoDB|ConditionExpression/.test(res.text)) {
     throw new Error(`internal details in a problem: ${where}`);
   }
@@ -124,7 +134,14 @@ export function prng(seed: number): () => number {
 export function chaos(random: () => number): (operation: string) => FaultKind | undefined {
   const bag = (weights: Partial<Record<FaultKind, number>>) =>
     FAULT_KINDS.flatMap((kind) => Array<FaultKind>(weights[kind] ?? 0).fill(kind));
-  const writes = bag({ throttle: 2, provisioned: 1, "server-error": 2, conflict: 2, "timeout-after-write": 1, "reset-after-write": 5 });
+  const writes = bag({
+    throttle: 2,
+    provisioned: 1,
+    "server-error": 2,
+    conflict: 2,
+    "timeout-after-write": 1,
+    "reset-after-write": 5,
+  });
   const reads = bag({ throttle: 2, provisioned: 1, "server-error": 2 });
   return (operation) => {
     const write = ["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"].includes(operation);

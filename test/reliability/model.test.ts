@@ -157,14 +157,18 @@ function expectAnswer(res: TestResponse, status: number, code: string | undefine
   if (status >= 400) problemShape(res);
 }
 
-const pick = (m: Model, slot: number): ModelInvoice | undefined => (m.invoices.length ? m.invoices[slot % m.invoices.length] : undefined);
+const pick = (m: Model, slot: number): ModelInvoice | undefined =>
+  m.invoices.length ? m.invoices[slot % m.invoices.length] : undefined;
 
 /** The id a command acts on: a model invoice, or one that never existed. */
 const idOf = (m: Model, slot: number): number => pick(m, slot)?.id ?? 999_999;
 
 /** Any action on an id that was never created: 404, whatever the invoice would have been. */
 class Missing implements Cmd {
-  constructor(readonly method: string, readonly suffix: string) {}
+  constructor(
+    readonly method: string,
+    readonly suffix: string,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const id = Math.max(0, ...m.invoices.map((i) => i.id)) + 1000;
@@ -176,24 +180,47 @@ class Missing implements Cmd {
           : this.suffix === "/payments"
             ? { amount: "1.00", paymentMethod: "cash" }
             : undefined;
-    expectAnswer(await r.call(this.method, `/invoices/${id}${this.suffix}`, body), 404, "not_found", `${this} in the ${runName(r)}`);
+    expectAnswer(
+      await r.call(this.method, `/invoices/${id}${this.suffix}`, body),
+      404,
+      "not_found",
+      `${this} in the ${runName(r)}`,
+    );
   }
   toString = () => `missing(${this.method} ${this.suffix})`;
 }
 
 let keys = 0;
-const keyHeader = (keyed: boolean): Record<string, string> => (keyed ? { "Idempotency-Key": `model-${++keys}-${Date.now()}` } : {});
+const keyHeader = (keyed: boolean): Record<string, string> =>
+  keyed ? { "Idempotency-Key": `model-${++keys}-${Date.now()}` } : {};
 
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 class Create implements Cmd {
-  constructor(readonly lines: LineSpec[], readonly keyed: boolean) {}
+  constructor(
+    readonly lines: LineSpec[],
+    readonly keyed: boolean,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    const res = await r.call("POST", "/invoices", { clientId: r.clientId, lineItems: this.lines }, keyHeader(this.keyed));
+    const res = await r.call(
+      "POST",
+      "/invoices",
+      { clientId: r.clientId, lineItems: this.lines },
+      keyHeader(this.keyed),
+    );
     const adopt = (id: number) => {
       expect(m.invoices.map((i) => i.id)).not.toContain(id);
-      const invoice: ModelInvoice = { id, payments: [], status: "draft", lines: this.lines, invoiceNumber: null, paymentMethod: null, version: 1, deleted: false };
+      const invoice: ModelInvoice = {
+        id,
+        payments: [],
+        status: "draft",
+        lines: this.lines,
+        invoiceNumber: null,
+        paymentMethod: null,
+        version: 1,
+        deleted: false,
+      };
       m.invoices.push(invoice);
       return invoice;
     };
@@ -205,7 +232,11 @@ class Create implements Cmd {
       expect(fresh.length).toBeLessThanOrEqual(1);
       if (fresh[0]) {
         const invoice = adopt(fresh[0].id);
-        expectModel(shown(await r.call("GET", `/invoices/${invoice.id}`)), expected(invoice), `${this} (503) in the ${runName(r)}`);
+        expectModel(
+          shown(await r.call("GET", `/invoices/${invoice.id}`)),
+          expected(invoice),
+          `${this} (503) in the ${runName(r)}`,
+        );
       }
       return;
     }
@@ -220,7 +251,10 @@ class Create implements Cmd {
  * one slot out of eight are rare, and payments need a sent invoice.)
  */
 class CreateSent implements Cmd {
-  constructor(readonly lines: LineSpec[], readonly keyed: boolean) {}
+  constructor(
+    readonly lines: LineSpec[],
+    readonly keyed: boolean,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     await new Create(this.lines, this.keyed).run(m, r);
@@ -240,7 +274,10 @@ interface Verdict {
 
 /** A command on one existing (or deleted, or never created) invoice. */
 abstract class OnInvoice implements Cmd {
-  constructor(readonly slot: number, readonly keyed = false) {}
+  constructor(
+    readonly slot: number,
+    readonly keyed = false,
+  ) {}
   // Only once there is an invoice (deleted ones included); ids never created: see Missing.
   check = (m: Readonly<Model>) => m.invoices.length > 0;
   abstract act(r: Real, id: number, invoice: ModelInvoice | undefined): Promise<TestResponse>;
@@ -264,7 +301,8 @@ abstract class OnInvoice implements Cmd {
    */
   private async reconcile(m: Model, r: Real, invoice: ModelInvoice | undefined) {
     const now = await r.call("GET", `/invoices/${idOf(m, this.slot)}`);
-    if (!invoice || invoice.deleted) return expectAnswer(now, 404, "not_found", `${this} (503, reconciled) in the ${runName(r)}`);
+    if (!invoice || invoice.deleted)
+      return expectAnswer(now, 404, "not_found", `${this} (503, reconciled) in the ${runName(r)}`);
     const verdict = this.rule(invoice, m);
     const before = { ...invoice, lastNumber: m.lastNumber };
     const pre = expected(invoice);
@@ -294,7 +332,11 @@ class Get extends OnInvoice {
 type IfMatch = "none" | "current" | "stale";
 
 class Patch extends OnInvoice {
-  constructor(slot: number, readonly lines: LineSpec[], readonly ifMatch: IfMatch) {
+  constructor(
+    slot: number,
+    readonly lines: LineSpec[],
+    readonly ifMatch: IfMatch,
+  ) {
     super(slot);
   }
   act = (r: Real, id: number, invoice: ModelInvoice | undefined) => {
@@ -307,7 +349,10 @@ class Patch extends OnInvoice {
     // 412 ranks before 422.
     if (this.ifMatch === "stale") return { status: 412, code: "precondition_failed" };
     if (invoice.status !== "draft") return { status: 422, code: "invoice_not_editable" };
-    return { status: 200, apply: () => void Object.assign(invoice, { lines: this.lines, version: invoice.version + 1 }) };
+    return {
+      status: 200,
+      apply: () => void Object.assign(invoice, { lines: this.lines, version: invoice.version + 1 }),
+    };
   };
   override toString = () => `patch(#${this.slot}, ${JSON.stringify(this.lines)}, if-match ${this.ifMatch})`;
 }
@@ -344,16 +389,24 @@ class Send extends OnInvoice {
 }
 
 class MarkPaid extends OnInvoice {
-  constructor(slot: number, keyed: boolean, readonly method: string) {
+  constructor(
+    slot: number,
+    keyed: boolean,
+    readonly method: string,
+  ) {
     super(slot, keyed);
   }
-  act = (r: Real, id: number) => r.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: this.method }, keyHeader(this.keyed));
+  act = (r: Real, id: number) =>
+    r.call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: this.method }, keyHeader(this.keyed));
   // A payment of the whole amount due (none when nothing is due).
   rule = (invoice: ModelInvoice) =>
     step(invoice, (s) => s === "sent" || s === "overdue", {
       status: "paid",
       paymentMethod: this.method,
-      payments: dueCents(invoice) > 0n ? [...invoice.payments, { cents: dueCents(invoice), method: this.method }] : invoice.payments,
+      payments:
+        dueCents(invoice) > 0n
+          ? [...invoice.payments, { cents: dueCents(invoice), method: this.method }]
+          : invoice.payments,
     });
   override toString = () => `markPaid(#${this.slot}, ${this.method}${this.keyed ? ", keyed" : ""})`;
 }
@@ -362,7 +415,12 @@ type PayAmount = "due" | "half" | "cent" | "over";
 
 /** POST /invoices/{id}/payments of an amount chosen from what the model says is due. */
 class Pay extends OnInvoice {
-  constructor(slot: number, keyed: boolean, readonly amount: PayAmount, readonly method: string) {
+  constructor(
+    slot: number,
+    keyed: boolean,
+    readonly amount: PayAmount,
+    readonly method: string,
+  ) {
     super(slot, keyed);
   }
   cents(invoice: ModelInvoice | undefined): bigint {
@@ -371,7 +429,12 @@ class Pay extends OnInvoice {
     return cents > 0n ? cents : 1n;
   }
   act = (r: Real, id: number, invoice: ModelInvoice | undefined) =>
-    r.call("POST", `/invoices/${id}/payments`, { amount: money(this.cents(invoice)), paymentMethod: this.method }, keyHeader(this.keyed));
+    r.call(
+      "POST",
+      `/invoices/${id}/payments`,
+      { amount: money(this.cents(invoice)), paymentMethod: this.method },
+      keyHeader(this.keyed),
+    );
   rule = (invoice: ModelInvoice): Verdict => {
     if (invoice.status !== "sent" && invoice.status !== "overdue") return { status: 422, code: "invalid_transition" };
     const cents = this.cents(invoice);
@@ -393,7 +456,10 @@ class Pay extends OnInvoice {
 
 /** DELETE of the `which`-th payment of the invoice (the model's order is the list's: oldest first). */
 class DeletePayment extends OnInvoice {
-  constructor(slot: number, readonly which: number) {
+  constructor(
+    slot: number,
+    readonly which: number,
+  ) {
     super(slot);
   }
   async act(r: Real, id: number, invoice: ModelInvoice | undefined) {
@@ -409,7 +475,10 @@ class DeletePayment extends OnInvoice {
     const payments = invoice.payments.filter((_, i) => i !== index);
     // A paid invoice reopens: sent (the model's due dates are a month after finalize, never passed).
     const reopen = invoice.status === "paid" ? { status: "sent" as const, paymentMethod: null } : {};
-    return { status: 204, apply: () => void Object.assign(invoice, { payments, version: invoice.version + 1, ...reopen }) };
+    return {
+      status: 204,
+      apply: () => void Object.assign(invoice, { payments, version: invoice.version + 1, ...reopen }),
+    };
   };
   override toString = () => `deletePayment(#${this.slot}, ${this.which})`;
 }
@@ -422,7 +491,9 @@ class Void extends OnInvoice {
 class Delete extends OnInvoice {
   act = (r: Real, id: number) => r.call("DELETE", `/invoices/${id}`);
   rule = (invoice: ModelInvoice): Verdict =>
-    invoice.status !== "draft" ? { status: 422, code: "invoice_not_editable" } : { status: 204, apply: () => void (invoice.deleted = true) };
+    invoice.status !== "draft"
+      ? { status: 422, code: "invoice_not_editable" }
+      : { status: 204, apply: () => void (invoice.deleted = true) };
 }
 
 class List implements Cmd {
@@ -432,7 +503,10 @@ class List implements Cmd {
     const res = await r.call("GET", `/invoices?status=${this.status}&limit=200`);
     expectAnswer(res, 200, undefined, `${this} in the ${runName(r)}`);
     // Newest first; created one after another on a clock that never goes back, so by id descending.
-    const want = m.invoices.filter((i) => !i.deleted && i.status === this.status).map((i) => i.id).sort((a, b) => b - a);
+    const want = m.invoices
+      .filter((i) => !i.deleted && i.status === this.status)
+      .map((i) => i.id)
+      .sort((a, b) => b - a);
     expect(res.body.map((i: { id: number }) => i.id)).toEqual(want);
   }
   toString = () => `list(${this.status})`;
@@ -444,11 +518,15 @@ const lineArb: fc.Arbitrary<LineSpec> = fc.record({
   description: fc.constantFrom("Widget", "Consulting", "Discount", "Ünïcode ✓"),
   quantity: decimalString({ maxWhole: 1000n, maxDecimals: 2, positive: true }),
   unitPrice: decimalString({ maxWhole: 100_000n, maxDecimals: 2 }),
-  taxRate: fc.integer({ min: 0, max: 1_000_000 }).map((n) => `${Math.floor(n / 1_000_000)}.${String(n % 1_000_000).padStart(6, "0")}`),
+  taxRate: fc
+    .integer({ min: 0, max: 1_000_000 })
+    .map((n) => `${Math.floor(n / 1_000_000)}.${String(n % 1_000_000).padStart(6, "0")}`),
 });
 const linesArb = fc.array(lineArb, { maxLength: 3 });
 const payableLinesArb = fc.array(
-  lineArb.chain((line) => decimalString({ maxWhole: 10_000n, maxDecimals: 2, positive: true }).map((unitPrice) => ({ ...line, unitPrice }))),
+  lineArb.chain((line) =>
+    decimalString({ maxWhole: 10_000n, maxDecimals: 2, positive: true }).map((unitPrice) => ({ ...line, unitPrice })),
+  ),
   { minLength: 1, maxLength: 2 },
 );
 const slotArb = fc.nat({ max: 7 });
@@ -460,16 +538,42 @@ const commandsArb = (maxCommands: number) =>
       fc.tuple(linesArb, fc.boolean()).map(([lines, keyed]) => new Create(lines, keyed)),
       fc.tuple(linesArb, fc.boolean()).map(([lines, keyed]) => new Create(lines, keyed)),
       fc.tuple(payableLinesArb, fc.boolean()).map(([lines, keyed]) => new CreateSent(lines, keyed)),
-      fc.constantFrom(["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/finalize"], ["POST", "/send"], ["POST", "/mark-paid"], ["POST", "/void"], ["POST", "/payments"])
+      fc
+        .constantFrom(
+          ["GET", ""],
+          ["PATCH", ""],
+          ["DELETE", ""],
+          ["POST", "/finalize"],
+          ["POST", "/send"],
+          ["POST", "/mark-paid"],
+          ["POST", "/void"],
+          ["POST", "/payments"],
+        )
         .map(([method, suffix]) => new Missing(method!, suffix!)),
       slotArb.map((s) => new Get(s)),
-      fc.tuple(slotArb, linesArb, fc.constantFrom<IfMatch>("none", "current", "current", "stale")).map(([s, lines, ifMatch]) => new Patch(s, lines, ifMatch)),
+      fc
+        .tuple(slotArb, linesArb, fc.constantFrom<IfMatch>("none", "current", "current", "stale"))
+        .map(([s, lines, ifMatch]) => new Patch(s, lines, ifMatch)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Finalize(s, keyed)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Send(s, keyed)),
-      fc.tuple(slotArb, fc.boolean(), fc.constantFrom("cash", "check", "bank_transfer", "other")).map(([s, keyed, method]) => new MarkPaid(s, keyed, method)),
-      fc.tuple(slotArb, fc.boolean(), fc.constantFrom<PayAmount>("due", "half", "half", "cent", "over"), fc.constantFrom("cash", "check"))
+      fc
+        .tuple(slotArb, fc.boolean(), fc.constantFrom("cash", "check", "bank_transfer", "other"))
+        .map(([s, keyed, method]) => new MarkPaid(s, keyed, method)),
+      fc
+        .tuple(
+          slotArb,
+          fc.boolean(),
+          fc.constantFrom<PayAmount>("due", "half", "half", "cent", "over"),
+          fc.constantFrom("cash", "check"),
+        )
         .map(([s, keyed, amount, method]) => new Pay(s, keyed, amount, method)),
-      fc.tuple(slotArb, fc.boolean(), fc.constantFrom<PayAmount>("half", "cent"), fc.constantFrom("bank_transfer", "other"))
+      fc
+        .tuple(
+          slotArb,
+          fc.boolean(),
+          fc.constantFrom<PayAmount>("half", "cent"),
+          fc.constantFrom("bank_transfer", "other"),
+        )
         .map(([s, keyed, amount, method]) => new Pay(s, keyed, amount, method)),
       fc.tuple(slotArb, fc.nat({ max: 3 })).map(([s, which]) => new DeletePayment(s, which)),
       fc.tuple(slotArb, fc.boolean()).map(([s, keyed]) => new Void(s, keyed)),
@@ -533,19 +637,34 @@ async function assertTableIsModel(m: Model, r: Real): Promise<void> {
   const all = await r.user.call("GET", "/invoices?limit=200");
   expect(all.status).toBe(200);
   const live = m.invoices.filter((i) => !i.deleted);
-  expect(all.body.map((i: { id: number }) => i.id).sort((a: number, b: number) => a - b)).toEqual(live.map((i) => i.id));
+  expect(all.body.map((i: { id: number }) => i.id).sort((a: number, b: number) => a - b)).toEqual(
+    live.map((i) => i.id),
+  );
   for (const invoice of live) {
-    expectModel(shown(await r.user.call("GET", `/invoices/${invoice.id}`)), expected(invoice), `the table after the ${runName(r)}`);
+    expectModel(
+      shown(await r.user.call("GET", `/invoices/${invoice.id}`)),
+      expected(invoice),
+      `the table after the ${runName(r)}`,
+    );
     // No payment lost or doubled, and amountPaid is exactly the sum of those counted.
     const payments = await r.user.call("GET", `/invoices/${invoice.id}/payments`);
-    const listed = (payments.body as { amount: string; paymentMethod: string; status: string }[]).map((p) => [p.amount, p.paymentMethod, p.status]);
+    const listed = (payments.body as { amount: string; paymentMethod: string; status: string }[]).map((p) => [
+      p.amount,
+      p.paymentMethod,
+      p.status,
+    ]);
     expect(listed).toEqual(invoice.payments.map((p) => [money(p.cents), p.method, "succeeded"]));
     const sum = (payments.body as { amount: string }[]).reduce((total, p) => total + scaledDigits(p.amount, 2), 0n);
     expect(money(sum)).toBe((await r.user.call("GET", `/invoices/${invoice.id}`)).body.amountPaid);
   }
-  const numbers = all.body.map((i: { invoiceNumber: string | null }) => i.invoiceNumber).filter(Boolean).sort();
+  const numbers = all.body
+    .map((i: { invoiceNumber: string | null }) => i.invoiceNumber)
+    .filter(Boolean)
+    .sort();
   expect(numbers).toEqual(Array.from({ length: m.lastNumber }, (_, i) => `INV-${String(i + 1).padStart(6, "0")}`));
-  const counter = await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: counterKey(r.user.userId, "invoiceNumber"), ConsistentRead: true }));
+  const counter = await env.deps.db.doc.send(
+    new GetCommand({ TableName: env.tableName, Key: counterKey(r.user.userId, "invoiceNumber"), ConsistentRead: true }),
+  );
   expect(Number(counter.Item?.value ?? 0)).toBe(m.lastNumber);
 }
 
@@ -555,37 +674,52 @@ describe("invoices against the reference model", () => {
     const real = await newReal(false);
     const model: Model = { invoices: [], lastNumber: 0 };
     const line: LineSpec = { description: "Widget", quantity: "2", unitPrice: "10.50", taxRate: "0.190000" };
-    const cmds = [new Create([line], false), new Finalize(0), new Send(0), new MarkPaid(0, true, "cash"), new Void(0), new Get(0)];
+    const cmds = [
+      new Create([line], false),
+      new Finalize(0),
+      new Send(0),
+      new MarkPaid(0, true, "cash"),
+      new Void(0),
+      new Get(0),
+    ];
     await fc.asyncModelRun(() => ({ model, real }), cmds);
     await assertTableIsModel(model, real);
   });
 
-  it("agree on every answer, state and amount", async () => {
-    await fc.assert(
-      fc.asyncProperty(commandsArb(30), async (cmds) => {
-        const real = await newReal(false);
-        const model: Model = { invoices: [], lastNumber: 0 };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        await assertTableIsModel(model, real);
-      }),
-      { numRuns: RUNS, ...budget },
-    );
-  }, TIMEOUT);
-
-  it("agree under random DynamoDB faults: no wrong answer, no half write, no duplicate, no gap", async () => {
-    await fc.assert(
-      fc.asyncProperty(commandsArb(20), fc.integer(), async (cmds, seed) => {
-        const real = await newReal(true);
-        const rule = world.proxy.inject({ match: () => true, fault: chaos(prng(seed)), times: Infinity });
-        const model: Model = { invoices: [], lastNumber: 0 };
-        try {
+  it(
+    "agree on every answer, state and amount",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(commandsArb(30), async (cmds) => {
+          const real = await newReal(false);
+          const model: Model = { invoices: [], lastNumber: 0 };
           await fc.asyncModelRun(() => ({ model, real }), cmds);
-        } finally {
-          rule.remove();
-        }
-        await assertTableIsModel(model, real);
-      }),
-      { numRuns: Math.max(3, Math.ceil(RUNS / 3)), ...budget },
-    );
-  }, TIMEOUT);
+          await assertTableIsModel(model, real);
+        }),
+        { numRuns: RUNS, ...budget },
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "agree under random DynamoDB faults: no wrong answer, no half write, no duplicate, no gap",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(commandsArb(20), fc.integer(), async (cmds, seed) => {
+          const real = await newReal(true);
+          const rule = world.proxy.inject({ match: () => true, fault: chaos(prng(seed)), times: Infinity });
+          const model: Model = { invoices: [], lastNumber: 0 };
+          try {
+            await fc.asyncModelRun(() => ({ model, real }), cmds);
+          } finally {
+            rule.remove();
+          }
+          await assertTableIsModel(model, real);
+        }),
+        { numRuns: Math.max(3, Math.ceil(RUNS / 3)), ...budget },
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -23,7 +23,11 @@ let alice: TestUser;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({ secretKey: STRIPE_SECRET, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url });
+  const payments = createStripeCardProcessor({
+    secretKey: STRIPE_SECRET,
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: fake.url,
+  });
   world = await createFaultyEnv({ extraDeps: { payments } });
   fake.now = () => world.env.clock.now;
   alice = await world.env.user();
@@ -74,8 +78,11 @@ describe("API keys are stored only as hashes", () => {
 describe("no key, token or secret in logs or error bodies", () => {
   it("through keys good and bad, payments, webhooks, public pages, 4xx, 503 and Stripe failures", async () => {
     const lines: string[] = [];
-    const capture = (...args: unknown[]) => void lines.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a) ?? String(a))).join(" "));
-    const spies = (["log", "info", "warn", "error", "debug", "trace"] as const).map((level) => vi.spyOn(console, level).mockImplementation(capture));
+    const capture = (...args: unknown[]) =>
+      void lines.push(args.map((a) => (typeof a === "string" ? a : (JSON.stringify(a) ?? String(a)))).join(" "));
+    const spies = (["log", "info", "warn", "error", "debug", "trace"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation(capture),
+    );
     /** Responses to look into: the error bodies among them must hold no secret. */
     const bodies: TestResponse[] = [];
     const faulty = world.as(alice);
@@ -100,13 +107,22 @@ describe("no key, token or secret in logs or error bodies", () => {
       const made = await alice.call("POST", "/api-keys", { name: "to revoke" });
       await alice.call("DELETE", `/api-keys/${made.body.id}`);
       secrets.push(unknown, made.body.key);
-      for (const authorization of [`Bearer ${unknown}`, `Bearer ${made.body.key}`, unknown, `Basic ${Buffer.from(`x:${unknown}`).toString("base64")}`]) {
+      for (const authorization of [
+        `Bearer ${unknown}`,
+        `Bearer ${made.body.key}`,
+        unknown,
+        `Basic ${Buffer.from(`x:${unknown}`).toString("base64")}`,
+      ]) {
         bodies.push(await request(world.env.app, "GET", "/invoices", undefined, { Authorization: authorization }));
       }
       bodies.push(await request(world.env.app, "GET", `/invoices?api_key=${unknown}&key=${alice.key}`));
 
       // Public pages, their PDF and pay redirect, unknown tokens.
-      for (const path of [`/public/invoices/${invoice.publicToken}`, `/public/invoices/${invoice.publicToken}/pdf`, `/public/invoices/${invoice.publicToken}/pay`]) {
+      for (const path of [
+        `/public/invoices/${invoice.publicToken}`,
+        `/public/invoices/${invoice.publicToken}/pdf`,
+        `/public/invoices/${invoice.publicToken}/pay`,
+      ]) {
         expect((await request(world.env.app, "GET", path)).status).toBeLessThan(400);
       }
       const guessed = randomBytes(24).toString("base64url");
@@ -116,16 +132,30 @@ describe("no key, token or secret in logs or error bodies", () => {
       // Webhooks: a forged signature and a genuine one.
       const opened = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
       const payload = JSON.stringify({
-        id: "evt_sec_1", object: "event", type: "checkout.session.completed", created: Math.floor(world.env.clock.now.getTime() / 1000), livemode: false,
+        id: "evt_sec_1",
+        object: "event",
+        type: "checkout.session.completed",
+        created: Math.floor(world.env.clock.now.getTime() / 1000),
+        livemode: false,
         data: { object: fake.completeSession(opened.cardProcessorCheckoutSessionId) },
       });
-      const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(world.env.clock.now.getTime() / 1000) });
-      bodies.push(await request(world.env.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": "t=1,v1=00" }));
-      const genuine = await request(world.env.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": header });
+      const header = Stripe.webhooks.generateTestHeaderString({
+        payload,
+        secret: WEBHOOK_SECRET,
+        timestamp: Math.floor(world.env.clock.now.getTime() / 1000),
+      });
+      bodies.push(
+        await request(world.env.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": "t=1,v1=00" }),
+      );
+      const genuine = await request(world.env.app, "POST", "/webhooks/card-processor", payload, {
+        "Stripe-Signature": header,
+      });
       expect(genuine.status, lines.join("\n")).toBe(200);
 
       // Validation errors echoing input, with a key in the body.
-      bodies.push(await alice.call("POST", "/clients", { name: alice.key, apiKey: alice.key, email: `${alice.key}@x` }));
+      bodies.push(
+        await alice.call("POST", "/clients", { name: alice.key, apiKey: alice.key, email: `${alice.key}@x` }),
+      );
 
       // DynamoDB failing under requests that carry the key, and under the public page (its URL holds the token).
       const rule = world.proxy.inject({ match: op("GetItem"), fault: "server-error", times: Infinity });
@@ -149,7 +179,8 @@ describe("no key, token or secret in logs or error bodies", () => {
     const log = lines.join("\n");
     for (const secret of secrets) {
       expect(log, `a log line holds ${secret.slice(0, 10)}…`).not.toContain(secret);
-      for (const body of bodies.filter((b) => b.status >= 400)) expect(body.text, `an error body holds ${secret.slice(0, 10)}…`).not.toContain(secret);
+      for (const body of bodies.filter((b) => b.status >= 400))
+        expect(body.text, `an error body holds ${secret.slice(0, 10)}…`).not.toContain(secret);
     }
   });
 });

@@ -18,7 +18,8 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** `npm start`'s command line, as the program to spawn and its arguments. */
 function startCommand(): [string, string[]] {
-  const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+  const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } })
+    .scripts.start;
   const [command, ...args] = script.trim().split(/\s+/);
   return [command === "node" ? process.execPath : join(ROOT, "node_modules/.bin", command!), args];
 }
@@ -50,7 +51,13 @@ afterEach(async () => {
 
 async function start(dataDir: string): Promise<Server> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", CRON_INTERVAL_SECONDS: "0" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    CRON_INTERVAL_SECONDS: "0",
+  };
   delete env.DYNAMODB_ENDPOINT; // its own DynamoDB Local, persisted in DATA_DIR
   const [command, args] = startCommand();
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -130,7 +137,9 @@ describe("npm start under SIGTERM", () => {
     expect(await second.key).toBe(key);
     const stored = new Map<number, string>();
     for (let offset = 0; ; offset += 200) {
-      const res = await fetch(`${second.url}/clients?limit=200&offset=${offset}`, { headers: { Authorization: `Bearer ${key}` } });
+      const res = await fetch(`${second.url}/clients?limit=200&offset=${offset}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBe(200);
       const page = (await res.json()) as { id: number; name: string }[];
       for (const client of page) stored.set(client.id, client.name);

@@ -35,10 +35,18 @@ beforeAll(async () => {
 });
 
 /** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest). */
-const INTRUDER_MAX: Record<string, number> = { clients: 2, invoices: 2, estimates: 1, "recurring-schedules": 1, "api-keys": 2, "webhook-endpoints": 1 };
+const INTRUDER_MAX: Record<string, number> = {
+  clients: 2,
+  invoices: 2,
+  estimates: 1,
+  "recurring-schedules": 1,
+  "api-keys": 2,
+  "webhook-endpoints": 1,
+};
 const onlyIntruders = (path: string, res: TestResponse) => {
   const max = INTRUDER_MAX[path.split("/")[1]!] ?? 0;
-  for (const item of res.body as { id: number }[]) expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);
+  for (const item of res.body as { id: number }[])
+    expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);
 };
 
 const noSecrets = (res: TestResponse) => {
@@ -54,41 +62,58 @@ describe("another user's id", () => {
     }
   });
 
-  it.each(WITH_ID.map((e) => [endpointName(e), e] as const))("%s: 404 not_found as for a missing id, nothing changes", async (name, e) => {
-    const body = VALID_BODIES[name]?.(owned);
-    const before = await partition(env.deps.db, owner.userId);
-    const intruderBefore = await partition(env.deps.db, intruder.userId);
+  it.each(WITH_ID.map((e) => [endpointName(e), e] as const))(
+    "%s: 404 not_found as for a missing id, nothing changes",
+    async (name, e) => {
+      const body = VALID_BODIES[name]?.(owned);
+      const before = await partition(env.deps.db, owner.userId);
+      const intruderBefore = await partition(env.deps.db, intruder.userId);
 
-    const foreign = await intruder.call(e.method, pathOf(e, fixtureParam(e, owned)), body);
-    const missing = await intruder.call(e.method, pathOf(e, "999999"), body);
-    if (foreign.status === 400) {
-      throw new Error(`${name} answered 400 before looking the id up: give it a valid body in VALID_BODIES (test/reliability/endpoints.ts): ${foreign.text}`);
-    }
-    expectProblem(foreign, 404, "not_found");
-    expect([missing.status, missing.body?.code]).toEqual([404, "not_found"]);
-    // Exactly as an id that does not exist: the same title, the same shape (detail names the id).
-    expect(Object.keys(foreign.body).sort()).toEqual(Object.keys(missing.body).sort());
-    expect(foreign.body.title).toBe(missing.body.title);
-    noSecrets(foreign);
+      const foreign = await intruder.call(e.method, pathOf(e, fixtureParam(e, owned)), body);
+      const missing = await intruder.call(e.method, pathOf(e, "999999"), body);
+      if (foreign.status === 400) {
+        throw new Error(
+          `${name} answered 400 before looking the id up: give it a valid body in VALID_BODIES (test/reliability/endpoints.ts): ${foreign.text}`,
+        );
+      }
+      expectProblem(foreign, 404, "not_found");
+      expect([missing.status, missing.body?.code]).toEqual([404, "not_found"]);
+      // Exactly as an id that does not exist: the same title, the same shape (detail names the id).
+      expect(Object.keys(foreign.body).sort()).toEqual(Object.keys(missing.body).sort());
+      expect(foreign.body.title).toBe(missing.body.title);
+      noSecrets(foreign);
 
-    expect(await partition(env.deps.db, owner.userId)).toEqual(before);
-    expect(await partition(env.deps.db, intruder.userId)).toEqual(intruderBefore);
-  });
+      expect(await partition(env.deps.db, owner.userId)).toEqual(before);
+      expect(await partition(env.deps.db, intruder.userId)).toEqual(intruderBefore);
+    },
+  );
 });
 
 describe("lists", () => {
-  const filters = ["", "?status=draft", "?status=sent", "?status=active", "?limit=1", "?offset=1", `?clientId=3`, "?clientId=1&status=sent"];
+  const filters = [
+    "",
+    "?status=draft",
+    "?status=sent",
+    "?status=active",
+    "?limit=1",
+    "?offset=1",
+    `?clientId=3`,
+    "?clientId=1&status=sent",
+  ];
 
-  it.each(LISTS.map((e) => [endpointName(e), e] as const))("%s: only the caller's records, whatever the filters", async (_name, e) => {
-    for (const query of filters) {
-      const res = await intruder.call("GET", `${e.path}${query}`);
-      expect(res.status).toBeLessThan(500);
-      if (res.status !== 200) continue; // a filter that list does not take (e.g. status=active for invoices)
-      noSecrets(res);
-      expect(Array.isArray(res.body)).toBe(true);
-      onlyIntruders(e.path, res);
-    }
-  });
+  it.each(LISTS.map((e) => [endpointName(e), e] as const))(
+    "%s: only the caller's records, whatever the filters",
+    async (_name, e) => {
+      for (const query of filters) {
+        const res = await intruder.call("GET", `${e.path}${query}`);
+        expect(res.status).toBeLessThan(500);
+        if (res.status !== 200) continue; // a filter that list does not take (e.g. status=active for invoices)
+        noSecrets(res);
+        expect(Array.isArray(res.body)).toBe(true);
+        onlyIntruders(e.path, res);
+      }
+    },
+  );
 });
 
 describe("cursors", () => {
@@ -102,27 +127,44 @@ describe("cursors", () => {
     return { cursor: cursor!, offset: next.searchParams.get("offset")! };
   }
 
-  it.each(["/clients", "/invoices", "/estimates", "/recurring-schedules"])("%s: the owner's cursor in the intruder's hands reveals nothing", async (path) => {
-    const { cursor, offset } = await ownerCursor(path);
-    const res = await intruder.call("GET", `${path}?limit=1&offset=${offset}&cursor=${encodeURIComponent(cursor)}`);
-    expect(res.status).toBe(200);
-    noSecrets(res);
-    onlyIntruders(path, res);
-  });
+  it.each(["/clients", "/invoices", "/estimates", "/recurring-schedules"])(
+    "%s: the owner's cursor in the intruder's hands reveals nothing",
+    async (path) => {
+      const { cursor, offset } = await ownerCursor(path);
+      const res = await intruder.call("GET", `${path}?limit=1&offset=${offset}&cursor=${encodeURIComponent(cursor)}`);
+      expect(res.status).toBe(200);
+      noSecrets(res);
+      onlyIntruders(path, res);
+    },
+  );
 
   it("forged cursors (any id, offset, filter, or garbage) only ever reach the caller's own records", async () => {
-    const kinds = { "/clients": "CLIENT", "/invoices": "INVOICE", "/estimates": "ESTIMATE", "/recurring-schedules": "SCHEDULE" } as const;
+    const kinds = {
+      "/clients": "CLIENT",
+      "/invoices": "INVOICE",
+      "/estimates": "ESTIMATE",
+      "/recurring-schedules": "SCHEDULE",
+    } as const;
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...(Object.keys(kinds) as (keyof typeof kinds)[])),
         fc.oneof(
-          fc.record({ o: fc.nat({ max: 5 }), id: fc.integer({ min: -5, max: 10 }), f: fc.constantFrom("INVOICE||", "CLIENT||", "ESTIMATE||", "SCHEDULE||", "x") }).map((d) => encodeCursor(d)),
+          fc
+            .record({
+              o: fc.nat({ max: 5 }),
+              id: fc.integer({ min: -5, max: 10 }),
+              f: fc.constantFrom("INVOICE||", "CLIENT||", "ESTIMATE||", "SCHEDULE||", "x"),
+            })
+            .map((d) => encodeCursor(d)),
           fc.string({ maxLength: 60 }),
           fc.base64String({ maxLength: 80 }),
         ),
         fc.nat({ max: 3 }),
         async (path, cursor, offset) => {
-          const res = await intruder.call("GET", `${path}?limit=2&offset=${offset}&cursor=${encodeURIComponent(cursor)}`);
+          const res = await intruder.call(
+            "GET",
+            `${path}?limit=2&offset=${offset}&cursor=${encodeURIComponent(cursor)}`,
+          );
           expect(res.status).toBe(200);
           noSecrets(res);
           onlyIntruders(path, res);

@@ -25,11 +25,21 @@ beforeAll(async () => {
 });
 
 async function jobsCli(now: string): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "packages/local/src/jobs-cli.ts", "reminders", "--now", now], {
-    cwd: ROOT,
-    env: { ...process.env, DYNAMODB_ENDPOINT: env.endpoint, TABLE_NAME: env.tableName, DATA_DIR: dataDir, PUBLIC_BASE_URL: "https://invoices.example.com" },
-    timeout: 120_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", "tsx", "packages/local/src/jobs-cli.ts", "reminders", "--now", now],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: env.endpoint,
+        TABLE_NAME: env.tableName,
+        DATA_DIR: dataDir,
+        PUBLIC_BASE_URL: "https://invoices.example.com",
+      },
+      timeout: 120_000,
+    },
+  );
   const lines = stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }
@@ -39,17 +49,28 @@ describe("npm run jobs -- reminders --now", () => {
     const user = await env.user();
     const clientId = (await user.call("POST", "/clients", { name: "Stark", email: "ap@stark.test" })).body.id;
     const due = "2026-12-20T00:00:00.000Z";
-    const created = await user.call("POST", "/invoices", { clientId, dueDate: due, lineItems: [{ description: "Armor", unitPrice: "999.99" }] });
+    const created = await user.call("POST", "/invoices", {
+      clientId,
+      dueDate: due,
+      lineItems: [{ description: "Armor", unitPrice: "999.99" }],
+    });
     await user.call("POST", `/invoices/${created.body.id}/finalize`);
     const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
     await env.drainStream(); // the invoice email itself: delivered by the stream subscriber, not by the job
 
-    expect(await jobsCli(addDays(due, -3))).toMatchObject({ job: "reminders", now: addDays(due, -3), changed: 1, sent: 1 });
+    expect(await jobsCli(addDays(due, -3))).toMatchObject({
+      job: "reminders",
+      now: addDays(due, -3),
+      changed: 1,
+      sent: 1,
+    });
     expect(await jobsCli(addDays(due, -3))).toMatchObject({ changed: 0, sent: 0 });
     expect(await jobsCli(addDays(due, 31))).toMatchObject({ changed: 4, sent: 4 });
 
     const outbox = join(dataDir, "outbox");
-    const files = readdirSync(outbox).filter((f) => f.endsWith(".eml")).sort();
+    const files = readdirSync(outbox)
+      .filter((f) => f.endsWith(".eml"))
+      .sort();
     expect(files).toHaveLength(5);
     const mails = await Promise.all(files.map((f) => PostalMime.parse(readFileSync(join(outbox, f), "utf8"))));
     for (const mail of mails) {

@@ -16,7 +16,8 @@ const line = { description: "Consulting", quantity: "10", unitPrice: "150.00", t
 beforeAll(async () => {
   env = await createTestEnv({ now: SEND_TIME });
   alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Globex", email: "ap@globex.test", paymentTermsDays: 30 })).body.id;
+  clientId = (await alice.call("POST", "/clients", { name: "Globex", email: "ap@globex.test", paymentTermsDays: 30 }))
+    .body.id;
 });
 
 /** A sent invoice with the given dueDate, sent at the env clock's time. */
@@ -33,7 +34,9 @@ const runReminders = (now: string) => jobs.reminders!(env.deps, new Date(now));
 
 /** The reminder emails in the env's outbox about this invoice (its public link names it), in order. */
 async function remindersOf(invoice: { publicToken: string }) {
-  const files = readdirSync(env.outboxDir).filter((f) => f.endsWith(".eml")).sort();
+  const files = readdirSync(env.outboxDir)
+    .filter((f) => f.endsWith(".eml"))
+    .sort();
   const mails = await Promise.all(files.map((f) => PostalMime.parse(readFileSync(join(env.outboxDir, f), "utf8"))));
   return mails.filter((m) => m.text?.includes(invoice.publicToken) && /^(Reminder|Overdue):/.test(m.subject ?? ""));
 }
@@ -68,7 +71,9 @@ describe("reminder schedule", () => {
     expect(kinds).toEqual(["on_due", "after_due", "after_due", "after_due"]);
     // Due ten days ago: only +14 and +30 are still ahead.
     const late = await sendInvoice(alice, addDays(SEND_TIME, -10));
-    const times = (await alice.call("GET", `/invoices/${late.id}/reminders`)).body.map((r: { scheduledAt: string }) => r.scheduledAt);
+    const times = (await alice.call("GET", `/invoices/${late.id}/reminders`)).body.map(
+      (r: { scheduledAt: string }) => r.scheduledAt,
+    );
     expect(times).toEqual([addDays(SEND_TIME, 4), addDays(SEND_TIME, 20)]);
     // Due exactly 7 days ago: "later than the send", strictly — the +7 one is not kept.
     const edge = await sendInvoice(alice, addDays(SEND_TIME, -7));
@@ -93,7 +98,8 @@ describe("the reminders job", () => {
     const cid = (await user.call("POST", "/clients", { name: "Initech", email: "client@initech.test" })).body.id;
     const created = await user.call("POST", "/invoices", { clientId: cid, dueDate: due, lineItems: [line] });
     await user.call("POST", `/invoices/${created.body.id}/finalize`);
-    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`, { to: "payables@initech.test" })).body;
+    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`, { to: "payables@initech.test" }))
+      .body;
     const number: string = invoice.invoiceNumber;
 
     const steps: [string, number][] = [
@@ -120,7 +126,11 @@ describe("the reminders job", () => {
     const reminders = (await user.call("GET", `/invoices/${invoice.id}/reminders`)).body;
     expect(reminders.map((r: { status: string }) => r.status)).toEqual(["sent", "sent", "sent", "sent", "sent"]);
     expect(reminders.map((r: { sentAt: string }) => r.sentAt)).toEqual([
-      addDays(due, -3), due, addDays(due, 7), addDays(due, 40), addDays(due, 40),
+      addDays(due, -3),
+      due,
+      addDays(due, 7),
+      addDays(due, 40),
+      addDays(due, 40),
     ]);
 
     const reminderMails = await remindersOf(invoice);
@@ -177,13 +187,21 @@ describe("the reminders job", () => {
     await runReminders(addDays(due, -3)); // the before_due of both goes out
 
     env.clock.set(addDays(due, -2));
-    expect((await user.call("POST", `/invoices/${toPay.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status).toBe(200);
+    expect(
+      (await user.call("POST", `/invoices/${toPay.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status,
+    ).toBe(200);
     expect((await user.call("POST", `/invoices/${toVoid.id}/void`)).status).toBe(200);
     env.clock.set(SEND_TIME);
 
     for (const inv of [toPay, toVoid]) {
       const listed = (await user.call("GET", `/invoices/${inv.id}/reminders`)).body;
-      expect(listed.map((r: { status: string }) => r.status)).toEqual(["sent", "cancelled", "cancelled", "cancelled", "cancelled"]);
+      expect(listed.map((r: { status: string }) => r.status)).toEqual([
+        "sent",
+        "cancelled",
+        "cancelled",
+        "cancelled",
+        "cancelled",
+      ]);
       expect(listed[0].sentAt).toBe(addDays(due, -3));
       expect(listed.slice(1).every((r: { sentAt: unknown }) => r.sentAt === null)).toBe(true);
     }
@@ -193,7 +211,13 @@ describe("the reminders job", () => {
     for (const inv of [toPay, toVoid]) {
       expect(await remindersOf(inv)).toHaveLength(1);
       const listed = (await user.call("GET", `/invoices/${inv.id}/reminders`)).body;
-      expect(listed.map((r: { status: string }) => r.status)).toEqual(["sent", "cancelled", "cancelled", "cancelled", "cancelled"]);
+      expect(listed.map((r: { status: string }) => r.status)).toEqual([
+        "sent",
+        "cancelled",
+        "cancelled",
+        "cancelled",
+        "cancelled",
+      ]);
     }
     // Nothing is left on the due list: a later run changes nothing of theirs.
     const again = await runReminders(addDays(due, 61));

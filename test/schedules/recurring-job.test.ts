@@ -16,12 +16,20 @@ import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 const line = { description: "Retainer", unitPrice: "100.00" };
 const recurring = (deps: Deps, now: string) => jobs.recurring!(deps, new Date(now));
 
-async function world(now: string, client: Record<string, unknown> = { name: "Acme", email: "billing@acme.test", paymentTermsDays: 10 }) {
+async function world(
+  now: string,
+  client: Record<string, unknown> = { name: "Acme", email: "billing@acme.test", paymentTermsDays: 10 },
+) {
   const env = await createTestEnv({ now });
   const user = await env.user();
   const clientId = (await user.call("POST", "/clients", client)).body.id as number;
   const schedule = async (body: Record<string, unknown>) => {
-    const res = await user.call("POST", "/recurring-schedules", { clientId, frequency: "monthly", lineItems: [line], ...body });
+    const res = await user.call("POST", "/recurring-schedules", {
+      clientId,
+      frequency: "monthly",
+      lineItems: [line],
+      ...body,
+    });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
     return res.body as { id: number; [field: string]: unknown };
   };
@@ -48,15 +56,29 @@ describe("month-end anchoring (the issue's acceptance example)", () => {
     }
     const invoices = await invoicesOf(user, s.id);
     expect(invoices.map((i) => i.issueDate)).toEqual([
-      "2027-01-31T00:00:00.000Z", "2027-02-28T00:00:00.000Z", "2027-03-31T00:00:00.000Z", "2027-04-30T00:00:00.000Z",
+      "2027-01-31T00:00:00.000Z",
+      "2027-02-28T00:00:00.000Z",
+      "2027-03-31T00:00:00.000Z",
+      "2027-04-30T00:00:00.000Z",
     ]);
     expect(invoices.map((i) => i.dueDate)).toEqual([
-      "2027-02-10T00:00:00.000Z", "2027-03-10T00:00:00.000Z", "2027-04-10T00:00:00.000Z", "2027-05-10T00:00:00.000Z",
+      "2027-02-10T00:00:00.000Z",
+      "2027-03-10T00:00:00.000Z",
+      "2027-04-10T00:00:00.000Z",
+      "2027-05-10T00:00:00.000Z",
     ]);
     // The invoice is dated at its occurrence, not at the run; it was created by the run.
-    expect(invoices[2]).toMatchObject({ status: "draft", createdAt: "2027-03-31T00:00:00.000Z", recurringScheduleId: s.id, total: "100.00" });
+    expect(invoices[2]).toMatchObject({
+      status: "draft",
+      createdAt: "2027-03-31T00:00:00.000Z",
+      recurringScheduleId: s.id,
+      total: "100.00",
+    });
     expect(await get(user, s.id)).toMatchObject({
-      occurrencesGenerated: 4, lastRunAt: "2027-04-30T00:00:00.000Z", lastInvoiceId: invoices[3].id, nextRunAt: "2027-05-31T00:00:00.000Z",
+      occurrencesGenerated: 4,
+      lastRunAt: "2027-04-30T00:00:00.000Z",
+      lastInvoiceId: invoices[3].id,
+      nextRunAt: "2027-05-31T00:00:00.000Z",
     });
   });
 
@@ -64,7 +86,12 @@ describe("month-end anchoring (the issue's acceptance example)", () => {
     const { env, user, schedule } = await world("2028-01-31T00:00:00.000Z");
     const s = await schedule({ startDate: "2028-01-31" });
     await recurring(env.deps, "2028-05-01T00:00:00.000Z");
-    expect((await invoicesOf(user, s.id)).map((i) => i.issueDate.slice(0, 10))).toEqual(["2028-01-31", "2028-02-29", "2028-03-31", "2028-04-30"]);
+    expect((await invoicesOf(user, s.id)).map((i) => i.issueDate.slice(0, 10))).toEqual([
+      "2028-01-31",
+      "2028-02-29",
+      "2028-03-31",
+      "2028-04-30",
+    ]);
   });
 
   it("an occurrence is due at its exact time (≤ now), not before", async () => {
@@ -85,8 +112,11 @@ describe("catch-up after downtime", () => {
     expect(run).toMatchObject({ changed: 5, generated: 5 });
     const invoices = await invoicesOf(user, s.id);
     expect(invoices.map((i) => i.issueDate)).toEqual([
-      "2027-01-31T10:00:00.000Z", "2027-02-28T10:00:00.000Z", "2027-03-31T10:00:00.000Z",
-      "2027-04-30T10:00:00.000Z", "2027-05-31T10:00:00.000Z",
+      "2027-01-31T10:00:00.000Z",
+      "2027-02-28T10:00:00.000Z",
+      "2027-03-31T10:00:00.000Z",
+      "2027-04-30T10:00:00.000Z",
+      "2027-05-31T10:00:00.000Z",
     ]);
     expect(await get(user, s.id)).toMatchObject({ occurrencesGenerated: 5, nextRunAt: "2027-06-30T10:00:00.000Z" });
     // A repeated run at the same now finds nothing to do.
@@ -106,7 +136,11 @@ describe("exactly once under concurrency", () => {
     const runs = await Promise.all(Array.from({ length: 5 }, () => recurring(env.deps, now)));
 
     // Dec 31 … Feb 9 (41 days); Dec 31 … Feb 4 (6 weeks); Dec 31, Jan 31.
-    const expected = new Map([[daily.id, 41], [weekly.id, 6], [monthly.id, 2]]);
+    const expected = new Map([
+      [daily.id, 41],
+      [weekly.id, 6],
+      [monthly.id, 2],
+    ]);
     for (const [id, count] of expected) {
       const invoices = await invoicesOf(user, id);
       const dates = invoices.map((i) => i.issueDate);
@@ -131,7 +165,12 @@ describe("completion", () => {
     const s = await schedule({ frequency: "weekly", startDate: "2027-01-01", maxOccurrences: 3 });
     const run = await recurring(env.deps, "2027-03-01T00:00:00.000Z");
     expect(run).toMatchObject({ generated: 2, completed: 1 });
-    expect(await get(user, s.id)).toMatchObject({ status: "completed", occurrencesGenerated: 3, nextRunAt: null, lastRunAt: "2027-01-15T00:00:00.000Z" });
+    expect(await get(user, s.id)).toMatchObject({
+      status: "completed",
+      occurrencesGenerated: 3,
+      nextRunAt: null,
+      lastRunAt: "2027-01-15T00:00:00.000Z",
+    });
     expect(await invoicesOf(user, s.id)).toHaveLength(3);
   });
 
@@ -141,7 +180,11 @@ describe("completion", () => {
     await recurring(env.deps, "2027-01-02T12:00:00.000Z");
     expect(await get(user, s.id)).toMatchObject({ status: "active", nextRunAt: "2027-01-03T00:00:00.000Z" });
     await recurring(env.deps, "2027-02-01T00:00:00.000Z");
-    expect((await invoicesOf(user, s.id)).map((i) => i.issueDate.slice(0, 10))).toEqual(["2027-01-01", "2027-01-02", "2027-01-03"]);
+    expect((await invoicesOf(user, s.id)).map((i) => i.issueDate.slice(0, 10))).toEqual([
+      "2027-01-01",
+      "2027-01-02",
+      "2027-01-03",
+    ]);
     expect(await get(user, s.id)).toMatchObject({ status: "completed", nextRunAt: null, occurrencesGenerated: 3 });
   });
 
@@ -191,7 +234,13 @@ describe("autoSend", () => {
     const ctx = { ...env.deps, clock: () => new Date("2027-01-02T00:00:00.000Z"), userId: user.userId };
     const stored = (await findSchedule(ctx, s.id, true))!;
     const client = await requireClient(ctx, stored.clientId);
-    const occurrence = buildOccurrence(ctx, stored, client, await nextId(ctx.db, user.userId, "invoice"), "2027-01-02T00:00:00.000Z");
+    const occurrence = buildOccurrence(
+      ctx,
+      stored,
+      client,
+      await nextId(ctx.db, user.userId, "invoice"),
+      "2027-01-02T00:00:00.000Z",
+    );
     await commit(ctx, advanceWrites(ctx, stored, occurrence));
     expect((await invoicesOf(user, s.id))[0].status).toBe("draft");
     expect(await get(user, s.id)).toMatchObject({ status: "completed" }); // not due any more itself
@@ -207,7 +256,13 @@ describe("autoSend", () => {
     const s = await schedule({ startDate: "2027-01-02", autoSend: true });
     const ctx = { ...env.deps, userId: user.userId };
     const stored = (await findSchedule(ctx, s.id, true))!;
-    const occurrence = buildOccurrence(ctx, stored, await requireClient(ctx, stored.clientId), await nextId(ctx.db, user.userId, "invoice"), "2027-01-02T00:00:00.000Z");
+    const occurrence = buildOccurrence(
+      ctx,
+      stored,
+      await requireClient(ctx, stored.clientId),
+      await nextId(ctx.db, user.userId, "invoice"),
+      "2027-01-02T00:00:00.000Z",
+    );
     await commit(ctx, advanceWrites(ctx, stored, occurrence));
     expect((await user.call("POST", `/invoices/${occurrence.invoice.id}/void`)).status).toBe(200);
     const run = await recurring(env.deps, "2027-01-02T01:00:00.000Z");

@@ -13,7 +13,14 @@ let acme: number; // EUR, 14 days, with email
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
-  acme = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", currency: "EUR", paymentTermsDays: 14 })).body.id;
+  acme = (
+    await alice.call("POST", "/clients", {
+      name: "Acme",
+      email: "billing@acme.test",
+      currency: "EUR",
+      paymentTermsDays: 14,
+    })
+  ).body.id;
 });
 
 // Each test starts at the same instant; tests that move time set it themselves.
@@ -24,14 +31,41 @@ const line = { description: "Hosting", quantity: "3", unitPrice: "19.99", taxRat
 const FUTURE = "2026-12-01";
 
 const FIELDS = [
-  "id", "clientId", "status", "frequency", "startDate", "endDate", "maxOccurrences", "occurrencesGenerated",
-  "nextRunAt", "lastRunAt", "lastInvoiceId", "autoSend", "paymentTermsDays", "currency", "notes", "terms",
-  "taxExemptionReason", "buyerReference", "purchaseOrderReference", "lineItems", "subtotal", "taxTotal", "total",
-  "taxBreakdown", "createdAt", "updatedAt",
+  "id",
+  "clientId",
+  "status",
+  "frequency",
+  "startDate",
+  "endDate",
+  "maxOccurrences",
+  "occurrencesGenerated",
+  "nextRunAt",
+  "lastRunAt",
+  "lastInvoiceId",
+  "autoSend",
+  "paymentTermsDays",
+  "currency",
+  "notes",
+  "terms",
+  "taxExemptionReason",
+  "buyerReference",
+  "purchaseOrderReference",
+  "lineItems",
+  "subtotal",
+  "taxTotal",
+  "total",
+  "taxBreakdown",
+  "createdAt",
+  "updatedAt",
 ];
 
 async function createSchedule(user: TestUser, body: Record<string, unknown>) {
-  const res = await user.call("POST", "/recurring-schedules", { clientId: acme, frequency: "monthly", lineItems: [line], ...body });
+  const res = await user.call("POST", "/recurring-schedules", {
+    clientId: acme,
+    frequency: "monthly",
+    lineItems: [line],
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
   return res.body;
 }
@@ -46,7 +80,12 @@ async function invoicesOf(user: TestUser, scheduleId: number) {
 
 describe("POST /recurring-schedules", () => {
   it("with a future startDate: 201, Location, every field present, defaults from the client, no invoice yet", async () => {
-    const res = await alice.call("POST", "/recurring-schedules", { clientId: acme, frequency: "monthly", startDate: FUTURE, lineItems: [line] });
+    const res = await alice.call("POST", "/recurring-schedules", {
+      clientId: acme,
+      frequency: "monthly",
+      startDate: FUTURE,
+      lineItems: [line],
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("location")).toBe(`/recurring-schedules/${res.body.id}`);
     expect(res.headers.get("etag")).toBe('"1"');
@@ -71,7 +110,18 @@ describe("POST /recurring-schedules", () => {
       taxExemptionReason: null,
       buyerReference: null,
       purchaseOrderReference: null,
-      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 }],
+      lineItems: [
+        {
+          id: 1,
+          description: "Hosting",
+          quantity: "3.00",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+          taxCategory: "standard",
+          amount: "59.97",
+          sortOrder: 0,
+        },
+      ],
       subtotal: "59.97",
       taxTotal: "4.95",
       total: "64.92",
@@ -87,24 +137,61 @@ describe("POST /recurring-schedules", () => {
   });
 
   it("without startDate: starts now and generates the first invoice in the same request", async () => {
-    const s = await createSchedule(alice, { frequency: "weekly", notes: "Thanks", terms: "Net 14", currency: "USD", paymentTermsDays: 7 });
+    const s = await createSchedule(alice, {
+      frequency: "weekly",
+      notes: "Thanks",
+      terms: "Net 14",
+      currency: "USD",
+      paymentTermsDays: 7,
+    });
     expect(s).toMatchObject({
-      startDate: NOW, occurrencesGenerated: 1, lastRunAt: NOW, nextRunAt: "2026-11-29T09:30:00.000Z", status: "active",
+      startDate: NOW,
+      occurrencesGenerated: 1,
+      lastRunAt: NOW,
+      nextRunAt: "2026-11-29T09:30:00.000Z",
+      status: "active",
     });
     const invoices = await invoicesOf(alice, s.id);
     expect(invoices).toHaveLength(1);
     expect(s.lastInvoiceId).toBe(invoices[0].id);
     expect(invoices[0]).toMatchObject({
-      status: "draft", recurringScheduleId: s.id, clientId: acme, clientName: "Acme", clientEmail: "billing@acme.test",
-      currency: "USD", notes: "Thanks", terms: "Net 14", issueDate: NOW, dueDate: "2026-11-29T09:30:00.000Z",
-      subtotal: "59.97", taxTotal: "4.95", total: "64.92", invoiceNumber: null,
-      lineItems: [{ id: 1, description: "Hosting", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 }],
+      status: "draft",
+      recurringScheduleId: s.id,
+      clientId: acme,
+      clientName: "Acme",
+      clientEmail: "billing@acme.test",
+      currency: "USD",
+      notes: "Thanks",
+      terms: "Net 14",
+      issueDate: NOW,
+      dueDate: "2026-11-29T09:30:00.000Z",
+      subtotal: "59.97",
+      taxTotal: "4.95",
+      total: "64.92",
+      invoiceNumber: null,
+      lineItems: [
+        {
+          id: 1,
+          description: "Hosting",
+          quantity: "3.00",
+          unitPrice: "19.99",
+          taxRate: "0.0825",
+          taxCategory: "standard",
+          amount: "59.97",
+          sortOrder: 0,
+        },
+      ],
     });
   });
 
   it('"startDate": "<today>" anchors at today\'s midnight UTC and generates that occurrence at once', async () => {
     const s = await createSchedule(alice, { frequency: "daily", startDate: "2026-11-22" });
-    expect(s).toMatchObject({ startDate: "2026-11-22T00:00:00.000Z", occurrencesGenerated: 1, lastRunAt: "2026-11-22T00:00:00.000Z", nextRunAt: "2026-11-23T00:00:00.000Z" });
+    expect(s).toMatchObject({
+      startDate: "2026-11-22T00:00:00.000Z",
+      occurrencesGenerated: 1,
+      lastRunAt: "2026-11-22T00:00:00.000Z",
+      nextRunAt: "2026-11-23T00:00:00.000Z",
+    });
     const [invoice] = await invoicesOf(alice, s.id);
     expect(invoice.issueDate).toBe("2026-11-22T00:00:00.000Z");
     expect(invoice.dueDate).toBe("2026-12-06T00:00:00.000Z"); // + the client's 14 days
@@ -165,19 +252,39 @@ describe("POST /recurring-schedules", () => {
     const before = (await alice.call("GET", "/recurring-schedules?limit=200")).body.length;
     for (const [body, path] of cases) {
       const problem = expectProblem(await alice.call("POST", "/recurring-schedules", body), 400, "validation_error");
-      expect(problem.errors!.map((e) => e.path), JSON.stringify(body)).toContain(path);
+      expect(
+        problem.errors!.map((e) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     expect((await alice.call("GET", "/recurring-schedules?limit=200")).body).toHaveLength(before); // nothing was created
   });
 
   it("an unknown client is 422 client_not_found, another user's client too", async () => {
-    expectProblem(await alice.call("POST", "/recurring-schedules", { clientId: 999_999, frequency: "monthly", lineItems: [line] }), 422, "client_not_found");
+    expectProblem(
+      await alice.call("POST", "/recurring-schedules", { clientId: 999_999, frequency: "monthly", lineItems: [line] }),
+      422,
+      "client_not_found",
+    );
     const bob = await env.user();
-    expectProblem(await bob.call("POST", "/recurring-schedules", { clientId: acme, frequency: "monthly", lineItems: [line] }), 422, "client_not_found");
+    expectProblem(
+      await bob.call("POST", "/recurring-schedules", { clientId: acme, frequency: "monthly", lineItems: [line] }),
+      422,
+      "client_not_found",
+    );
   });
 
   it("a body error wins over an unknown client (400 before 422)", async () => {
-    expectProblem(await alice.call("POST", "/recurring-schedules", { clientId: 999_999, frequency: "monthly", lineItems: [line], startDate: "2020-01-01" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("POST", "/recurring-schedules", {
+        clientId: 999_999,
+        frequency: "monthly",
+        lineItems: [line],
+        startDate: "2020-01-01",
+      }),
+      400,
+      "validation_error",
+    );
   });
 });
 
@@ -186,7 +293,8 @@ describe("GET /recurring-schedules", () => {
     const bob = await env.user();
     const c1 = (await bob.call("POST", "/clients", { name: "One" })).body.id;
     const c2 = (await bob.call("POST", "/clients", { name: "Two" })).body.id;
-    const mk = (clientId: number) => bob.call("POST", "/recurring-schedules", { clientId, frequency: "daily", startDate: FUTURE, lineItems: [line] });
+    const mk = (clientId: number) =>
+      bob.call("POST", "/recurring-schedules", { clientId, frequency: "daily", startDate: FUTURE, lineItems: [line] });
     const ids: number[] = [];
     for (const c of [c1, c2, c1, c2, c1]) ids.push((await mk(c)).body.id);
     await bob.call("POST", `/recurring-schedules/${ids[0]}/pause`);
@@ -223,7 +331,8 @@ describe("tenancy", () => {
     expectProblem(await mallory.call("GET", path), 404, "not_found");
     expectProblem(await mallory.call("PATCH", path, { notes: "mine" }), 404, "not_found");
     expectProblem(await mallory.call("DELETE", path), 404, "not_found");
-    for (const action of ["pause", "resume", "cancel"]) expectProblem(await mallory.call("POST", `${path}/${action}`), 404, "not_found");
+    for (const action of ["pause", "resume", "cancel"])
+      expectProblem(await mallory.call("POST", `${path}/${action}`), 404, "not_found");
     expect((await mallory.call("GET", "/recurring-schedules")).body).toEqual([]);
     expect((await alice.call("GET", path)).body).toEqual(s);
     expectProblem(await alice.call("GET", "/recurring-schedules/0"), 400, "validation_error");
@@ -236,15 +345,32 @@ describe("PATCH /recurring-schedules/{id}", () => {
     const s = await createSchedule(alice, {}); // first invoice generated now
     env.clock.set("2026-11-22T10:00:00.000Z");
     const res = await alice.call("PATCH", `/recurring-schedules/${s.id}`, {
-      notes: "New notes", terms: null, currency: "GBP", paymentTermsDays: 30, autoSend: true,
-      lineItems: [{ description: "A", unitPrice: "10.00" }, { description: "B", quantity: 2, unitPrice: 5, taxRate: "0.5" }],
+      notes: "New notes",
+      terms: null,
+      currency: "GBP",
+      paymentTermsDays: 30,
+      autoSend: true,
+      lineItems: [
+        { description: "A", unitPrice: "10.00" },
+        { description: "B", quantity: 2, unitPrice: 5, taxRate: "0.5" },
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).toBe('"2"');
     expect(res.body).toMatchObject({
-      notes: "New notes", terms: null, currency: "GBP", paymentTermsDays: 30, autoSend: true,
-      subtotal: "20.00", taxTotal: "5.00", total: "25.00", updatedAt: "2026-11-22T10:00:00.000Z", createdAt: NOW,
-      occurrencesGenerated: 1, nextRunAt: s.nextRunAt, status: "active",
+      notes: "New notes",
+      terms: null,
+      currency: "GBP",
+      paymentTermsDays: 30,
+      autoSend: true,
+      subtotal: "20.00",
+      taxTotal: "5.00",
+      total: "25.00",
+      updatedAt: "2026-11-22T10:00:00.000Z",
+      createdAt: NOW,
+      occurrencesGenerated: 1,
+      nextRunAt: s.nextRunAt,
+      status: "active",
     });
     expect(res.body.lineItems.map((l: { id: number }) => l.id)).toEqual([2, 3]);
     const same = await alice.call("PATCH", `/recurring-schedules/${s.id}`, {});
@@ -259,16 +385,36 @@ describe("PATCH /recurring-schedules/{id}", () => {
     const other = (await alice.call("POST", "/clients", { name: "Other" })).body.id;
     const started = await createSchedule(alice, {});
     for (const body of [{ frequency: "weekly" }, { startDate: "2026-12-24" }, { clientId: other }]) {
-      expectProblem(await alice.call("PATCH", `/recurring-schedules/${started.id}`, body), 422, "schedule_not_editable");
+      expectProblem(
+        await alice.call("PATCH", `/recurring-schedules/${started.id}`, body),
+        422,
+        "schedule_not_editable",
+      );
     }
-    const unchanged = await alice.call("PATCH", `/recurring-schedules/${started.id}`, { frequency: "monthly", clientId: acme, notes: "x" });
+    const unchanged = await alice.call("PATCH", `/recurring-schedules/${started.id}`, {
+      frequency: "monthly",
+      clientId: acme,
+      notes: "x",
+    });
     expect(unchanged.status).toBe(200);
 
     const pending = await createSchedule(alice, { startDate: FUTURE });
-    const moved = await alice.call("PATCH", `/recurring-schedules/${pending.id}`, { frequency: "quarterly", startDate: "2027-01-31", clientId: other });
+    const moved = await alice.call("PATCH", `/recurring-schedules/${pending.id}`, {
+      frequency: "quarterly",
+      startDate: "2027-01-31",
+      clientId: other,
+    });
     expect(moved.status).toBe(200);
-    expect(moved.body).toMatchObject({ frequency: "quarterly", startDate: "2027-01-31T00:00:00.000Z", nextRunAt: "2027-01-31T00:00:00.000Z", clientId: other, occurrencesGenerated: 0 });
-    expect((await alice.call("GET", `/recurring-schedules?clientId=${other}`)).body.map((x: { id: number }) => x.id)).toContain(pending.id);
+    expect(moved.body).toMatchObject({
+      frequency: "quarterly",
+      startDate: "2027-01-31T00:00:00.000Z",
+      nextRunAt: "2027-01-31T00:00:00.000Z",
+      clientId: other,
+      occurrencesGenerated: 0,
+    });
+    expect(
+      (await alice.call("GET", `/recurring-schedules?clientId=${other}`)).body.map((x: { id: number }) => x.id),
+    ).toContain(pending.id);
   });
 
   it("validates dates: startDate before today and endDate before startDate are 400", async () => {
@@ -276,7 +422,11 @@ describe("PATCH /recurring-schedules/{id}", () => {
     const path = `/recurring-schedules/${s.id}`;
     expectProblem(await alice.call("PATCH", path, { startDate: "2026-11-21" }), 400, "validation_error");
     expectProblem(await alice.call("PATCH", path, { endDate: "2026-12-09" }), 400, "validation_error");
-    expectProblem(await alice.call("PATCH", path, { startDate: "2026-12-20", endDate: "2026-12-19" }), 400, "validation_error");
+    expectProblem(
+      await alice.call("PATCH", path, { startDate: "2026-12-20", endDate: "2026-12-19" }),
+      400,
+      "validation_error",
+    );
     expectProblem(await alice.call("PATCH", path, { maxOccurrences: 0 }), 400, "validation_error");
     expectProblem(await alice.call("PATCH", path, { lineItems: [] }), 400, "validation_error");
     expectProblem(await alice.call("PATCH", path, { status: "paused" }), 400, "validation_error");
@@ -292,7 +442,11 @@ describe("PATCH /recurring-schedules/{id}", () => {
     const a = await createSchedule(alice, {}); // 1 invoice, next 2026-12-22
     const byMax = await alice.call("PATCH", `/recurring-schedules/${a.id}`, { maxOccurrences: 1 });
     expect(byMax.body).toMatchObject({ status: "completed", nextRunAt: null, maxOccurrences: 1 });
-    expectProblem(await alice.call("PATCH", `/recurring-schedules/${a.id}`, { notes: "late" }), 422, "schedule_not_editable");
+    expectProblem(
+      await alice.call("PATCH", `/recurring-schedules/${a.id}`, { notes: "late" }),
+      422,
+      "schedule_not_editable",
+    );
 
     const b = await createSchedule(alice, {});
     const byEnd = await alice.call("PATCH", `/recurring-schedules/${b.id}`, { endDate: "2026-12-21T23:59:59Z" });
@@ -356,18 +510,29 @@ describe("pause / resume / cancel", () => {
     expectProblem(await alice.call("POST", `${path}/pause`), 422, "invalid_transition");
     expectProblem(await alice.call("POST", `${path}/pause`, { reason: "x" }), 400, "validation_error");
     const resumed = await alice.call("POST", `${path}/resume`);
-    expect(resumed.body).toMatchObject({ status: "active", nextRunAt: "2026-12-01T00:00:00.000Z", occurrencesGenerated: 0 });
+    expect(resumed.body).toMatchObject({
+      status: "active",
+      nextRunAt: "2026-12-01T00:00:00.000Z",
+      occurrencesGenerated: 0,
+    });
     const cancelled = await alice.call("POST", `${path}/cancel`);
     expect(cancelled.body).toMatchObject({ status: "cancelled", nextRunAt: null });
-    for (const action of ["pause", "resume", "cancel"]) expectProblem(await alice.call("POST", `${path}/${action}`), 422, "invalid_transition");
+    for (const action of ["pause", "resume", "cancel"])
+      expectProblem(await alice.call("POST", `${path}/${action}`), 422, "invalid_transition");
 
     const completed = await createSchedule(alice, { maxOccurrences: 1 });
     for (const action of ["pause", "resume", "cancel"]) {
-      expectProblem(await alice.call("POST", `/recurring-schedules/${completed.id}/${action}`), 422, "invalid_transition");
+      expectProblem(
+        await alice.call("POST", `/recurring-schedules/${completed.id}/${action}`),
+        422,
+        "invalid_transition",
+      );
     }
     const pausedThenCancelled = await createSchedule(alice, { startDate: FUTURE });
     await alice.call("POST", `/recurring-schedules/${pausedThenCancelled.id}/pause`);
-    expect((await alice.call("POST", `/recurring-schedules/${pausedThenCancelled.id}/cancel`)).body.status).toBe("cancelled");
+    expect((await alice.call("POST", `/recurring-schedules/${pausedThenCancelled.id}/cancel`)).body.status).toBe(
+      "cancelled",
+    );
   });
 
   it("resume skips the occurrences missed while paused, uncounted, and continues at the first one at or after now", async () => {
@@ -375,7 +540,14 @@ describe("pause / resume / cancel", () => {
     const own = await createTestEnv({ now: "2027-01-31T08:00:00.000Z" });
     const carol = await own.user();
     const client = (await carol.call("POST", "/clients", { name: "Carol's client" })).body.id;
-    const s = (await carol.call("POST", "/recurring-schedules", { clientId: client, frequency: "monthly", startDate: "2027-01-31", lineItems: [line] })).body;
+    const s = (
+      await carol.call("POST", "/recurring-schedules", {
+        clientId: client,
+        frequency: "monthly",
+        startDate: "2027-01-31",
+        lineItems: [line],
+      })
+    ).body;
     expect(s.occurrencesGenerated).toBe(1); // Jan 31, at once
     await carol.call("POST", `/recurring-schedules/${s.id}/pause`);
     // The job, while paused, generates nothing.
@@ -386,7 +558,12 @@ describe("pause / resume / cancel", () => {
     own.clock.set("2027-04-10T12:00:00.000Z");
     const resumed = await carol.call("POST", `/recurring-schedules/${s.id}/resume`);
     // Feb 28 and Mar 31 are skipped; Apr 30 is next (clamped from the 31st, not from Feb's 28th).
-    expect(resumed.body).toMatchObject({ status: "active", occurrencesGenerated: 1, nextRunAt: "2027-04-30T00:00:00.000Z", lastRunAt: "2027-01-31T00:00:00.000Z" });
+    expect(resumed.body).toMatchObject({
+      status: "active",
+      occurrencesGenerated: 1,
+      nextRunAt: "2027-04-30T00:00:00.000Z",
+      lastRunAt: "2027-01-31T00:00:00.000Z",
+    });
     const run = await jobs.recurring!(own.deps, new Date("2027-06-01T00:00:00.000Z"));
     expect(run).toMatchObject({ job: "recurring", changed: 2, generated: 2 });
     const dates = (await invoicesOf(carol, s.id)).map((i) => i.issueDate);

@@ -20,7 +20,10 @@ export const BUYER = {
   address: {
     line1: "Abteilung Kreditorenbuchhaltung, Rechnungseingang Zentrale",
     line2: "Industriestraße 117–121, Gebäude C, Tor 4",
-    city: "Frankfurt am Main", postalCode: "60311", region: "Hessen", country: "DE",
+    city: "Frankfurt am Main",
+    postalCode: "60311",
+    region: "Hessen",
+    country: "DE",
   },
 };
 export const LINES = [
@@ -28,4 +31,3 @@ export const LINES = [
   { description: "Printed style guide (books)", quantity: "2", unitPrice: "35.00", taxRate: "0.07" },
   { description: "Hosting, 12 months", quantity: "1", unitPrice: "240.00", taxRate: "0.19" },
 ];
-

@@ -55,7 +55,11 @@ export interface TestResponse {
 export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: string } = {}): Promise<TestEnv> {
   const endpoint = inject("dynamoEndpoint");
   const tableName = `test-${randomUUID()}`;
-  const client = new DynamoDBClient({ endpoint, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   await ensureTable(client, tableName);
   client.destroy();
   const clock = {
@@ -140,5 +144,12 @@ export function expectProblem(res: TestResponse, status: number, code: string) {
   if (!res.headers.get("content-type")?.startsWith("application/problem+json")) {
     throw new Error(`expected application/problem+json, got ${res.headers.get("content-type")}`);
   }
-  return res.body as { type: string; title: string; status: number; detail: string; code: string; errors?: { path: string; message: string }[] };
+  return res.body as {
+    type: string;
+    title: string;
+    status: number;
+    detail: string;
+    code: string;
+    errors?: { path: string; message: string }[];
+  };
 }

@@ -159,7 +159,15 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
       if (req.method === "POST" && typeof key === "string" && idempotent.has(key)) {
         const kept = idempotent.get(key)!;
         if (kept.request !== fingerprint) {
-          return reply(400, stripeError("idempotency_error", "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" + key + "' if you meant to execute a different request."));
+          return reply(
+            400,
+            stripeError(
+              "idempotency_error",
+              "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" +
+                key +
+                "' if you meant to execute a different request.",
+            ),
+          );
         }
         res.setHeader("Idempotent-Replayed", "true");
         return reply(kept.status, kept.body);
@@ -176,7 +184,9 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
         [status, payload] = createRefund(body);
       } else if (req.method === "GET" && path.startsWith("/v1/refunds/")) {
         const refund = refunds.get(decodeURIComponent(path.slice("/v1/refunds/".length)));
-        [status, payload] = refund ? [200, refund] : [404, stripeError("invalid_request_error", "No such refund", "resource_missing")];
+        [status, payload] = refund
+          ? [200, refund]
+          : [404, stripeError("invalid_request_error", "No such refund", "resource_missing")];
       } else if (req.method === "GET" && path.startsWith("/v1/checkout/sessions/")) {
         const session = sessions.get(decodeURIComponent(path.slice("/v1/checkout/sessions/".length)));
         if (session) {
@@ -188,7 +198,8 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
       }
       // Stripe keeps the answer of a key unless the request failed on its side (5xx) or was invalid
       // before it ran; errors of the request itself (400) are kept too, as Stripe does.
-      if (req.method === "POST" && typeof key === "string") idempotent.set(key, { request: fingerprint, status, body: payload });
+      if (req.method === "POST" && typeof key === "string")
+        idempotent.set(key, { request: fingerprint, status, body: payload });
       if (drops && drops.count > 0 && drops.match(req.method ?? "GET", path)) {
         drops.count--;
         req.socket.destroy(); // applied, but the client never hears so
@@ -202,7 +213,13 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
     const line = (body.line_items as Record<string, unknown>[] | undefined)?.[0];
     const price = line?.price_data as Record<string, unknown> | undefined;
     const amount = Number(price?.unit_amount);
-    if (body.mode !== "payment" || !price || !Number.isSafeInteger(amount) || amount < 0 || typeof price.currency !== "string") {
+    if (
+      body.mode !== "payment" ||
+      !price ||
+      !Number.isSafeInteger(amount) ||
+      amount < 0 ||
+      typeof price.currency !== "string"
+    ) {
       return [400, stripeError("invalid_request_error", "Missing required param: line_items[0][price_data].")];
     }
     const quantity = Number(line?.quantity ?? 1);
@@ -234,10 +251,14 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
 
   function expireSession(id: string): [number, unknown] {
     const session = sessions.get(id);
-    if (!session) return [404, stripeError("invalid_request_error", `No such checkout.session: '${id}'`, "resource_missing")];
+    if (!session)
+      return [404, stripeError("invalid_request_error", `No such checkout.session: '${id}'`, "resource_missing")];
     if (session.status === "open" && session.expires_at <= seconds(fake.now())) session.status = "expired";
     if (session.status !== "open") {
-      return [400, stripeError("invalid_request_error", 'Only Checkout Sessions with a status in ["open"] can be expired.')];
+      return [
+        400,
+        stripeError("invalid_request_error", 'Only Checkout Sessions with a status in ["open"] can be expired.'),
+      ];
     }
     session.status = "expired";
     return [200, session];
@@ -247,7 +268,17 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
   function createRefund(body: Record<string, unknown>): [number, unknown] {
     const intent = typeof body.payment_intent === "string" ? paymentIntents.get(body.payment_intent) : undefined;
     if (!intent) {
-      return [400, { error: { type: "invalid_request_error", message: `No such payment_intent: '${String(body.payment_intent)}'`, code: "resource_missing", param: "payment_intent" } }];
+      return [
+        400,
+        {
+          error: {
+            type: "invalid_request_error",
+            message: `No such payment_intent: '${String(body.payment_intent)}'`,
+            code: "resource_missing",
+            param: "payment_intent",
+          },
+        },
+      ];
     }
     const left = intent.amount - intent.amount_refunded;
     const amount = body.amount === undefined ? left : Number(body.amount);
@@ -255,10 +286,28 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
       return [400, { error: { type: "invalid_request_error", message: "Invalid positive integer", param: "amount" } }];
     }
     if (left === 0) {
-      return [400, { error: { type: "invalid_request_error", message: `Charge ${intent.charge} has already been refunded.`, code: "charge_already_refunded" } }];
+      return [
+        400,
+        {
+          error: {
+            type: "invalid_request_error",
+            message: `Charge ${intent.charge} has already been refunded.`,
+            code: "charge_already_refunded",
+          },
+        },
+      ];
     }
     if (amount > left) {
-      return [400, { error: { type: "invalid_request_error", message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, param: "amount" } }];
+      return [
+        400,
+        {
+          error: {
+            type: "invalid_request_error",
+            message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+            param: "amount",
+          },
+        },
+      ];
     }
     intent.amount_refunded += amount;
     const refund: FakeRefund = {
@@ -339,6 +388,10 @@ export function signedStripeEvent(
     type,
     data: { object },
   });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret, timestamp: seconds(options.signedAt ?? options.now) });
+  const header = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret,
+    timestamp: seconds(options.signedAt ?? options.now),
+  });
   return { payload, header };
 }

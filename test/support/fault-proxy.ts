@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /**
@@ -17,9 +23,22 @@ import type { AddressInfo, Socket } from "node:net";
  *   gives up (its request timeout) — the "did my write happen?" case;
  * - `reset-after-write`: forwarded and applied, then the connection is cut before the response.
  */
-export type FaultKind = "throttle" | "provisioned" | "server-error" | "conflict" | "timeout-after-write" | "reset-after-write";
+export type FaultKind =
+  | "throttle"
+  | "provisioned"
+  | "server-error"
+  | "conflict"
+  | "timeout-after-write"
+  | "reset-after-write";
 
-export const FAULT_KINDS: readonly FaultKind[] = ["throttle", "provisioned", "server-error", "conflict", "timeout-after-write", "reset-after-write"];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "throttle",
+  "provisioned",
+  "server-error",
+  "conflict",
+  "timeout-after-write",
+  "reset-after-write",
+];
 
 /** The DynamoDB operation (`TransactWriteItems`, `PutItem`, …) and its JSON body (wire format). */
 // DynamoDB wire JSON of every shape
@@ -100,7 +119,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
-      const operation = String(req.headers["x-amz-target"] ?? "").split(".").pop() ?? "";
+      const operation =
+        String(req.headers["x-amz-target"] ?? "")
+          .split(".")
+          .pop() ?? "";
       let body: unknown;
       try {
         body = JSON.parse(raw.toString("utf8"));
@@ -131,12 +153,23 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     return undefined;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer, body: unknown, fault: FaultKind | undefined) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Buffer,
+    body: unknown,
+    fault: FaultKind | undefined,
+  ) {
     switch (fault) {
       case "throttle":
         return awsError(res, 400, "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
       case "provisioned":
-        return awsError(res, 400, "ProvisionedThroughputExceededException", "The level of configured provisioned throughput for the table was exceeded.");
+        return awsError(
+          res,
+          400,
+          "ProvisionedThroughputExceededException",
+          "The level of configured provisioned throughput for the table was exceeded.",
+        );
       case "server-error":
         return awsError(res, 500, "InternalServerError", "Internal server error");
       case "conflict": {
@@ -145,9 +178,13 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         const reasons = Array.from({ length: count }, (_, i) =>
           i === 0 ? { Code: "TransactionConflict", Message: "Transaction is ongoing for the item" } : { Code: "None" },
         );
-        return awsError(res, 400, "TransactionCanceledException",
+        return awsError(
+          res,
+          400,
+          "TransactionCanceledException",
           `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(", ")}]`,
-          { CancellationReasons: reasons });
+          { CancellationReasons: reasons },
+        );
       }
       case "timeout-after-write":
         await forward(req, raw);
@@ -164,7 +201,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     }
   }
 
-  function forward(req: IncomingMessage, raw: Buffer): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
+  function forward(
+    req: IncomingMessage,
+    raw: Buffer,
+  ): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
     return new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: target.host };
       const out = httpRequest(
@@ -174,7 +214,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           upstreamRes.on("data", (chunk: Buffer) => chunks.push(chunk));
           upstreamRes.on("end", () => {
             const responseHeaders: Record<string, string | string[]> = {};
-            for (const [name, value] of Object.entries(upstreamRes.headers)) if (value !== undefined) responseHeaders[name] = value;
+            for (const [name, value] of Object.entries(upstreamRes.headers))
+              if (value !== undefined) responseHeaders[name] = value;
             resolve({ status: upstreamRes.statusCode ?? 502, headers: responseHeaders, body: Buffer.concat(chunks) });
           });
           upstreamRes.on("error", reject);
@@ -211,8 +252,19 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
 }
 
 /** An error as DynamoDB's JSON protocol sends it: the SDK names the exception from `__type`. */
-function awsError(res: ServerResponse, status: number, type: string, message: string, extra: Record<string, unknown> = {}): void {
-  const body = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message, Message: message, ...extra });
+function awsError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  const body = JSON.stringify({
+    __type: `com.amazonaws.dynamodb.v20120810#${type}`,
+    message,
+    Message: message,
+    ...extra,
+  });
   res.writeHead(status, {
     "Content-Type": "application/x-amz-json-1.0",
     "Content-Length": Buffer.byteLength(body),

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildLineItems, computeTotals, copyLineItems, nextLineId, type LineItemInput } from "../src/documents/line-items";
+import {
+  buildLineItems,
+  computeTotals,
+  copyLineItems,
+  nextLineId,
+  type LineItemInput,
+} from "../src/documents/line-items";
 import { formatScaled } from "../src/money/decimal";
 import { decimalString, exactScaled, referenceRound, scaledDigits } from "./money-reference";
 
@@ -18,7 +24,16 @@ describe("buildLineItems", () => {
   it("computes the API.md example: 3 × 19.99 at 0.0825", () => {
     const lines = buildLineItems([{ description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }], 1);
     expect(lines).toEqual([
-      { id: 1, description: "Widget", quantity: "3.00", unitPrice: "19.99", taxRate: "0.0825", taxCategory: "standard", amount: "59.97", sortOrder: 0 },
+      {
+        id: 1,
+        description: "Widget",
+        quantity: "3.00",
+        unitPrice: "19.99",
+        taxRate: "0.0825",
+        taxCategory: "standard",
+        amount: "59.97",
+        sortOrder: 0,
+      },
     ]);
     expect(computeTotals(lines)).toEqual({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
   });
@@ -32,7 +47,11 @@ describe("buildLineItems", () => {
       ],
       7,
     );
-    expect(lines.map((l) => [l.id, l.sortOrder])).toEqual([[7, 0], [8, 1], [9, 2]]);
+    expect(lines.map((l) => [l.id, l.sortOrder])).toEqual([
+      [7, 0],
+      [8, 1],
+      [9, 2],
+    ]);
     expect(lines[0]).toMatchObject({ quantity: "1.00", unitPrice: "10.00", taxRate: "0.00", amount: "10.00" });
     expect(lines[1]).toMatchObject({ quantity: "2.50", unitPrice: "0.10", taxRate: "0.10", amount: "0.25" });
     expect(lines[2]).toMatchObject({ quantity: "1.00", unitPrice: "-3.00", taxRate: "0.09975", amount: "-3.00" });
@@ -93,13 +112,21 @@ describe("computeTotals", () => {
 
   it("rounds tax per line, not on the sum", () => {
     // Three lines of 0.10 at 5 %: each tax 0.005 → 0.01, so 0.03 (a tax on the 0.30 sum would be 0.02).
-    const lines = buildLineItems(Array.from({ length: 3 }, () => ({ description: "x", unitPrice: "0.10", taxRate: "0.05" })), 1);
+    const lines = buildLineItems(
+      Array.from({ length: 3 }, () => ({ description: "x", unitPrice: "0.10", taxRate: "0.05" })),
+      1,
+    );
     expect(computeTotals(lines)).toEqual({ subtotal: "0.30", taxTotal: "0.03", total: "0.33" });
   });
 
   it("is exact at the largest invoice the limits allow", () => {
     const lines = buildLineItems(
-      Array.from({ length: 100 }, () => ({ description: "max", quantity: "1000000", unitPrice: "999999999.99", taxRate: "1" })),
+      Array.from({ length: 100 }, () => ({
+        description: "max",
+        quantity: "1000000",
+        unitPrice: "999999999.99",
+        taxRate: "1",
+      })),
       1,
     );
     expect(computeTotals(lines)).toEqual({
@@ -116,16 +143,31 @@ describe("computeTotals", () => {
 
 describe("line ids", () => {
   it("nextLineId is above every id the lines have, and never below the previous next", () => {
-    const lines = buildLineItems([{ description: "a", unitPrice: 1 }, { description: "b", unitPrice: 1 }], 4);
+    const lines = buildLineItems(
+      [
+        { description: "a", unitPrice: 1 },
+        { description: "b", unitPrice: 1 },
+      ],
+      4,
+    );
     expect(nextLineId(lines)).toBe(6);
     expect(nextLineId(lines, 9)).toBe(9);
     expect(nextLineId([])).toBe(1);
   });
 
   it("copyLineItems renumbers from firstId and keeps every amount", () => {
-    const lines = buildLineItems([{ description: "a", unitPrice: "1.50", quantity: "2" }, { description: "b", unitPrice: "-1" }], 5);
+    const lines = buildLineItems(
+      [
+        { description: "a", unitPrice: "1.50", quantity: "2" },
+        { description: "b", unitPrice: "-1" },
+      ],
+      5,
+    );
     const copy = copyLineItems(lines);
-    expect(copy.map((l) => [l.id, l.sortOrder])).toEqual([[1, 0], [2, 1]]);
+    expect(copy.map((l) => [l.id, l.sortOrder])).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
     expect(copy.map(({ id: _id, ...rest }) => rest)).toEqual(lines.map(({ id: _id, ...rest }) => rest));
     expect(copyLineItems(lines, 10).map((l) => l.id)).toEqual([10, 11]);
     expect(lines.map((l) => l.id)).toEqual([5, 6]); // the source is untouched

@@ -36,10 +36,18 @@ export function referenceRound(value: bigint, from: number, to: number): bigint 
  * Decimal strings as a client writes them: optional minus, an integer part up to `maxWhole`, and 0 to
  * `maxDecimals` decimals (so "7", "7.5" and "7.50" all occur). `positive` keeps only values > 0.
  */
-export function decimalString(options: { maxWhole: bigint; maxDecimals: number; positive?: boolean }): fc.Arbitrary<string> {
+export function decimalString(options: {
+  maxWhole: bigint;
+  maxDecimals: number;
+  positive?: boolean;
+}): fc.Arbitrary<string> {
   const digits = new RegExp(`^\\d{0,${options.maxDecimals}}$`);
   return fc
-    .tuple(options.positive ? fc.constant(false) : fc.boolean(), fc.bigInt({ min: 0n, max: options.maxWhole }), fc.stringMatching(digits))
+    .tuple(
+      options.positive ? fc.constant(false) : fc.boolean(),
+      fc.bigInt({ min: 0n, max: options.maxWhole }),
+      fc.stringMatching(digits),
+    )
     .map(([negative, whole, frac]) => `${negative ? "-" : ""}${whole}${frac ? `.${frac}` : ""}`)
     .filter((text) => !options.positive || /[1-9]/.test(text));
 }

@@ -109,7 +109,11 @@ describe("parse and format", () => {
   it("refuses more decimals than allowed (400, never silent rounding), as a string or a number", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom({ parse: parseMoney, scale: 2 }, { parse: parseQuantity, scale: 2 }, { parse: parseTaxRate, scale: 6 }),
+        fc.constantFrom(
+          { parse: parseMoney, scale: 2 },
+          { parse: parseQuantity, scale: 2 },
+          { parse: parseTaxRate, scale: 6 },
+        ),
         fc.bigInt({ min: 0n, max: 999_999n }),
         fc.stringMatching(/^\d{1,8}$/),
         fc.integer({ min: 1, max: 9 }),
@@ -132,7 +136,22 @@ describe("parse and format", () => {
   });
 
   it("refuses what is not a plain decimal", () => {
-    for (const bad of ["", " ", "abc", "1,00", "1e2", "+1", ".5", "5.", "1.2.3", "--1", "0x10", "Infinity", "NaN", "١٢"]) {
+    for (const bad of [
+      "",
+      " ",
+      "abc",
+      "1,00",
+      "1e2",
+      "+1",
+      ".5",
+      "5.",
+      "1.2.3",
+      "--1",
+      "0x10",
+      "Infinity",
+      "NaN",
+      "١٢",
+    ]) {
       expect(parseMoney(bad).ok, JSON.stringify(bad)).toBe(false);
     }
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 1e21, true, null, undefined, {}, [], 10n]) {
@@ -164,14 +183,18 @@ describe("parse and format", () => {
 describe("rounding: half away from zero, to the cent", () => {
   it("divRoundHalfAwayFromZero obeys the rounding law for every numerator", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.constantFrom(2n, 10n, 100n, 1_000_000n, 7n), (n, d) => {
-        const q = divRoundHalfAwayFromZero(n, d);
-        const error = n - q * d; // what rounding dropped or added
-        const twice = (error < 0n ? -error : error) * 2n;
-        expect(twice <= d).toBe(true); // nearest
-        if (twice === d) expect((q < 0n ? -q : q) * d > (n < 0n ? -n : n)).toBe(true); // a tie goes away from zero
-        if (q !== 0n) expect(q < 0n).toBe(n < 0n); // sign kept
-      }),
+      fc.property(
+        fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+        fc.constantFrom(2n, 10n, 100n, 1_000_000n, 7n),
+        (n, d) => {
+          const q = divRoundHalfAwayFromZero(n, d);
+          const error = n - q * d; // what rounding dropped or added
+          const twice = (error < 0n ? -error : error) * 2n;
+          expect(twice <= d).toBe(true); // nearest
+          if (twice === d) expect((q < 0n ? -q : q) * d > (n < 0n ? -n : n)).toBe(true); // a tie goes away from zero
+          if (q !== 0n) expect(q < 0n).toBe(n < 0n); // sign kept
+        },
+      ),
     );
   });
 

@@ -73,16 +73,27 @@ describe("parseTimestamp", () => {
 
   it("reads back every ISO time it writes", () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date("0001-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }), (date) => {
-        expect(parseTimestamp(date.toISOString())).toBe(date.toISOString());
-      }),
+      fc.property(
+        fc.date({
+          min: new Date("0001-01-01T00:00:00.000Z"),
+          max: new Date("9999-12-31T23:59:59.999Z"),
+          noInvalidDate: true,
+        }),
+        (date) => {
+          expect(parseTimestamp(date.toISOString())).toBe(date.toISOString());
+        },
+      ),
     );
   });
 
   it("an offset names the same instant as its UTC time", () => {
     fc.assert(
       fc.property(
-        fc.date({ min: new Date("1970-01-02T00:00:00.000Z"), max: new Date("9998-12-31T00:00:00.000Z"), noInvalidDate: true }),
+        fc.date({
+          min: new Date("1970-01-02T00:00:00.000Z"),
+          max: new Date("9998-12-31T00:00:00.000Z"),
+          noInvalidDate: true,
+        }),
         fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
         (date, offsetMinutes) => {
           // Writes the instant as local time at the offset, the way a client in that zone would.
@@ -97,12 +108,17 @@ describe("parseTimestamp", () => {
 
   it("accepts exactly the real calendar days", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }), (year, month, day) => {
-        const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-        const length = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-        const text = `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
-        expect(parseTimestamp(text)).toBe(day <= length ? `${text}T00:00:00.000Z` : null);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 9999 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 31 }),
+        (year, month, day) => {
+          const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+          const length = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+          const text = `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+          expect(parseTimestamp(text)).toBe(day <= length ? `${text}T00:00:00.000Z` : null);
+        },
+      ),
     );
   });
 });

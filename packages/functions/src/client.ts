@@ -42,7 +42,10 @@ export interface ClientOptions {
   headers?: Record<string, string>;
 }
 
-const asFetch = (f: NonNullable<ClientOptions["fetch"]>): typeof fetch => async (input, init) => f(input, init);
+const asFetch =
+  (f: NonNullable<ClientOptions["fetch"]>): typeof fetch =>
+  async (input, init) =>
+    f(input, init);
 
 /** A client of the API at `baseUrl` (e.g. `http://localhost:3000`) acting with `apiKey`. */
 export function createClient(baseUrl: string, apiKey: string, options: ClientOptions = {}) {

@@ -20,7 +20,9 @@ export function createDeliveryDeps(env: NodeJS.ProcessEnv = process.env): Deps {
   return {
     ...withDocumentRenderer(createDeps(env)),
     outbox: emailTransport(config, env),
-    eventBus: config.eventBusName ? createEventBridgeBus(config.eventBusName, config.region, config.eventBridgeEndpoint) : undefined,
+    eventBus: config.eventBusName
+      ? createEventBridgeBus(config.eventBusName, config.region, config.eventBridgeEndpoint)
+      : undefined,
   };
 }
 

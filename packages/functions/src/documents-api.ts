@@ -11,4 +11,6 @@ import { buildApp } from "./spine";
  * PDF), and the e-invoice writer will join it; its own function keeps both out of the API's bundle.
  * It needs no capability: it reads the table and renders.
  */
-export const handler = handle(buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, ...documentRouteModules]));
+export const handler = handle(
+  buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, ...documentRouteModules]),
+);

@@ -76,9 +76,22 @@ export function idempotency(app: SelfFetch): MiddlewareHandler<AppEnv> {
       case "recover":
         return recover(c, app, ctx, record);
       case "in_use":
-        return runRefused(c, next, ctx, new DomainError("idempotency_key_in_use", "a request with this Idempotency-Key is still running; retry shortly"));
+        return runRefused(
+          c,
+          next,
+          ctx,
+          new DomainError(
+            "idempotency_key_in_use",
+            "a request with this Idempotency-Key is still running; retry shortly",
+          ),
+        );
       case "reused":
-        return runRefused(c, next, ctx, new DomainError("idempotency_key_reused", "this Idempotency-Key was used for another method, path or body"));
+        return runRefused(
+          c,
+          next,
+          ctx,
+          new DomainError("idempotency_key_reused", "this Idempotency-Key was used for another method, path or body"),
+        );
     }
   };
 }
@@ -88,7 +101,9 @@ export function idempotency(app: SelfFetch): MiddlewareHandler<AppEnv> {
  * app acts on (key order and spacing do not make another request). An empty action body is `{}`.
  */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash("sha256").update(`${method} ${path}\n${canonicalJson(body)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest("hex");
 }
 
 /** Output text queued between values, in canonicalJson's work stack. */
@@ -185,7 +200,9 @@ async function recover(c: Context<AppEnv>, app: SelfFetch, ctx: Ctx, record: Key
   if (!path) throw new Error(`cannot rebuild the response of idempotency record ${record.sk}: no result recorded`);
   const url = new URL(path, c.req.url);
   const read = await app.fetch(
-    new Request(url, { headers: { authorization: c.req.header("authorization") ?? "", "x-request-id": c.get("requestId") } }),
+    new Request(url, {
+      headers: { authorization: c.req.header("authorization") ?? "", "x-request-id": c.get("requestId") },
+    }),
     c.env,
   );
   // Gone since (e.g. a draft deleted): there is no result to return, and the change still must not rerun.

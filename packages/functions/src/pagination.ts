@@ -7,7 +7,12 @@ import type { AppEnv } from "./env";
  * A list response: a bare JSON array, with a Link to the next page when this one is full — at the
  * address the caller used (see caller-url.ts), so following it works behind API Gateway or a proxy.
  */
-export function pageResponse<T, R>(c: Context<AppEnv>, page: Page<T>, request: PageRequest, toResource: (item: T) => R): Response {
+export function pageResponse<T, R>(
+  c: Context<AppEnv>,
+  page: Page<T>,
+  request: PageRequest,
+  toResource: (item: T) => R,
+): Response {
   if (page.nextCursor) {
     const url = callerUrl(c);
     url.searchParams.set("offset", String(request.offset + request.limit));

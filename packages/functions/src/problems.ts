@@ -77,11 +77,16 @@ const MAX_MESSAGE_CHARS = 200;
 const MAX_DETAIL_CHARS = 1000;
 
 const capErrors = (errors: readonly FieldError[]): FieldError[] =>
-  errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ path: e.path.slice(0, MAX_MESSAGE_CHARS), message: e.message.slice(0, MAX_MESSAGE_CHARS) }));
+  errors
+    .slice(0, MAX_FIELD_ERRORS)
+    .map((e) => ({ path: e.path.slice(0, MAX_MESSAGE_CHARS), message: e.message.slice(0, MAX_MESSAGE_CHARS) }));
 
 export function validationProblem(errors: readonly FieldError[]): HttpProblem {
   const kept = capErrors(errors);
-  const detail = kept.map((e) => `${e.path || "body"}: ${e.message}`).join("; ").slice(0, MAX_DETAIL_CHARS);
+  const detail = kept
+    .map((e) => `${e.path || "body"}: ${e.message}`)
+    .join("; ")
+    .slice(0, MAX_DETAIL_CHARS);
   return new HttpProblem("validation_error", detail, {}, kept);
 }
 
@@ -125,16 +130,34 @@ export function errorToResponse(c: Context, error: unknown): Response {
   }
   if (isUnavailable(error)) {
     log(c, "warn", "database unavailable", error);
-    return problemResponse(c, "service_unavailable", "the database is unavailable; retry shortly", { "Retry-After": "1" });
+    return problemResponse(c, "service_unavailable", "the database is unavailable; retry shortly", {
+      "Retry-After": "1",
+    });
   }
   log(c, "error", "unhandled error", error);
-  return problemResponse(c, "internal_error", `an unexpected error occurred; request id ${c.get("requestId") ?? "unknown"}`);
+  return problemResponse(
+    c,
+    "internal_error",
+    `an unexpected error occurred; request id ${c.get("requestId") ?? "unknown"}`,
+  );
 }
 
 /** One JSON log line with the request id; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
-  const e = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { value: String(error) };
-  console[level](JSON.stringify({ level, message, requestId: c.get("requestId"), method: c.req.method, path: loggedPath(c.req.path), error: e }));
+  const e =
+    error instanceof Error
+      ? { name: error.name, message: error.message, stack: error.stack }
+      : { value: String(error) };
+  console[level](
+    JSON.stringify({
+      level,
+      message,
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: loggedPath(c.req.path),
+      error: e,
+    }),
+  );
 }
 
 /**

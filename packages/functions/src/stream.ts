@@ -12,6 +12,14 @@ const deps = createDeliveryDeps();
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const outcome = await handleStreamBatch(deps, event.Records as StreamRecord[]);
-  console.log(JSON.stringify({ message: "stream batch", records: event.Records.length, events: outcome.events, emails: outcome.emails, attempts: outcome.attempts }));
+  console.log(
+    JSON.stringify({
+      message: "stream batch",
+      records: event.Records.length,
+      events: outcome.events,
+      emails: outcome.emails,
+      attempts: outcome.attempts,
+    }),
+  );
   return { batchItemFailures: outcome.failedSequenceNumber ? [{ itemIdentifier: outcome.failedSequenceNumber }] : [] };
 }

@@ -39,7 +39,14 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
 }
 
 const streamViewType = (stream: typeof tableDefinition.stream) =>
-  ({ "new-and-old-images": "NEW_AND_OLD_IMAGES", "new-image": "NEW_IMAGE", "old-image": "OLD_IMAGE", "keys-only": "KEYS_ONLY" } as const)[stream];
+  (
+    ({
+      "new-and-old-images": "NEW_AND_OLD_IMAGES",
+      "new-image": "NEW_IMAGE",
+      "old-image": "OLD_IMAGE",
+      "keys-only": "KEYS_ONLY",
+    }) as const
+  )[stream];
 
 /**
  * Creates the table and its TTL setting when missing; when it exists, turns its stream on if a
@@ -49,7 +56,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if (!Table?.StreamSpecification?.StreamEnabled) {
-      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          StreamSpecification: createTableInput(tableName).StreamSpecification,
+        }),
+      );
     }
     return "exists";
   } catch (error) {

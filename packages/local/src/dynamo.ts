@@ -47,7 +47,9 @@ export function freePort(): Promise<number> {
     server.on("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -73,9 +75,16 @@ function spawnBound(host: string, port: number, dbPath: string | undefined): Chi
   const dir = dynamoLocalDir();
   const args = [
     `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
-    "-cp", [join(dir, "DynamoDBLocal.jar"), join(dir, "DynamoDBLocal_lib", "*")].join(process.platform === "win32" ? ";" : ":"),
-    LAUNCHER, host,
-    ...(dbPath ? ["-dbPath", dbPath] : ["-inMemory"]), "-port", String(port), "-sharedDb",
+    "-cp",
+    [join(dir, "DynamoDBLocal.jar"), join(dir, "DynamoDBLocal_lib", "*")].join(
+      process.platform === "win32" ? ";" : ":",
+    ),
+    LAUNCHER,
+    host,
+    ...(dbPath ? ["-dbPath", dbPath] : ["-inMemory"]),
+    "-port",
+    String(port),
+    "-sharedDb",
   ];
   return spawnProcess("java", args, { cwd: dir, stdio: "pipe" });
 }

@@ -22,7 +22,8 @@ export async function openLocalDatabase(options: { allowShared: boolean }): Prom
   if (configured) return { endpoint: configured, stop: async () => {}, startedHere: false };
   if (options.allowShared) {
     const announced = readIfExists(endpointFile());
-    if (announced && (await isReachable(announced))) return { endpoint: announced, stop: async () => {}, startedHere: false };
+    if (announced && (await isReachable(announced)))
+      return { endpoint: announced, stop: async () => {}, startedHere: false };
   }
   const running: RunningDynamo = await startDynamoLocal({ dbPath: dynamoDir() });
   return { endpoint: running.endpoint, stop: running.stop, startedHere: true };
@@ -32,7 +33,11 @@ export async function openLocalDatabase(options: { allowShared: boolean }): Prom
 export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Deps> {
   const env = { ...process.env, ...extraEnv, DYNAMODB_ENDPOINT: endpoint };
   const { tableName, region } = loadConfig(env);
-  const client = new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint,
+    region,
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   try {
     await ensureTable(client, tableName);
   } finally {

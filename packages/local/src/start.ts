@@ -57,7 +57,9 @@ async function main(): Promise<void> {
 
   console.log(`Invoicing API listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);
   console.log(`DynamoDB: ${database.endpoint}${database.startedHere ? ` (DynamoDB Local, data in ${dataDir()})` : ""}`);
-  console.log(`Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}; change stream: read continuously`);
+  console.log(
+    `Jobs: ${interval > 0 ? `every ${interval}s` : "off (CRON_INTERVAL_SECONDS=0)"}; change stream: read continuously`,
+  );
   console.log(`Development API key (user "${DEV_USER}"):`);
   console.log(devKey);
 

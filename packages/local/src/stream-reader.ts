@@ -57,7 +57,9 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
     const ids: string[] = [];
     let start: string | undefined;
     do {
-      const out = await streams.send(new DescribeStreamCommand({ StreamArn: await arn(), ExclusiveStartShardId: start }));
+      const out = await streams.send(
+        new DescribeStreamCommand({ StreamArn: await arn(), ExclusiveStartShardId: start }),
+      );
       for (const shard of out.StreamDescription?.Shards ?? []) if (shard.ShardId) ids.push(shard.ShardId);
       start = out.StreamDescription?.LastEvaluatedShardId;
     } while (start);
@@ -66,11 +68,15 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
 
   async function iterator(shardId: string): Promise<string | undefined> {
     const after = positions.get(shardId);
-    const out = await streams.send(new GetShardIteratorCommand({
-      StreamArn: await arn(),
-      ShardId: shardId,
-      ...(after ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after } : { ShardIteratorType: "TRIM_HORIZON" }),
-    }));
+    const out = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: await arn(),
+        ShardId: shardId,
+        ...(after
+          ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after }
+          : { ShardIteratorType: "TRIM_HORIZON" }),
+      }),
+    );
     return out.ShardIterator;
   }
 
@@ -92,7 +98,13 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       const records = (out.Records ?? []).map(toLambdaRecord);
       if (records.length === 0) break;
       const { failedSequenceNumber } = await handle(records);
-      const done = failedSequenceNumber === undefined ? records : records.slice(0, records.findIndex((r) => r.dynamodb?.SequenceNumber === failedSequenceNumber));
+      const done =
+        failedSequenceNumber === undefined
+          ? records
+          : records.slice(
+              0,
+              records.findIndex((r) => r.dynamodb?.SequenceNumber === failedSequenceNumber),
+            );
       const last = done[done.length - 1]?.dynamodb?.SequenceNumber;
       if (last) positions.set(shardId, last);
       handled += done.length;
@@ -115,7 +127,10 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       const tick = () => {
         running = reader
           .drain()
-          .then(() => undefined, (error: unknown) => log(`stream read failed: ${error instanceof Error ? error.message : String(error)}`))
+          .then(
+            () => undefined,
+            (error: unknown) => log(`stream read failed: ${error instanceof Error ? error.message : String(error)}`),
+          )
           .finally(() => {
             running = undefined;
             if (!stopped) timer = setTimeout(tick, intervalMs);
@@ -151,7 +166,8 @@ export function toLambdaRecord(record: _Record): StreamRecord {
       NewImage: d?.NewImage as never,
       OldImage: d?.OldImage as never,
       SequenceNumber: d?.SequenceNumber,
-      ApproximateCreationDateTime: created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
+      ApproximateCreationDateTime:
+        created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
     },
   };
 }

@@ -2,7 +2,11 @@ import type { Deps } from "@invoicing/core/context";
 import { JOB_NAMES, jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
 
 /** Runs the named jobs once, in order, as of `now`. An unknown name is reported, not faked. */
-export async function runJobs(deps: Deps, names: readonly string[], now: Date): Promise<(JobResult | { job: string; error: string })[]> {
+export async function runJobs(
+  deps: Deps,
+  names: readonly string[],
+  now: Date,
+): Promise<(JobResult | { job: string; error: string })[]> {
   const results: (JobResult | { job: string; error: string })[] = [];
   for (const name of names) {
     const job = (JOB_NAMES as readonly string[]).includes(name) ? jobs[name as JobName] : undefined;

@@ -32,10 +32,20 @@ export const toAddress = (input: AddressInput): Address => ({
 export function readAddress(stored: unknown): Address | null {
   if (stored === null || stored === undefined) return null;
   if (typeof stored === "string") {
-    const lines = stored.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    const lines = stored
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
     if (lines.length === 0) return null;
     const rest = lines.slice(1).join(", ");
-    return { line1: lines[0]!.slice(0, 200), line2: rest ? rest.slice(0, 200) : null, city: null, postalCode: null, region: null, country: null };
+    return {
+      line1: lines[0]!.slice(0, 200),
+      line2: rest ? rest.slice(0, 200) : null,
+      city: null,
+      postalCode: null,
+      region: null,
+      country: null,
+    };
   }
   const a = stored as Partial<Address>;
   return {
@@ -52,6 +62,11 @@ export function readAddress(stored: unknown): Address | null {
 export function addressLines(address: Address | null, countryName: (code: string) => string = (c) => c): string[] {
   if (!address) return [];
   const cityLine = [address.postalCode, address.city].filter(Boolean).join(" ");
-  return [address.line1, address.line2, cityLine || null, address.region, address.country ? countryName(address.country) : null]
-    .filter((l): l is string => !!l);
+  return [
+    address.line1,
+    address.line2,
+    cityLine || null,
+    address.region,
+    address.country ? countryName(address.country) : null,
+  ].filter((l): l is string => !!l);
 }

@@ -58,7 +58,8 @@ export const toClient = (item: ClientItem): Client => ({
 
 export async function createClient(ctx: Ctx, input: ClientInput): Promise<ClientItem> {
   // The profile's defaults apply only to what the request leaves out: read it only then.
-  const profile = input.currency === undefined || input.paymentTermsDays === undefined ? await getProfile(ctx) : undefined;
+  const profile =
+    input.currency === undefined || input.paymentTermsDays === undefined ? await getProfile(ctx) : undefined;
   const id = await nextId(ctx.db, ctx.userId, "client");
   const now = nowIso(ctx);
   const item: ClientItem = {
@@ -75,12 +76,18 @@ export async function createClient(ctx: Ctx, input: ClientInput): Promise<Client
     version: 1,
     refs: 0,
   };
-  await commit(ctx, [{ op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } }], item);
+  await commit(
+    ctx,
+    [{ op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } }],
+    item,
+  );
   return item;
 }
 
 export async function findClient(ctx: Ctx, id: number): Promise<ClientItem | undefined> {
-  const out = await ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: entityKey(ctx.userId, "CLIENT", id) }));
+  const out = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: entityKey(ctx.userId, "CLIENT", id) }),
+  );
   return out.Item as ClientItem | undefined;
 }
 
@@ -110,27 +117,39 @@ export async function updateClient(ctx: Ctx, id: number, patch: ClientPatch, ifM
   const { address, ...rest } = patch;
   const next: ClientItem = { ...current, ...rest, updatedAt: nowIso(ctx), version: current.version + 1 };
   if (address !== undefined) next.address = address ? toAddress(address) : null;
-  await commit(ctx, [{
-    op: putIfVersion(ctx.db.table, next, current.version),
-    onConditionFailed: (old) =>
-      old ? new DomainError("precondition_failed", "the client was changed concurrently; fetch it and retry") : notFound("client", id),
-  }], next);
+  await commit(
+    ctx,
+    [
+      {
+        op: putIfVersion(ctx.db.table, next, current.version),
+        onConditionFailed: (old) =>
+          old
+            ? new DomainError("precondition_failed", "the client was changed concurrently; fetch it and retry")
+            : notFound("client", id),
+      },
+    ],
+    next,
+  );
   return next;
 }
 
 export async function deleteClient(ctx: Ctx, id: number): Promise<void> {
-  await commit(ctx, [{
-    op: {
-      Delete: {
-        TableName: ctx.db.table,
-        Key: entityKey(ctx.userId, "CLIENT", id),
-        ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(refs) OR refs = :zero)",
-        ExpressionAttributeValues: { ":zero": 0 },
+  await commit(ctx, [
+    {
+      op: {
+        Delete: {
+          TableName: ctx.db.table,
+          Key: entityKey(ctx.userId, "CLIENT", id),
+          ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(refs) OR refs = :zero)",
+          ExpressionAttributeValues: { ":zero": 0 },
+        },
       },
+      onConditionFailed: (old) =>
+        old
+          ? new DomainError("client_in_use", `client ${id} is referenced by invoices, estimates or schedules`)
+          : notFound("client", id),
     },
-    onConditionFailed: (old) =>
-      old ? new DomainError("client_in_use", `client ${id} is referenced by invoices, estimates or schedules`) : notFound("client", id),
-  }]);
+  ]);
 }
 
 /**

@@ -27,7 +27,10 @@ export interface DbOptions {
   maxAttempts?: number;
 }
 
-export function createDb(config: Pick<CoreConfig, "tableName" | "dynamoEndpoint" | "region">, options: DbOptions = {}): Db {
+export function createDb(
+  config: Pick<CoreConfig, "tableName" | "dynamoEndpoint" | "region">,
+  options: DbOptions = {},
+): Db {
   const local = Boolean(config.dynamoEndpoint);
   const requestTimeout = options.requestTimeoutMs ?? (local ? 10_000 : 3_000);
   const client = new DynamoDBClient({

@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Db } from "./client";
@@ -106,7 +103,10 @@ async function single(db: Db, write: Write): Promise<void> {
   const token = randomUUID();
   const returnOld = { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
   try {
-    if (Put) await db.doc.send(new PutCommand({ ...guardCondition(Put, token), Item: { ...Put.Item, [WRITE_TOKEN]: token }, ...returnOld }));
+    if (Put)
+      await db.doc.send(
+        new PutCommand({ ...guardCondition(Put, token), Item: { ...Put.Item, [WRITE_TOKEN]: token }, ...returnOld }),
+      );
     else if (Update) await db.doc.send(new UpdateCommand({ ...onceOnlyUpdate(Update, token), ...returnOld }));
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
@@ -149,7 +149,9 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       const failed = reasons.findIndex((r) => r.Code === "ConditionalCheckFailed");
-      const own = reasons.some((r) => r.Code === "ConditionalCheckFailed" && r.Item && writtenBy(unmarshallLoose(r.Item), token));
+      const own = reasons.some(
+        (r) => r.Code === "ConditionalCheckFailed" && r.Item && writtenBy(unmarshallLoose(r.Item), token),
+      );
       if (own) return; // an earlier attempt of this very call applied (see withWriteToken)
       if (failed >= 0) {
         const handler = writes[failed]?.onConditionFailed;

@@ -52,7 +52,13 @@ export async function counterValue(ctx: CounterCtx, counter: string): Promise<nu
  * a resend of this very transaction that finds its own earlier copy applied (a lost response) is
  * told apart from another writer: it fails with AppliedEarlier instead.
  */
-export function takeCounterWrite(ctx: CounterCtx, counter: string, last: number, onTaken: () => Error, token?: string): Write {
+export function takeCounterWrite(
+  ctx: CounterCtx,
+  counter: string,
+  last: number,
+  onTaken: () => Error,
+  token?: string,
+): Write {
   return {
     op: {
       Update: {
@@ -96,7 +102,9 @@ export async function createTakingValues<T>(
 ): Promise<T> {
   for (let n = 1; ; n++) {
     const token = randomUUID();
-    const { writes, result } = await build((counter, last) => takeCounterWrite(ctx, counter, last, () => new Taken(), token));
+    const { writes, result } = await build((counter, last) =>
+      takeCounterWrite(ctx, counter, last, () => new Taken(), token),
+    );
     try {
       await commit(ctx, writes, result);
       return result;

@@ -23,8 +23,16 @@ export interface Meter {
 }
 
 const CAPACITY_COMMANDS = new Set([
-  "GetItemCommand", "PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "QueryCommand", "ScanCommand",
-  "BatchGetItemCommand", "BatchWriteItemCommand", "TransactGetItemsCommand", "TransactWriteItemsCommand",
+  "GetItemCommand",
+  "PutItemCommand",
+  "UpdateItemCommand",
+  "DeleteItemCommand",
+  "QueryCommand",
+  "ScanCommand",
+  "BatchGetItemCommand",
+  "BatchWriteItemCommand",
+  "TransactGetItemsCommand",
+  "TransactWriteItemsCommand",
 ]);
 
 interface CapacityLike {
@@ -33,7 +41,13 @@ interface CapacityLike {
   WriteCapacityUnits?: number;
 }
 
-const READ_COMMANDS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"]);
+const READ_COMMANDS = new Set([
+  "GetItemCommand",
+  "QueryCommand",
+  "ScanCommand",
+  "BatchGetItemCommand",
+  "TransactGetItemsCommand",
+]);
 
 export function attachMeter(doc: DynamoDBDocumentClient, name = `meter-${Math.random().toString(36).slice(2)}`): Meter {
   let inFlight = 0;

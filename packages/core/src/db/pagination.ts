@@ -75,7 +75,9 @@ export async function listPage<T extends { id: number | string }, P extends numb
   q: ListQuery<P>,
   page: PageRequest,
 ): Promise<Page<T>> {
-  const decoded = q.position ? decodePosition(page.cursor, page.offset, q.signature) : decodeCursor(page.cursor, page.offset, q.signature);
+  const decoded = q.position
+    ? decodePosition(page.cursor, page.offset, q.signature)
+    : decodeCursor(page.cursor, page.offset, q.signature);
   const afterId = decoded !== undefined && (!q.position || q.position.valid(decoded)) ? (decoded as P) : undefined;
   let toSkip = afterId === undefined ? page.offset : 0;
   const items: T[] = [];
@@ -142,30 +144,42 @@ export function listEntities<T extends { id: number }>(
   const base = (id: number) => entityKey(userId, kind, id);
   if (filters.clientId !== undefined) {
     const partition = clientPartition(userId, kind, filters.clientId);
-    return listPage<T>(db, {
-      index: "byClient",
-      partitionName: "gsi2pk",
-      partitionValue: partition,
-      filters: filters.status ? { status: filters.status } : undefined,
-      signature,
-      startKey: (id) => ({ ...base(id), gsi2pk: partition, gsi2sk: pad(id) }),
-    }, page);
+    return listPage<T>(
+      db,
+      {
+        index: "byClient",
+        partitionName: "gsi2pk",
+        partitionValue: partition,
+        filters: filters.status ? { status: filters.status } : undefined,
+        signature,
+        startKey: (id) => ({ ...base(id), gsi2pk: partition, gsi2sk: pad(id) }),
+      },
+      page,
+    );
   }
   if (filters.status !== undefined) {
     const partition = statusPartition(userId, kind, filters.status);
-    return listPage<T>(db, {
-      index: "byStatus",
-      partitionName: "gsi1pk",
-      partitionValue: partition,
-      signature,
-      startKey: (id) => ({ ...base(id), gsi1pk: partition, gsi1sk: pad(id) }),
-    }, page);
+    return listPage<T>(
+      db,
+      {
+        index: "byStatus",
+        partitionName: "gsi1pk",
+        partitionValue: partition,
+        signature,
+        startKey: (id) => ({ ...base(id), gsi1pk: partition, gsi1sk: pad(id) }),
+      },
+      page,
+    );
   }
-  return listPage<T>(db, {
-    partitionName: "pk",
-    partitionValue: userPk(userId),
-    skPrefix: `${kind}#`,
-    signature,
-    startKey: base,
-  }, page);
+  return listPage<T>(
+    db,
+    {
+      partitionName: "pk",
+      partitionValue: userPk(userId),
+      skPrefix: `${kind}#`,
+      signature,
+      startKey: base,
+    },
+    page,
+  );
 }

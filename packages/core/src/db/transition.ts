@@ -57,16 +57,21 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
   const token = randomUUID();
   try {
     const out = await ctx.db.doc.send(
-      new UpdateCommand(onceOnlyUpdate({
-        TableName: ctx.db.table,
-        Key: spec.key,
-        UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
-        ConditionExpression: `attribute_exists(pk) AND #status IN (${from.join(", ")})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: "ALL_NEW" as const,
-        ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
-      }, token)),
+      new UpdateCommand(
+        onceOnlyUpdate(
+          {
+            TableName: ctx.db.table,
+            Key: spec.key,
+            UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
+            ConditionExpression: `attribute_exists(pk) AND #status IN (${from.join(", ")})`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: "ALL_NEW" as const,
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+          },
+          token,
+        ),
+      ),
     );
     return out.Attributes as T;
   } catch (error) {
@@ -88,14 +93,20 @@ async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, s
     const next: Record<string, unknown> = { ...current, ...spec.set, version: (current.version as number) + 1 };
     for (const [attr, source] of Object.entries(spec.copy ?? {})) next[attr] = current[source];
     for (const attr of spec.remove ?? []) delete next[attr];
-    await commit(ctx, [{
-      op: putIfVersion(ctx.db.table, next, current.version),
-      onConditionFailed: (old) => {
-        if (!old) return spec.notFound();
-        if (!spec.from.includes(old.status as string)) return spec.invalid(old);
-        return new Raced();
-      },
-    }], next);
+    await commit(
+      ctx,
+      [
+        {
+          op: putIfVersion(ctx.db.table, next, current.version),
+          onConditionFailed: (old) => {
+            if (!old) return spec.notFound();
+            if (!spec.from.includes(old.status as string)) return spec.invalid(old);
+            return new Raced();
+          },
+        },
+      ],
+      next,
+    );
     return next as T;
   });
 }

@@ -37,5 +37,13 @@ export function putIfVersion(
     });
     condition += ` AND #status IN (${statuses.map((_, i) => `:status${i}`).join(", ")})`;
   }
-  return { Put: { TableName: table, Item: item as Record<string, unknown>, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+  return {
+    Put: {
+      TableName: table,
+      Item: item as Record<string, unknown>,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
 }

@@ -46,7 +46,12 @@ export interface DocumentRules {
   notEditable: (item: { id: number; status: string }) => DomainError;
 }
 
-export async function findDocument<T>(ctx: Ctx, kind: DocumentKind, id: number, consistent = false): Promise<T | undefined> {
+export async function findDocument<T>(
+  ctx: Ctx,
+  kind: DocumentKind,
+  id: number,
+  consistent = false,
+): Promise<T | undefined> {
   const out = await ctx.db.doc.send(
     new GetCommand({ TableName: ctx.db.table, Key: entityKey(ctx.userId, kind, id), ConsistentRead: consistent }),
   );
@@ -54,7 +59,12 @@ export async function findDocument<T>(ctx: Ctx, kind: DocumentKind, id: number, 
 }
 
 /** The document, or 404 (another user's id reads exactly as a missing one: the key holds the user). */
-export async function getDocument<T>(ctx: Ctx, rules: Pick<DocumentRules, "kind" | "noun">, id: number, consistent = false): Promise<T> {
+export async function getDocument<T>(
+  ctx: Ctx,
+  rules: Pick<DocumentRules, "kind" | "noun">,
+  id: number,
+  consistent = false,
+): Promise<T> {
   const item = await findDocument<T>(ctx, rules.kind, id, consistent);
   if (!item) throw notFound(rules.noun, id);
   return item;
@@ -91,43 +101,55 @@ export async function patchDocument<T extends DocumentItem>(
   patch: DocumentPatch,
   ifMatch?: string,
 ): Promise<T> {
-  return optimistic(rules.noun, async () => {
-    const current = await getDocument<T>(ctx, rules, id, true);
-    assertIfMatch(ifMatch, current.version);
-    if (!rules.editable.includes(current.status)) throw rules.notEditable(current);
-    if (isEmptyPatch(patch)) return current;
+  return optimistic(
+    rules.noun,
+    async () => {
+      const current = await getDocument<T>(ctx, rules, id, true);
+      assertIfMatch(ifMatch, current.version);
+      if (!rules.editable.includes(current.status)) throw rules.notEditable(current);
+      if (isEmptyPatch(patch)) return current;
 
-    const next: T = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
-    const writes: Write[] = [];
-    if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
-      const client = await requireClient(ctx, patch.clientId);
-      Object.assign(next, clientIndexKeys(ctx.userId, rules.kind, client.id, id), { clientId: client.id, ...clientCopies(client) });
-      writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
-    }
-    const given = patch as Record<string, unknown>;
-    for (const field of rules.fields) {
-      if (given[field] !== undefined) (next as Record<string, unknown>)[field] = given[field];
-    }
-    if (patch.lineItems !== undefined) {
-      next.lineItems = buildLineItems(patch.lineItems, current.nextLineId);
-      next.nextLineId = current.nextLineId + patch.lineItems.length;
-      Object.assign(next, computeTotals(next.lineItems));
-    }
-    rules.derive?.(next);
+      const next: T = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
+      const writes: Write[] = [];
+      if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
+        const client = await requireClient(ctx, patch.clientId);
+        Object.assign(next, clientIndexKeys(ctx.userId, rules.kind, client.id, id), {
+          clientId: client.id,
+          ...clientCopies(client),
+        });
+        writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
+      }
+      const given = patch as Record<string, unknown>;
+      for (const field of rules.fields) {
+        if (given[field] !== undefined) (next as Record<string, unknown>)[field] = given[field];
+      }
+      if (patch.lineItems !== undefined) {
+        next.lineItems = buildLineItems(patch.lineItems, current.nextLineId);
+        next.nextLineId = current.nextLineId + patch.lineItems.length;
+        Object.assign(next, computeTotals(next.lineItems));
+      }
+      rules.derive?.(next);
 
-    await commit(ctx, [
-      {
-        op: putIfVersion(ctx.db.table, next, current.version),
-        onConditionFailed: (old) => {
-          if (!old) return notFound(rules.noun, id);
-          if (!rules.editable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
-          return new Raced(); // with If-Match a 412, without re-applied to the fresh record
-        },
-      },
-      ...writes,
-    ], next);
-    return next;
-  }, { ifMatch });
+      await commit(
+        ctx,
+        [
+          {
+            op: putIfVersion(ctx.db.table, next, current.version),
+            onConditionFailed: (old) => {
+              if (!old) return notFound(rules.noun, id);
+              if (!rules.editable.includes(old.status as string))
+                return rules.notEditable(old as { id: number; status: string });
+              return new Raced(); // with If-Match a 412, without re-applied to the fresh record
+            },
+          },
+          ...writes,
+        ],
+        next,
+      );
+      return next;
+    },
+    { ifMatch },
+  );
 }
 
 export interface DeleteRules extends DocumentRules {
@@ -163,7 +185,8 @@ export async function deleteDocument(ctx: Ctx, rules: DeleteRules, id: number): 
         },
         onConditionFailed: (old) => {
           if (!old) return notFound(rules.noun, id);
-          if (!rules.deletable.includes(old.status as string)) return rules.notEditable(old as { id: number; status: string });
+          if (!rules.deletable.includes(old.status as string))
+            return rules.notEditable(old as { id: number; status: string });
           return new Raced(); // moved to another client meanwhile: read again
         },
       },

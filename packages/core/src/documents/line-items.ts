@@ -18,12 +18,24 @@ import {
 
 /** EN 16931 VAT categories (codes S, Z, E, AE, K, G, O). */
 export const TAX_CATEGORIES = [
-  "standard", "zero_rated", "exempt", "reverse_charge", "intra_community", "export", "outside_scope",
+  "standard",
+  "zero_rated",
+  "exempt",
+  "reverse_charge",
+  "intra_community",
+  "export",
+  "outside_scope",
 ] as const;
 export type TaxCategory = (typeof TAX_CATEGORIES)[number];
 
 /** The categories that charge no tax for a reason the document must state (taxExemptionReason). */
-export const NEEDS_EXEMPTION_REASON: readonly TaxCategory[] = ["exempt", "reverse_charge", "intra_community", "export", "outside_scope"];
+export const NEEDS_EXEMPTION_REASON: readonly TaxCategory[] = [
+  "exempt",
+  "reverse_charge",
+  "intra_community",
+  "export",
+  "outside_scope",
+];
 
 export interface LineItemInput {
   description: string;
@@ -130,7 +142,9 @@ export function taxBreakdown(lines: readonly LineItem[]): TaxBreakdownEntry[] {
     groups.set(key, group);
   }
   return [...groups.values()]
-    .sort((a, b) => (a.rate === b.rate ? (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) : a.rate > b.rate ? -1 : 1))
+    .sort((a, b) =>
+      a.rate === b.rate ? (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) : a.rate > b.rate ? -1 : 1,
+    )
     .map((g) => ({
       taxCategory: g.category,
       taxRate: formatTaxRate(g.rate),

@@ -11,17 +11,23 @@ import { counterValue, MAX_TAKE_ATTEMPTS, takeBackoff, takeCounterWrite } from "
 export type NumberPrefix = "INV" | "EST";
 export type NumberCounter = "invoiceNumber" | "estimateNumber";
 
-export const formatDocumentNumber = (prefix: NumberPrefix, n: number): string => `${prefix}-${String(n).padStart(6, "0")}`;
+export const formatDocumentNumber = (prefix: NumberPrefix, n: number): string =>
+  `${prefix}-${String(n).padStart(6, "0")}`;
 
 /** The last number a user's sequence gave out (0 before the first). */
-export const lastNumber = (ctx: Pick<Ctx, "db" | "userId">, counter: NumberCounter): Promise<number> => counterValue(ctx, counter);
+export const lastNumber = (ctx: Pick<Ctx, "db" | "userId">, counter: NumberCounter): Promise<number> =>
+  counterValue(ctx, counter);
 
 /**
  * The write that takes number `last + 1`, for the document's own transaction. `onTaken` is the
  * error when another writer took it first (the caller's cue to read again and retry).
  */
-export const takeNumberWrite = (ctx: Pick<Ctx, "db" | "userId">, counter: NumberCounter, last: number, onTaken: () => Error): Write =>
-  takeCounterWrite(ctx, counter, last, onTaken);
+export const takeNumberWrite = (
+  ctx: Pick<Ctx, "db" | "userId">,
+  counter: NumberCounter,
+  last: number,
+  onTaken: () => Error,
+): Write => takeCounterWrite(ctx, counter, last, onTaken);
 
 /** Many writers of one sequence retry often; this bounds the waiting and spreads them out. */
 export const MAX_NUMBERING_ATTEMPTS = MAX_TAKE_ATTEMPTS;

@@ -28,7 +28,10 @@ export const clientCopies = (client: Pick<ClientItem, "name" | "email" | "addres
 });
 
 /** The client (or undefined when deleted meanwhile) and the profile, in one round trip. */
-export async function readParties(ctx: Ctx, clientId: number): Promise<{ client: ClientItem | undefined; profile: ProfileItem }> {
+export async function readParties(
+  ctx: Ctx,
+  clientId: number,
+): Promise<{ client: ClientItem | undefined; profile: ProfileItem }> {
   const clientKey = entityKey(ctx.userId, "CLIENT", clientId);
   const found = await batchGet(ctx.db, [clientKey, profileKey(ctx.userId)]);
   return {
@@ -38,7 +41,10 @@ export async function readParties(ctx: Ctx, clientId: number): Promise<{ client:
 }
 
 /** For a document naming a client in its body: an unknown client is 422 client_not_found. */
-export async function requireParties(ctx: Ctx, clientId: number): Promise<{ client: ClientItem; profile: ProfileItem }> {
+export async function requireParties(
+  ctx: Ctx,
+  clientId: number,
+): Promise<{ client: ClientItem; profile: ProfileItem }> {
   const { client, profile } = await readParties(ctx, clientId);
   if (!client) throw clientNotFound(clientId);
   return { client, profile };

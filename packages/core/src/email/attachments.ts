@@ -27,5 +27,7 @@ export async function attachmentsFor(
   const invoice = await getInvoice(ctx, spec.invoiceId, true);
   const view = invoiceView(toInvoice(invoice), await documentAssets(deps, item.userId, invoice), deps);
   const content = await deps.renderPdf(view, deps.clock());
-  return [{ filename: `${invoice.invoiceNumber ?? `invoice-${invoice.id}`}.pdf`, contentType: "application/pdf", content }];
+  return [
+    { filename: `${invoice.invoiceNumber ?? `invoice-${invoice.id}`}.pdf`, contentType: "application/pdf", content },
+  ];
 }

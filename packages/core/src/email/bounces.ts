@@ -47,7 +47,8 @@ export interface EmailFeedback {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | undefined => (typeof value === "string" && value ? value : undefined);
 
 /**
@@ -64,7 +65,9 @@ export function parseSesEvent(event: unknown): EmailFeedback | null {
   const userId = Buffer.from(encodedUser, "base64url").toString("utf8");
   if (!userId) return null;
   const addresses = (list: unknown, field: string): string[] =>
-    Array.isArray(list) ? list.flatMap((r) => (isObject(r) && text(r[field]) ? [text(r[field])!.toLowerCase()] : [])) : [];
+    Array.isArray(list)
+      ? list.flatMap((r) => (isObject(r) && text(r[field]) ? [text(r[field])!.toLowerCase()] : []))
+      : [];
   const eventType = text(event.eventType) ?? text(event.notificationType);
   const fallbackAt = text(event.mail.timestamp) ?? new Date(0).toISOString();
   const destination = Array.isArray(event.mail.destination)
@@ -93,12 +96,22 @@ export function parseSesEvent(event: unknown): EmailFeedback | null {
     };
   }
   if (eventType === "Reject" && isObject(event.reject)) {
-    return { problem: "rejected", detail: text(event.reject.reason) ?? "rejected", at: fallbackAt, outboxId, userId, recipients: destination };
+    return {
+      problem: "rejected",
+      detail: text(event.reject.reason) ?? "rejected",
+      at: fallbackAt,
+      outboxId,
+      userId,
+      recipients: destination,
+    };
   }
   return null;
 }
 
-export const recipientKey = (userId: string, address: string) => ({ pk: userPk(userId), sk: `RECIPIENT#${address.toLowerCase()}` });
+export const recipientKey = (userId: string, address: string) => ({
+  pk: userPk(userId),
+  sk: `RECIPIENT#${address.toLowerCase()}`,
+});
 
 export type FeedbackOutcome = "recorded" | "email_gone";
 
@@ -106,7 +119,10 @@ export type FeedbackOutcome = "recorded" | "email_gone";
  * Marks the email and its recipients, in one transaction. An outbox record that no longer exists
  * (kept 30 days after delivery) still gets its recipients marked.
  */
-export async function recordFeedback(deps: Pick<Deps, "db" | "clock">, feedback: EmailFeedback): Promise<FeedbackOutcome> {
+export async function recordFeedback(
+  deps: Pick<Deps, "db" | "clock">,
+  feedback: EmailFeedback,
+): Promise<FeedbackOutcome> {
   const table = deps.db.table;
   const values = { ":problem": feedback.problem, ":detail": feedback.detail.slice(0, 200), ":at": feedback.at };
   const names = { "#delivery": "delivery" };

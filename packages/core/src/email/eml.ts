@@ -59,7 +59,12 @@ function body(message: EmailMessage): string {
 }
 
 const textPart = (type: string, content: string): string =>
-  [`Content-Type: ${type}; charset=utf-8`, "Content-Transfer-Encoding: quoted-printable", "", quotedPrintable(content)].join(CRLF);
+  [
+    `Content-Type: ${type}; charset=utf-8`,
+    "Content-Transfer-Encoding: quoted-printable",
+    "",
+    quotedPrintable(content),
+  ].join(CRLF);
 
 /** A multipart entity; its boundary is random, and no quoted-printable or base64 line can contain "--=_". */
 function multipart(subtype: string, parts: string[]): string {
@@ -74,7 +79,11 @@ function multipart(subtype: string, parts: string[]): string {
 }
 
 const base64Lines = (bytes: Uint8Array): string =>
-  (Buffer.from(bytes).toString("base64").match(/.{1,76}/g) ?? []).join(CRLF);
+  (
+    Buffer.from(bytes)
+      .toString("base64")
+      .match(/.{1,76}/g) ?? []
+  ).join(CRLF);
 
 /** `Sun, 22 Nov 2026 09:30:00 +0000`. */
 export function rfc5322Date(iso: string): string {
@@ -105,7 +114,9 @@ export function formatAddress(input: string): string {
   const name = match?.[1]?.replace(/^"(.*)"$/, "$1");
   if (!name) return addr;
   const shownName = isPrintableAscii(name)
-    ? /^[A-Za-z0-9 !#$%&'*+/=?^_`{|}~-]+$/.test(name) ? name : `"${name.replace(/(["\\])/g, "\\$1")}"`
+    ? /^[A-Za-z0-9 !#$%&'*+/=?^_`{|}~-]+$/.test(name)
+      ? name
+      : `"${name.replace(/(["\\])/g, "\\$1")}"`
     : encodedWords(name);
   return `${shownName} <${address}>`;
 }
@@ -154,11 +165,7 @@ function fold(line: string): string {
  * characters get soft breaks (`=` at the end) that never split an `=XX`.
  */
 export function quotedPrintable(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .map(encodeQpLine)
-    .join(CRLF);
+  return text.replace(/\r\n?/g, "\n").split("\n").map(encodeQpLine).join(CRLF);
 }
 
 function encodeQpLine(line: string): string {

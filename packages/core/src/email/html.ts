@@ -50,7 +50,9 @@ export function renderEmailHtml(e: EmailLayout): string {
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#eef0f4"><tr><td align="center" style="padding:24px 12px;">`,
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:560px;background-color:#ffffff;border-radius:8px;">`,
     `<tr><td style="padding:28px 32px 8px;">`,
-    e.sender ? `<div style="${FONT}font-size:13px;font-weight:700;letter-spacing:.06em;text-transform:uppercase;color:#60606b;">${escapeHtml(e.sender)}</div>` : "",
+    e.sender
+      ? `<div style="${FONT}font-size:13px;font-weight:700;letter-spacing:.06em;text-transform:uppercase;color:#60606b;">${escapeHtml(e.sender)}</div>`
+      : "",
     `<h1 style="${FONT}margin:10px 0 18px;font-size:22px;line-height:28px;color:#1c1c21;">${escapeHtml(e.heading)}</h1>`,
     ...e.paragraphs.map((t) => p(t)),
     rows

@@ -85,7 +85,12 @@ export interface QueuedEmail {
 type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "publicBaseUrl">;
 
 /** An email for `userId`, queued at `at` (the request's or the job's now). */
-export function queueEmail(deps: OutboxDeps, userId: string, email: OutgoingEmail, at: string = nowIso(deps)): QueuedEmail {
+export function queueEmail(
+  deps: OutboxDeps,
+  userId: string,
+  email: OutgoingEmail,
+  at: string = nowIso(deps),
+): QueuedEmail {
   const id = newMessageId(at);
   const key = outboxKey(userId, id);
   const item: OutboxItem = {
@@ -128,19 +133,27 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
   try {
-    await commit(db, [{
-      op: {
-        Update: {
-          TableName: deps.db.table,
-          Key: key,
-          UpdateExpression: "SET #status = :sending, attempts = :attempt, claimedAt = :now REMOVE duePk, dueSk",
-          ConditionExpression: "#status = :pending AND attempts = :seen",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":sending": "sending", ":pending": "pending", ":attempt": attempt, ":seen": item.attempts, ":now": nowIso(deps) },
+    await commit(db, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: key,
+            UpdateExpression: "SET #status = :sending, attempts = :attempt, claimedAt = :now REMOVE duePk, dueSk",
+            ConditionExpression: "#status = :pending AND attempts = :seen",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":sending": "sending",
+              ":pending": "pending",
+              ":attempt": attempt,
+              ":seen": item.attempts,
+              ":now": nowIso(deps),
+            },
+          },
         },
+        onConditionFailed: () => new ClaimLost(),
       },
-      onConditionFailed: () => new ClaimLost(),
-    }]);
+    ]);
   } catch (error) {
     if (!(error instanceof ClaimLost)) log("outbox claim failed", item, error);
     return "skipped"; // another deliverer has it, or it is already done
@@ -155,21 +168,27 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
     return "failed";
   }
   const now = nowIso(deps);
-  await commit(db, [{
-    op: {
-      Update: {
-        TableName: deps.db.table,
-        Key: key,
-        UpdateExpression: "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl",
-        ConditionExpression: "#status = :sending AND attempts = :attempt",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: {
-          ":sent": "sent", ":sending": "sending", ":attempt": attempt, ":now": now,
-          ":pid": receipt.providerMessageId ?? null, ":ttl": Math.floor(Date.parse(now) / 1000) + KEEP_SENT_SECONDS,
+  await commit(db, [
+    {
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: key,
+          UpdateExpression: "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl",
+          ConditionExpression: "#status = :sending AND attempts = :attempt",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":sent": "sent",
+            ":sending": "sending",
+            ":attempt": attempt,
+            ":now": now,
+            ":pid": receipt.providerMessageId ?? null,
+            ":ttl": Math.floor(Date.parse(now) / 1000) + KEEP_SENT_SECONDS,
+          },
         },
       },
     },
-  }]).catch((error: unknown) => log("email delivered but not recorded as sent", item, error));
+  ]).catch((error: unknown) => log("email delivered but not recorded as sent", item, error));
   return "delivered";
 }
 
@@ -178,25 +197,27 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
   const giveUp = attempt >= MAX_ATTEMPTS;
   const retryAt = new Date(deps.clock().getTime() + RETRY_BASE_MS * 4 ** (attempt - 1)).toISOString();
   const due = dueKeys("outbox", item.userId, item.sk, retryAt);
-  await commit({ db: deps.db }, [{
-    op: {
-      Update: {
-        TableName: deps.db.table,
-        Key: outboxKey(item.userId, item.id),
-        UpdateExpression: giveUp
-          ? "SET #status = :failed, lastError = :error"
-          : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
-        ConditionExpression: "#status = :sending AND attempts = :attempt",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: {
-          ":sending": "sending",
-          ":attempt": attempt,
-          ":error": error instanceof Error ? error.name : "Error",
-          ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+  await commit({ db: deps.db }, [
+    {
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: outboxKey(item.userId, item.id),
+          UpdateExpression: giveUp
+            ? "SET #status = :failed, lastError = :error"
+            : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
+          ConditionExpression: "#status = :sending AND attempts = :attempt",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":sending": "sending",
+            ":attempt": attempt,
+            ":error": error instanceof Error ? error.name : "Error",
+            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+          },
         },
       },
     },
-  }]);
+  ]);
 }
 
 /**
@@ -235,5 +256,12 @@ class ClaimLost extends Error {}
 
 function log(message: string, item: OutboxItem, error: unknown): void {
   // The record's id only: addresses and contents stay out of logs.
-  console.warn(JSON.stringify({ level: "warn", message, outboxId: item.id, error: error instanceof Error ? error.name : String(error) }));
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      message,
+      outboxId: item.id,
+      error: error instanceof Error ? error.name : String(error),
+    }),
+  );
 }

@@ -41,7 +41,11 @@ export const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMA
 /** Refused: the quota is used up. A DomainError, so the HTTP layer answers 429 with Retry-After. */
 export class EmailQuotaExceeded extends DomainError {
   constructor(quota: number, retryAfterSeconds: number) {
-    super("email_quota_exceeded", `at most ${quota} emails in any 24 hours; retry in ${retryAfterSeconds} s`, retryAfterSeconds);
+    super(
+      "email_quota_exceeded",
+      `at most ${quota} emails in any 24 hours; retry in ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+    );
   }
 }
 
@@ -98,7 +102,12 @@ export async function reserveEmails(deps: QuotaDeps, userId: string, at: string,
         TableName: deps.db.table,
         Item: item,
         ConditionExpression: current ? "#version = :seen" : "attribute_not_exists(pk)",
-        ...(current ? { ExpressionAttributeNames: { "#version": "version" }, ExpressionAttributeValues: { ":seen": current.version } } : {}),
+        ...(current
+          ? {
+              ExpressionAttributeNames: { "#version": "version" },
+              ExpressionAttributeValues: { ":seen": current.version },
+            }
+          : {}),
       },
     },
     onConditionFailed: () => new EmailQuotaRaced(),

@@ -39,7 +39,8 @@ function parts(e: EmailLayout): { text: string; html: string } {
   return { text: textOf(e), html: renderEmailHtml(e) };
 }
 
-const signature = (seller: Seller | null | undefined) => `${THANKS}\n${seller?.businessName ?? seller?.legalName ?? ""}`.trim();
+const signature = (seller: Seller | null | undefined) =>
+  `${THANKS}\n${seller?.businessName ?? seller?.legalName ?? ""}`.trim();
 
 /** The invoice itself, on send: to the send's recipient, with the public link and the PDF attached. */
 export function invoiceEmail(deps: LinkDeps, invoice: InvoiceItem, to: string): OutgoingEmail {
@@ -55,7 +56,10 @@ export function invoiceEmail(deps: LinkDeps, invoice: InvoiceItem, to: string): 
       preheader: `Invoice ${number} for ${total}, due ${due}.`,
       sender: invoice.seller?.businessName ?? null,
       heading: `Invoice ${number}`,
-      paragraphs: [`Hello ${invoice.clientName},`, `Here is invoice ${number} for ${total}, due on ${due}. The PDF is attached.`],
+      paragraphs: [
+        `Hello ${invoice.clientName},`,
+        `Here is invoice ${number} for ${total}, due on ${due}. The PDF is attached.`,
+      ],
       summary: [
         { label: "Invoice", value: number },
         { label: "Issue date", value: displayDate(invoice.issueDate) },
@@ -85,8 +89,14 @@ export function reminderEmail(deps: LinkDeps, invoice: InvoiceItem, now: string,
     today < dueDay
       ? [`Reminder: invoice ${number} is due on ${due}`, `A friendly reminder that invoice ${number} is due on ${due}.`]
       : today === dueDay
-        ? [`Reminder: invoice ${number} is due today`, `A friendly reminder that invoice ${number} is due today (${due}).`]
-        : [`Overdue: invoice ${number} was due on ${due}`, `Our records show that invoice ${number} was due on ${due} and has not been paid yet.`];
+        ? [
+            `Reminder: invoice ${number} is due today`,
+            `A friendly reminder that invoice ${number} is due today (${due}).`,
+          ]
+        : [
+            `Overdue: invoice ${number} was due on ${due}`,
+            `Our records show that invoice ${number} was due on ${due} and has not been paid yet.`,
+          ];
   const link = publicInvoiceUrl(deps, invoice.publicToken);
   return {
     to,
@@ -119,7 +129,10 @@ export function estimateEmail(
   const number = estimate.estimateNumber ?? "";
   const total = displayMoney(estimate.total, estimate.currency);
   const validity = estimate.validUntil ? ` It is valid until ${displayDate(estimate.validUntil)}.` : "";
-  const summary = [{ label: "Estimate", value: number }, { label: "Total", value: total, strong: true }];
+  const summary = [
+    { label: "Estimate", value: number },
+    { label: "Total", value: total, strong: true },
+  ];
   if (estimate.validUntil) summary.splice(1, 0, { label: "Valid until", value: displayDate(estimate.validUntil) });
   return {
     to,

@@ -21,20 +21,29 @@ export async function runExpireEstimatesJob(deps: Deps, now: Date): Promise<JobR
     const id = due.id as number;
     const { gsi1pk } = estimateStatusKeys(userId, "expired", id);
     try {
-      await commit(deps, [{
-        op: {
-          Update: {
-            TableName: deps.db.table,
-            Key: estimateKey(userId, id),
-            UpdateExpression:
-              "SET #status = :expired, gsi1pk = :gsi1pk, updatedAt = :now, #version = #version + :one REMOVE duePk, dueSk",
-            ConditionExpression: "#status = :sent AND validUntil < :now",
-            ExpressionAttributeNames: { "#status": "status", "#version": "version" },
-            ExpressionAttributeValues: { ":expired": "expired", ":sent": "sent", ":gsi1pk": gsi1pk, ":now": nowIso, ":one": 1 },
+      await commit(deps, [
+        {
+          op: {
+            Update: {
+              TableName: deps.db.table,
+              Key: estimateKey(userId, id),
+              UpdateExpression:
+                "SET #status = :expired, gsi1pk = :gsi1pk, updatedAt = :now, #version = #version + :one REMOVE duePk, dueSk",
+              ConditionExpression: "#status = :sent AND validUntil < :now",
+              ExpressionAttributeNames: { "#status": "status", "#version": "version" },
+              ExpressionAttributeValues: {
+                ":expired": "expired",
+                ":sent": "sent",
+                ":gsi1pk": gsi1pk,
+                ":now": nowIso,
+                ":one": 1,
+              },
+            },
           },
+          onConditionFailed: () =>
+            new DomainError("invalid_transition", "no longer a sent estimate past its validUntil"),
         },
-        onConditionFailed: () => new DomainError("invalid_transition", "no longer a sent estimate past its validUntil"),
-      }]);
+      ]);
       changed++;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

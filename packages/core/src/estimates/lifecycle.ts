@@ -54,7 +54,10 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
     const clientEmail = client ? (client.email ?? null) : estimate.clientEmail;
     const recipient = options.to ?? clientEmail;
     if (!recipient) {
-      throw new DomainError("client_email_missing", `estimate ${id} has no recipient: give "to" or set the client's email`);
+      throw new DomainError(
+        "client_email_missing",
+        `estimate ${id} has no recipient: give "to" or set the client's email`,
+      );
     }
     const now = nowIso(ctx);
     const quota = await reserveEmails(ctx, ctx.userId, now);
@@ -98,7 +101,12 @@ export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = 
 }
 
 /** sent → accepted or declined: the client's answer. Either leaves the expiry list. */
-function answer(ctx: Ctx, id: number, to: EstimateStatus & ("accepted" | "declined"), action: string): Promise<EstimateItem> {
+function answer(
+  ctx: Ctx,
+  id: number,
+  to: EstimateStatus & ("accepted" | "declined"),
+  action: string,
+): Promise<EstimateItem> {
   return transition<EstimateItem & Record<string, unknown>>(ctx, {
     key: estimateKey(ctx.userId, id),
     from: ["sent"],
@@ -113,7 +121,10 @@ export const acceptEstimate = (ctx: Ctx, id: number) => answer(ctx, id, "accepte
 export const declineEstimate = (ctx: Ctx, id: number) => answer(ctx, id, "declined", "decline");
 
 const alreadyConverted = (id: number, current: Record<string, unknown>) =>
-  new DomainError("already_converted", `estimate ${id} was already converted to invoice ${String(current.convertedInvoiceId)}`);
+  new DomainError(
+    "already_converted",
+    `estimate ${id} was already converted to invoice ${String(current.convertedInvoiceId)}`,
+  );
 
 const refuseConvert = (id: number) => (current: Record<string, unknown>) =>
   current.status === "converted" ? alreadyConverted(id, current) : wrongState(id, "convert")(current);
@@ -129,18 +140,26 @@ export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem
   let invoiceId: number | undefined;
   for (let attempt = 1; ; attempt++) {
     const estimate = await getEstimate(ctx, id, true);
-    if (!CONVERTIBLE_STATUSES.includes(estimate.status)) throw refuseConvert(id)(estimate as unknown as Record<string, unknown>);
+    if (!CONVERTIBLE_STATUSES.includes(estimate.status))
+      throw refuseConvert(id)(estimate as unknown as Record<string, unknown>);
     const client = await requireClient(ctx, estimate.clientId);
     // Allocated once: a lost race leaves the id unused, and the retry writes the same one.
     invoiceId ??= await nextId(ctx.db, ctx.userId, "invoice");
     const now = nowIso(ctx);
-    const invoice = newDraftInvoice(ctx, invoiceId, client, copyLineItems(estimate.lineItems), {
-      currency: estimate.currency,
-      notes: estimate.notes,
-      terms: estimate.terms,
-      taxExemptionReason: estimate.taxExemptionReason ?? null,
-      estimateId: estimate.id,
-    }, now);
+    const invoice = newDraftInvoice(
+      ctx,
+      invoiceId,
+      client,
+      copyLineItems(estimate.lineItems),
+      {
+        currency: estimate.currency,
+        notes: estimate.notes,
+        terms: estimate.terms,
+        taxExemptionReason: estimate.taxExemptionReason ?? null,
+        estimateId: estimate.id,
+      },
+      now,
+    );
     const next: EstimateItem = {
       ...estimate,
       ...estimateStatusKeys(ctx.userId, "converted", id),
@@ -157,26 +176,30 @@ export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem
     });
     let raced = false;
     try {
-      await commit(ctx, [
-        ...createInvoiceWrites(ctx, invoice),
-        {
-          op: {
-            Put: {
-              TableName: ctx.db.table,
-              Item: next,
-              ConditionExpression: `#version = :v AND #status IN (${from.join(", ")})`,
-              ExpressionAttributeNames: { "#version": "version", "#status": "status" },
-              ExpressionAttributeValues: values,
+      await commit(
+        ctx,
+        [
+          ...createInvoiceWrites(ctx, invoice),
+          {
+            op: {
+              Put: {
+                TableName: ctx.db.table,
+                Item: next,
+                ConditionExpression: `#version = :v AND #status IN (${from.join(", ")})`,
+                ExpressionAttributeNames: { "#version": "version", "#status": "status" },
+                ExpressionAttributeValues: values,
+              },
+            },
+            onConditionFailed: (old) => {
+              if (!old) return notFound("estimate", id);
+              if (!CONVERTIBLE_STATUSES.includes(old.status as EstimateStatus)) return refuseConvert(id)(old);
+              raced = true; // edited meanwhile: convert what it is now
+              return new DomainError("service_unavailable", "the estimate is being changed; retry");
             },
           },
-          onConditionFailed: (old) => {
-            if (!old) return notFound("estimate", id);
-            if (!CONVERTIBLE_STATUSES.includes(old.status as EstimateStatus)) return refuseConvert(id)(old);
-            raced = true; // edited meanwhile: convert what it is now
-            return new DomainError("service_unavailable", "the estimate is being changed; retry");
-          },
-        },
-      ], invoice);
+        ],
+        invoice,
+      );
       return invoice;
     } catch (error) {
       // Concurrent converts also collide as transaction conflicts; reading again settles them.

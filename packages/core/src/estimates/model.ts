@@ -56,9 +56,28 @@ export interface EstimateItem extends Omit<Estimate, "taxBreakdown">, DocumentIt
 }
 
 const ESTIMATE_FIELDS = [
-  "id", "clientId", "estimateNumber", "status", "currency", "subtotal", "taxTotal", "total", "notes", "terms",
-  "validUntil", "convertedInvoiceId", "clientName", "clientEmail", "lineItems", "publicToken", "taxExemptionReason",
-  "clientAddress", "clientTaxId", "seller", "createdAt", "updatedAt",
+  "id",
+  "clientId",
+  "estimateNumber",
+  "status",
+  "currency",
+  "subtotal",
+  "taxTotal",
+  "total",
+  "notes",
+  "terms",
+  "validUntil",
+  "convertedInvoiceId",
+  "clientName",
+  "clientEmail",
+  "lineItems",
+  "publicToken",
+  "taxExemptionReason",
+  "clientAddress",
+  "clientTaxId",
+  "seller",
+  "createdAt",
+  "updatedAt",
 ] as const satisfies readonly (keyof Estimate)[];
 
 export const toEstimate = (item: EstimateItem): Estimate => ({
@@ -76,7 +95,9 @@ export const formatEstimateNumber = (n: number): string => formatDocumentNumber(
  * The expiry keys of a sent estimate: on the expire-estimates job's list at its validUntil, or on no
  * list without one. Spread over the item, or removed, whenever status or validUntil changes.
  */
-export function expiryKeys(item: Pick<EstimateItem, "userId" | "sk" | "validUntil">): { duePk: string; dueSk: string } | undefined {
+export function expiryKeys(
+  item: Pick<EstimateItem, "userId" | "sk" | "validUntil">,
+): { duePk: string; dueSk: string } | undefined {
   return item.validUntil ? dueKeys("expire-estimates", item.userId, item.sk, item.validUntil) : undefined;
 }
 

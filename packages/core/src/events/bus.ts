@@ -25,14 +25,19 @@ export function putEventsEntries(busName: string, events: readonly Event[]) {
 export function createEventBridgeBus(busName: string, region: string, endpoint?: string): EventBus {
   let client: Promise<{ client: EventBridgeClient; sdk: typeof import("@aws-sdk/client-eventbridge") }> | undefined;
   const open = () =>
-    (client ??= import("@aws-sdk/client-eventbridge").then((sdk) => ({ sdk, client: new sdk.EventBridgeClient({ region, endpoint }) })));
+    (client ??= import("@aws-sdk/client-eventbridge").then((sdk) => ({
+      sdk,
+      client: new sdk.EventBridgeClient({ region, endpoint }),
+    })));
   return {
     async publish(events) {
       if (events.length === 0) return;
       const { client, sdk } = await open();
       // PutEvents takes 10 entries at a time and reports failed entries without throwing.
       for (let i = 0; i < events.length; i += 10) {
-        const out = await client.send(new sdk.PutEventsCommand({ Entries: putEventsEntries(busName, events.slice(i, i + 10)) }));
+        const out = await client.send(
+          new sdk.PutEventsCommand({ Entries: putEventsEntries(busName, events.slice(i, i + 10)) }),
+        );
         if (out.FailedEntryCount) throw new Error(`EventBridge refused ${out.FailedEntryCount} event(s)`);
       }
     },

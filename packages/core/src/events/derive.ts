@@ -95,16 +95,23 @@ export function deriveEvents(change: StreamChange, before: Item | undefined, aft
   const type = eventType(kind.resourceType, change, before, after);
   if (!type) return [];
   const shown = change === "REMOVE" ? before! : after!;
-  return [{
-    userId: String(image.pk).slice("USER#".length),
-    type,
-    resourceType: kind.resourceType,
-    resourceId: kind.id,
-    data: publicShape[kind.resourceType](shown),
-  }];
+  return [
+    {
+      userId: String(image.pk).slice("USER#".length),
+      type,
+      resourceType: kind.resourceType,
+      resourceId: kind.id,
+      data: publicShape[kind.resourceType](shown),
+    },
+  ];
 }
 
-function eventType(resource: ResourceType, change: StreamChange, before: Item | undefined, after: Item | undefined): EventType | undefined {
+function eventType(
+  resource: ResourceType,
+  change: StreamChange,
+  before: Item | undefined,
+  after: Item | undefined,
+): EventType | undefined {
   if (change === "INSERT") return `${resource}.created` as EventType;
   if (change === "REMOVE") return `${resource}.deleted` as EventType;
   if (!before || !after) return undefined;

@@ -102,37 +102,49 @@ export function listEvents(db: Db, userId: string, filters: EventFilters, page: 
   if (filters.resourceType !== undefined && filters.resourceId !== undefined) {
     const partition = resourcePartition(userId, filters.resourceType, filters.resourceId);
     if (filters.type) equal.type = filters.type;
-    return listPage<EventItem, string>(db, {
-      index: "byClient",
-      partitionName: "gsi2pk",
-      partitionValue: partition,
-      filters: equal,
-      signature,
-      position,
-      startKey: (p) => ({ ...base(p), gsi2pk: partition, gsi2sk: p }),
-    }, page);
+    return listPage<EventItem, string>(
+      db,
+      {
+        index: "byClient",
+        partitionName: "gsi2pk",
+        partitionValue: partition,
+        filters: equal,
+        signature,
+        position,
+        startKey: (p) => ({ ...base(p), gsi2pk: partition, gsi2sk: p }),
+      },
+      page,
+    );
   }
   if (filters.resourceType !== undefined) equal.resourceType = filters.resourceType;
   if (filters.resourceId !== undefined) equal.resourceId = filters.resourceId;
   if (filters.type !== undefined) {
     const partition = typePartition(userId, filters.type);
-    return listPage<EventItem, string>(db, {
-      index: "byStatus",
-      partitionName: "gsi1pk",
-      partitionValue: partition,
+    return listPage<EventItem, string>(
+      db,
+      {
+        index: "byStatus",
+        partitionName: "gsi1pk",
+        partitionValue: partition,
+        filters: equal,
+        signature,
+        position,
+        startKey: (p) => ({ ...base(p), gsi1pk: partition, gsi1sk: p }),
+      },
+      page,
+    );
+  }
+  return listPage<EventItem, string>(
+    db,
+    {
+      partitionName: "pk",
+      partitionValue: userPk(userId),
+      skPrefix: "EVENT#",
       filters: equal,
       signature,
       position,
-      startKey: (p) => ({ ...base(p), gsi1pk: partition, gsi1sk: p }),
-    }, page);
-  }
-  return listPage<EventItem, string>(db, {
-    partitionName: "pk",
-    partitionValue: userPk(userId),
-    skPrefix: "EVENT#",
-    filters: equal,
-    signature,
-    position,
-    startKey: base,
-  }, page);
+      startKey: base,
+    },
+    page,
+  );
 }

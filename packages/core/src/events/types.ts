@@ -3,20 +3,47 @@
  * change stream. This list is the one the API validates webhook subscriptions against.
  */
 export const EVENT_TYPES = [
-  "client.created", "client.updated", "client.deleted",
-  "invoice.created", "invoice.updated", "invoice.deleted", "invoice.finalized", "invoice.sent",
-  "invoice.partially_paid", "invoice.paid", "invoice.overdue", "invoice.voided",
-  "payment.created", "payment.deleted", "payment.refunded",
-  "estimate.created", "estimate.updated", "estimate.deleted", "estimate.sent", "estimate.accepted",
-  "estimate.declined", "estimate.expired", "estimate.converted",
-  "recurring_schedule.created", "recurring_schedule.updated", "recurring_schedule.deleted",
-  "recurring_schedule.paused", "recurring_schedule.resumed", "recurring_schedule.cancelled",
+  "client.created",
+  "client.updated",
+  "client.deleted",
+  "invoice.created",
+  "invoice.updated",
+  "invoice.deleted",
+  "invoice.finalized",
+  "invoice.sent",
+  "invoice.partially_paid",
+  "invoice.paid",
+  "invoice.overdue",
+  "invoice.voided",
+  "payment.created",
+  "payment.deleted",
+  "payment.refunded",
+  "estimate.created",
+  "estimate.updated",
+  "estimate.deleted",
+  "estimate.sent",
+  "estimate.accepted",
+  "estimate.declined",
+  "estimate.expired",
+  "estimate.converted",
+  "recurring_schedule.created",
+  "recurring_schedule.updated",
+  "recurring_schedule.deleted",
+  "recurring_schedule.paused",
+  "recurring_schedule.resumed",
+  "recurring_schedule.cancelled",
   "recurring_schedule.completed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 export type ResourceType = "client" | "invoice" | "payment" | "estimate" | "recurring_schedule";
-export const RESOURCE_TYPES: readonly ResourceType[] = ["client", "invoice", "payment", "estimate", "recurring_schedule"];
+export const RESOURCE_TYPES: readonly ResourceType[] = [
+  "client",
+  "invoice",
+  "payment",
+  "estimate",
+  "recurring_schedule",
+];
 
 /** The public Event. */
 export interface Event {

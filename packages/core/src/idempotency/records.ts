@@ -108,19 +108,25 @@ export async function claimKey(
   };
   try {
     // No commit hook here: the claim is not part of any change.
-    await commit({ db: ctx.db }, [{
-      op: {
-        Put: {
-          TableName: ctx.db.table,
-          Item: record,
-          ConditionExpression:
-            "attribute_not_exists(#pk) OR #expiresAt <= :nowS OR (#state = :inProgress AND #leaseUntil <= :nowMs)",
-          ExpressionAttributeNames: pick("#pk", "#expiresAt", "#state", "#leaseUntil"),
-          ExpressionAttributeValues: { ":nowS": epochSeconds(now), ":nowMs": now.getTime(), ":inProgress": "in_progress" },
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Put: {
+            TableName: ctx.db.table,
+            Item: record,
+            ConditionExpression:
+              "attribute_not_exists(#pk) OR #expiresAt <= :nowS OR (#state = :inProgress AND #leaseUntil <= :nowMs)",
+            ExpressionAttributeNames: pick("#pk", "#expiresAt", "#state", "#leaseUntil"),
+            ExpressionAttributeValues: {
+              ":nowS": epochSeconds(now),
+              ":nowMs": now.getTime(),
+              ":inProgress": "in_progress",
+            },
+          },
         },
+        onConditionFailed: (old) => new KeyHeld(old as KeyRecord | undefined),
       },
-      onConditionFailed: (old) => new KeyHeld(old as KeyRecord | undefined),
-    }]);
+    ]);
     return { claimed: { key, owner } };
   } catch (error) {
     if (error instanceof KeyHeld && error.record) return { existing: error.record };
@@ -143,10 +149,16 @@ export function claimHook(ctx: KeyCtx, claim: Claim): CommitHook {
           Update: {
             TableName: ctx.db.table,
             Key: claim.key,
-            UpdateExpression: ref ? "SET #state = :committed, #ref = if_not_exists(#ref, :ref)" : "SET #state = :committed",
+            UpdateExpression: ref
+              ? "SET #state = :committed, #ref = if_not_exists(#ref, :ref)"
+              : "SET #state = :committed",
             ConditionExpression: "#owner = :owner",
             ExpressionAttributeNames: { ...pick("#state", "#owner"), ...(ref ? { "#ref": "resultRef" } : {}) },
-            ExpressionAttributeValues: { ":committed": "committed", ":owner": claim.owner, ...(ref ? { ":ref": ref } : {}) },
+            ExpressionAttributeValues: {
+              ":committed": "committed",
+              ":owner": claim.owner,
+              ...(ref ? { ":ref": ref } : {}),
+            },
           },
         },
         onConditionFailed: () =>
@@ -190,35 +202,43 @@ export async function completeRecovered(ctx: KeyCtx, record: KeyRecord, response
  */
 export async function releaseKey(ctx: KeyCtx, claim: Claim): Promise<void> {
   try {
-    await commit({ db: ctx.db }, [{
-      op: {
-        Delete: {
-          TableName: ctx.db.table,
-          Key: claim.key,
-          ConditionExpression: "#owner = :owner AND #state = :inProgress",
-          ExpressionAttributeNames: pick("#owner", "#state"),
-          ExpressionAttributeValues: { ":owner": claim.owner, ":inProgress": "in_progress" },
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Delete: {
+            TableName: ctx.db.table,
+            Key: claim.key,
+            ConditionExpression: "#owner = :owner AND #state = :inProgress",
+            ExpressionAttributeNames: pick("#owner", "#state"),
+            ExpressionAttributeValues: { ":owner": claim.owner, ":inProgress": "in_progress" },
+          },
         },
+        onConditionFailed: (old) => new KeyHeld(old as KeyRecord | undefined),
       },
-      onConditionFailed: (old) => new KeyHeld(old as KeyRecord | undefined),
-    }]);
+    ]);
   } catch (error) {
     if (!(error instanceof KeyHeld)) throw error;
     // Taken over by a retry, or committed: only the latter is ours to touch.
     if (error.record?.owner !== claim.owner || error.record.state !== "committed") return;
-    await commit({ db: ctx.db }, [{
-      op: {
-        Update: {
-          TableName: ctx.db.table,
-          Key: claim.key,
-          UpdateExpression: "SET #leaseUntil = :now",
-          ConditionExpression: "#owner = :owner AND #state = :committed",
-          ExpressionAttributeNames: pick("#leaseUntil", "#owner", "#state"),
-          ExpressionAttributeValues: { ":now": ctx.clock().getTime(), ":owner": claim.owner, ":committed": "committed" },
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: claim.key,
+            UpdateExpression: "SET #leaseUntil = :now",
+            ConditionExpression: "#owner = :owner AND #state = :committed",
+            ExpressionAttributeNames: pick("#leaseUntil", "#owner", "#state"),
+            ExpressionAttributeValues: {
+              ":now": ctx.clock().getTime(),
+              ":owner": claim.owner,
+              ":committed": "committed",
+            },
+          },
         },
+        onConditionFailed: () => new KeyHeld(undefined),
       },
-      onConditionFailed: () => new KeyHeld(undefined),
-    }]).catch((e: unknown) => {
+    ]).catch((e: unknown) => {
       if (!(e instanceof KeyHeld)) throw e;
     });
   }
@@ -235,19 +255,21 @@ async function storeResponse(
   values: Record<string, unknown>,
 ): Promise<boolean> {
   try {
-    await commit({ db: ctx.db }, [{
-      op: {
-        Update: {
-          TableName: ctx.db.table,
-          Key: key,
-          UpdateExpression: "SET #state = :completed, #response = :response",
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { ...pick("#state", "#owner"), "#response": "response" },
-          ExpressionAttributeValues: { ":completed": "completed", ":response": response, ...values },
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: key,
+            UpdateExpression: "SET #state = :completed, #response = :response",
+            ConditionExpression: condition,
+            ExpressionAttributeNames: { ...pick("#state", "#owner"), "#response": "response" },
+            ExpressionAttributeValues: { ":completed": "completed", ":response": response, ...values },
+          },
         },
+        onConditionFailed: () => new KeyHeld(undefined),
       },
-      onConditionFailed: () => new KeyHeld(undefined),
-    }]);
+    ]);
     return true;
   } catch (error) {
     if (error instanceof KeyHeld) return false;

@@ -2,17 +2,18 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { counterValue, createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
-import { deleteDocument, findDocument, getDocument, patchDocument, type DeleteRules, type PatchRules } from "../documents/editing";
+import {
+  deleteDocument,
+  findDocument,
+  getDocument,
+  patchDocument,
+  type DeleteRules,
+  type PatchRules,
+} from "../documents/editing";
 import { buildLineItems, type LineItemInput } from "../documents/line-items";
 import { requireParties } from "../documents/parties";
 import { DomainError } from "../errors";
-import {
-  createInvoiceWrites,
-  newDraftInvoice,
-  type DraftFields,
-  type InvoiceItem,
-  type InvoiceStatus,
-} from "./model";
+import { createInvoiceWrites, newDraftInvoice, type DraftFields, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /** Draft invoices: create, read, list, edit, delete. Lifecycle transitions live in lifecycle.ts. */
 
@@ -35,23 +36,28 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
  */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
-  return createTakingValues(ctx, async (take) => {
-    const [{ client, profile }, lastId] = await Promise.all([
-      requireParties(ctx, input.clientId),
-      counterValue(ctx, "invoice"),
-    ]);
-    // Absent notes and terms take the profile's defaults; an explicit null stays null.
-    const fields = {
-      ...input,
-      notes: input.notes === undefined ? profile.defaultNotes : input.notes,
-      terms: input.terms === undefined ? profile.defaultTerms : input.terms,
-    };
-    const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
-    return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
-  }, idsBusy);
+  return createTakingValues(
+    ctx,
+    async (take) => {
+      const [{ client, profile }, lastId] = await Promise.all([
+        requireParties(ctx, input.clientId),
+        counterValue(ctx, "invoice"),
+      ]);
+      // Absent notes and terms take the profile's defaults; an explicit null stays null.
+      const fields = {
+        ...input,
+        notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+        terms: input.terms === undefined ? profile.defaultTerms : input.terms,
+      };
+      const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
+      return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
+    },
+    idsBusy,
+  );
 }
 
-const idsBusy = () => new DomainError("service_unavailable", "invoice ids are being taken by concurrent requests; retry");
+const idsBusy = () =>
+  new DomainError("service_unavailable", "invoice ids are being taken by concurrent requests; retry");
 
 export function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
   return findDocument<InvoiceItem>(ctx, "INVOICE", id, consistent);
@@ -70,7 +76,10 @@ export function listInvoices(
 }
 
 const notEditable = (item: { id: number; status: string }) =>
-  new DomainError("invoice_not_editable", `invoice ${item.id} is ${item.status}; only a draft can be changed or deleted`);
+  new DomainError(
+    "invoice_not_editable",
+    `invoice ${item.id} is ${item.status}; only a draft can be changed or deleted`,
+  );
 
 const RULES = { kind: "INVOICE", noun: "invoice", notEditable } as const;
 
@@ -82,8 +91,16 @@ const PATCH_RULES: PatchRules<InvoiceItem> = {
   editable: DRAFT_ONLY,
   // `currency` stays as it is when clientId changes: only clientName/clientEmail follow the client.
   fields: [
-    "currency", "issueDate", "dueDate", "notes", "terms", "altProcessorPaymentLink", "taxExemptionReason", "buyerReference",
-    "purchaseOrderReference", "deliveryDate",
+    "currency",
+    "issueDate",
+    "dueDate",
+    "notes",
+    "terms",
+    "altProcessorPaymentLink",
+    "taxExemptionReason",
+    "buyerReference",
+    "purchaseOrderReference",
+    "deliveryDate",
   ],
 };
 

@@ -7,7 +7,12 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { counterKey, dueKeys, entityKey } from "../db/keys";
-import { formatDocumentNumber, MAX_NUMBERING_ATTEMPTS, numberingBackoff, takeNumberWrite } from "../documents/numbering";
+import {
+  formatDocumentNumber,
+  MAX_NUMBERING_ATTEMPTS,
+  numberingBackoff,
+  takeNumberWrite,
+} from "../documents/numbering";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
@@ -41,7 +46,8 @@ export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem
     const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
     if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
     if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
-    if (centsOf(invoice.total) < 0n) throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
+    if (centsOf(invoice.total) < 0n)
+      throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
     assertExemptionReason(invoice, `invoice ${id}`);
 
     const now = nowIso(ctx);
@@ -99,7 +105,12 @@ async function readForFinalize(ctx: Ctx, id: number) {
   const clientKey = entityKey(ctx.userId, "CLIENT", invoice.clientId);
   const client = (await batchGet(ctx.db, [clientKey])).get(batchKey(clientKey)) as ClientItem | undefined;
   const counter = first.get(batchKey(keys[1]!));
-  return { invoice, client, profile: readProfile(ctx.userId, first.get(batchKey(keys[2]!))), lastNumber: Number(counter?.value ?? 0) };
+  return {
+    invoice,
+    client,
+    profile: readProfile(ctx.userId, first.get(batchKey(keys[2]!))),
+    lastNumber: Number(counter?.value ?? 0),
+  };
 }
 
 export interface SendOptions {
@@ -118,7 +129,10 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
     // one (an email added to the client later still counts as "the client's email").
     const recipient = options.to ?? invoice.clientEmail ?? (await findClient(ctx, invoice.clientId))?.email;
     if (!recipient) {
-      throw new DomainError("client_email_missing", `invoice ${id} has no recipient: give "to" or set the client's email`);
+      throw new DomainError(
+        "client_email_missing",
+        `invoice ${id} has no recipient: give "to" or set the client's email`,
+      );
     }
     const now = nowIso(ctx);
     // Before anything else happens (a checkout session made): past the quota, send changes nothing.
@@ -139,20 +153,24 @@ export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {
     const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
     let raced = false;
     try {
-      await commit(ctx, [
-        {
-          op: putIfVersion(ctx.db.table, next, invoice.version, ["finalized"]),
-          onConditionFailed: (old) => {
-            if (!old) return notFound("invoice", id);
-            if (old.status !== "finalized") return wrongState(id, "send")(old);
-            raced = true;
-            return new DomainError("service_unavailable", "the invoice is being changed; retry");
+      await commit(
+        ctx,
+        [
+          {
+            op: putIfVersion(ctx.db.table, next, invoice.version, ["finalized"]),
+            onConditionFailed: (old) => {
+              if (!old) return notFound("invoice", id);
+              if (old.status !== "finalized") return wrongState(id, "send")(old);
+              raced = true;
+              return new DomainError("service_unavailable", "the invoice is being changed; retry");
+            },
           },
-        },
-        ...scheduleReminderWrites(ctx, next),
-        email.write,
-        quota,
-      ], next);
+          ...scheduleReminderWrites(ctx, next),
+          email.write,
+          quota,
+        ],
+        next,
+      );
       // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
       return next;
     } catch (error) {

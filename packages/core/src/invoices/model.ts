@@ -4,7 +4,14 @@ import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
 import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
 import type { Address } from "../address/address";
-import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem, type TaxBreakdownEntry } from "../documents/line-items";
+import {
+  computeTotals,
+  nextLineId,
+  readLineItems,
+  taxBreakdown,
+  type LineItem,
+  type TaxBreakdownEntry,
+} from "../documents/line-items";
 import { clientCopies } from "../documents/parties";
 import type { Seller } from "../profile/profile";
 import { toResource } from "../documents/resource";
@@ -73,11 +80,42 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">
 }
 
 const INVOICE_FIELDS = [
-  "id", "clientId", "invoiceNumber", "status", "currency", "subtotal", "taxTotal", "total", "amountPaid", "amountDue",
-  "notes", "terms", "dueDate", "issueDate", "sentAt", "paidAt", "publicToken", "clientName", "clientEmail",
-  "lineItems", "cardProcessorPaymentLink", "cardProcessorCheckoutSessionId", "altProcessorPaymentLink",
-  "paymentMethod", "paymentReference", "recurringScheduleId", "estimateId", "taxExemptionReason", "buyerReference",
-  "purchaseOrderReference", "deliveryDate", "clientAddress", "clientTaxId", "seller", "createdAt", "updatedAt",
+  "id",
+  "clientId",
+  "invoiceNumber",
+  "status",
+  "currency",
+  "subtotal",
+  "taxTotal",
+  "total",
+  "amountPaid",
+  "amountDue",
+  "notes",
+  "terms",
+  "dueDate",
+  "issueDate",
+  "sentAt",
+  "paidAt",
+  "publicToken",
+  "clientName",
+  "clientEmail",
+  "lineItems",
+  "cardProcessorPaymentLink",
+  "cardProcessorCheckoutSessionId",
+  "altProcessorPaymentLink",
+  "paymentMethod",
+  "paymentReference",
+  "recurringScheduleId",
+  "estimateId",
+  "taxExemptionReason",
+  "buyerReference",
+  "purchaseOrderReference",
+  "deliveryDate",
+  "clientAddress",
+  "clientTaxId",
+  "seller",
+  "createdAt",
+  "updatedAt",
 ] as const satisfies readonly (keyof Invoice)[];
 
 /** The public shape: every field present, `null` where there is no value; the breakdown from the lines. */

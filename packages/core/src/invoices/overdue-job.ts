@@ -18,14 +18,17 @@ export async function runOverdueJob(deps: Deps, now: Date): Promise<JobResult> {
     const userId = item.userId as string;
     const id = item.id as number;
     try {
-      await transition({ ...deps, userId }, {
-        key: invoiceKey(userId, id),
-        from: ["sent"],
-        set: { status: "overdue", ...invoiceStatusKeys(userId, "overdue", id), updatedAt: nowIso },
-        remove: ["duePk", "dueSk"],
-        notFound: () => new DomainError("not_found", "gone"),
-        invalid: () => new DomainError("invalid_transition", "no longer sent"),
-      });
+      await transition(
+        { ...deps, userId },
+        {
+          key: invoiceKey(userId, id),
+          from: ["sent"],
+          set: { status: "overdue", ...invoiceStatusKeys(userId, "overdue", id), updatedAt: nowIso },
+          remove: ["duePk", "dueSk"],
+          notFound: () => new DomainError("not_found", "gone"),
+          invalid: () => new DomainError("invalid_transition", "no longer sent"),
+        },
+      );
       changed++;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

@@ -1,5 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import type { Db } from "../db/client";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
@@ -90,7 +96,12 @@ export async function authenticate(db: Db, token: string, now: Date): Promise<Pr
  * another user than the key names (a forged key: the hash of the whole key decides, the claim must
  * agree). Starts the rare lastUsedAt refresh.
  */
-export function principalOf(db: Db, claim: KeyClaim, found: Record<string, unknown> | undefined, now: Date): Principal | undefined {
+export function principalOf(
+  db: Db,
+  claim: KeyClaim,
+  found: Record<string, unknown> | undefined,
+  now: Date,
+): Principal | undefined {
   const item = found as KeyHashItem | undefined;
   if (!item || typeof item.userId !== "string") return undefined;
   if (claim.userId !== undefined && item.userId !== claim.userId) return undefined;
@@ -99,13 +110,15 @@ export function principalOf(db: Db, claim: KeyClaim, found: Record<string, unkno
   const last = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
   if (now.getTime() - last >= LAST_USED_GRANULARITY_MS) {
     principal.touch = db.doc
-      .send(new UpdateCommand({
-        TableName: db.table,
-        Key: hashItemKey(hash),
-        UpdateExpression: "SET lastUsedAt = :now",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":now": now.toISOString() },
-      }))
+      .send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: hashItemKey(hash),
+          UpdateExpression: "SET lastUsedAt = :now",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeValues: { ":now": now.toISOString() },
+        }),
+      )
       .catch(() => undefined); // best effort: a usage timestamp must never fail a request
   }
   return principal;
@@ -135,8 +148,24 @@ export async function createApiKey(db: Db, userId: string, name: string | null, 
         },
       },
     },
-    { op: { Put: { TableName: db.table, Item: { ...entityKey(userId, "APIKEY", id), ...meta }, ConditionExpression: "attribute_not_exists(pk)" } } },
-    { op: { Put: { TableName: db.table, Item: { ...hashItemKey(hash), userId, keyId: id }, ConditionExpression: "attribute_not_exists(pk)" } } },
+    {
+      op: {
+        Put: {
+          TableName: db.table,
+          Item: { ...entityKey(userId, "APIKEY", id), ...meta },
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+    },
+    {
+      op: {
+        Put: {
+          TableName: db.table,
+          Item: { ...hashItemKey(hash), userId, keyId: id },
+          ConditionExpression: "attribute_not_exists(pk)",
+        },
+      },
+    },
   ]);
   return { id, name, key, prefix: meta.prefix, createdAt };
 }
@@ -145,13 +174,15 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
   const metas: KeyMetaItem[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": userPk(userId), ":prefix": "APIKEY#" },
-      ScanIndexForward: false,
-      ExclusiveStartKey: startKey,
-    }));
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": userPk(userId), ":prefix": "APIKEY#" },
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
     metas.push(...((out.Items ?? []) as KeyMetaItem[]));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
@@ -159,14 +190,22 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
   for (let i = 0; i < metas.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = metas.slice(i, i + 100).map((m) => hashItemKey(m.hash));
     while (keys && keys.length) {
-      const out: BatchGetCommandOutput = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys } } }));
+      const out: BatchGetCommandOutput = await db.doc.send(
+        new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys } } }),
+      );
       for (const item of out.Responses?.[db.table] ?? []) {
         if (item.lastUsedAt) lastUsed.set(String(item.pk).slice("APIKEY#".length), item.lastUsedAt as string);
       }
       keys = out.UnprocessedKeys?.[db.table]?.Keys;
     }
   }
-  return metas.map((m) => ({ id: m.id, name: m.name ?? null, prefix: m.prefix, createdAt: m.createdAt, lastUsedAt: lastUsed.get(m.hash) ?? null }));
+  return metas.map((m) => ({
+    id: m.id,
+    name: m.name ?? null,
+    prefix: m.prefix,
+    createdAt: m.createdAt,
+    lastUsedAt: lastUsed.get(m.hash) ?? null,
+  }));
 }
 
 export async function revokeApiKey(db: Db, userId: string, id: number): Promise<void> {
@@ -174,7 +213,16 @@ export async function revokeApiKey(db: Db, userId: string, id: number): Promise<
   const meta = out.Item as KeyMetaItem | undefined;
   if (!meta) throw notFound("api key", id);
   await commit({ db }, [
-    { op: { Delete: { TableName: db.table, Key: entityKey(userId, "APIKEY", id), ConditionExpression: "attribute_exists(pk)" } }, onConditionFailed: () => notFound("api key", id) },
+    {
+      op: {
+        Delete: {
+          TableName: db.table,
+          Key: entityKey(userId, "APIKEY", id),
+          ConditionExpression: "attribute_exists(pk)",
+        },
+      },
+      onConditionFailed: () => notFound("api key", id),
+    },
     { op: { Delete: { TableName: db.table, Key: hashItemKey(meta.hash) } } },
   ]);
 }

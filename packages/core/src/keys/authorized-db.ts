@@ -163,10 +163,13 @@ async function batchGet(db: Db, keys: Record<string, unknown>[]): Promise<Map<st
   const items = new Map<string, Record<string, unknown>>();
   let pending: Record<string, unknown>[] | undefined = keys;
   for (let attempt = 0; pending?.length; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
-    const out: BatchGetCommandOutput = await db.doc.send(new BatchGetCommand({
-      RequestItems: { [db.table]: { Keys: pending, ConsistentRead: true } },
-    }));
+    if (attempt > 0)
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
+    const out: BatchGetCommandOutput = await db.doc.send(
+      new BatchGetCommand({
+        RequestItems: { [db.table]: { Keys: pending, ConsistentRead: true } },
+      }),
+    );
     for (const item of out.Responses?.[db.table] ?? []) items.set(id(item), item);
     pending = out.UnprocessedKeys?.[db.table]?.Keys;
   }

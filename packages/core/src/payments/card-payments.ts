@@ -7,7 +7,15 @@ import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
 import { afterSettled, paymentWrite } from "./payments";
-import { amountDueCents, invoiceWrite, PAYABLE, Raced, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import {
+  amountDueCents,
+  invoiceWrite,
+  PAYABLE,
+  Raced,
+  settledInvoice,
+  takePaymentId,
+  untilSettled,
+} from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of
@@ -162,12 +170,14 @@ function paymentIdWrite(ctx: Ctx, invoice: InvoiceItem, nextPaymentId: number): 
 }
 
 function log(message: string, event: CheckoutPaidEvent): void {
-  console.warn(JSON.stringify({
-    level: "warn",
-    message,
-    eventId: event.eventId,
-    sessionId: event.sessionId,
-    userId: event.userId,
-    invoiceId: event.invoiceId,
-  }));
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      message,
+      eventId: event.eventId,
+      sessionId: event.sessionId,
+      userId: event.userId,
+      invoiceId: event.invoiceId,
+    }),
+  );
 }

@@ -57,7 +57,15 @@ export interface PaymentItem extends Payment {
 }
 
 const PAYMENT_FIELDS = [
-  "id", "amount", "paymentMethod", "paidAt", "reference", "source", "status", "refundedAmount", "createdAt",
+  "id",
+  "amount",
+  "paymentMethod",
+  "paidAt",
+  "reference",
+  "source",
+  "status",
+  "refundedAmount",
+  "createdAt",
 ] as const satisfies readonly (keyof Payment)[];
 
 export const toPayment = (item: PaymentItem): Payment => toResource<Payment>(item, PAYMENT_FIELDS);

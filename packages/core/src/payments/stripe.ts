@@ -60,9 +60,13 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
     async createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession> {
       const minor = toMinorUnits(input.amountCents, input.currency);
       if (minor === null || minor <= 0n) {
-        throw new CardProcessorError("rejected", `an amount of ${input.amountCents} cents cannot be charged in ${input.currency}`);
+        throw new CardProcessorError(
+          "rejected",
+          `an amount of ${input.amountCents} cents cannot be charged in ${input.currency}`,
+        );
       }
-      if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new CardProcessorError("rejected", "the amount is too large to charge");
+      if (minor > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new CardProcessorError("rejected", "the amount is too large to charge");
       // Without a webhook secret no payment could ever be confirmed, and nothing could be signed.
       if (!settings.webhookSecret) throw new CardProcessorError("rejected", "no webhook secret is configured");
       const metadata = checkoutMetadata(settings.webhookSecret, {
@@ -142,7 +146,11 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       };
     },
 
-    async verifyWebhook(rawBody: string, signatureHeader: string | undefined, receivedAt: Date): Promise<CardProcessorEvent> {
+    async verifyWebhook(
+      rawBody: string,
+      signatureHeader: string | undefined,
+      receivedAt: Date,
+    ): Promise<CardProcessorEvent> {
       if (!settings.webhookSecret) throw webhookNotConfigured();
       if (!signatureHeader) throw new DomainError("invalid_signature", "the Stripe-Signature header is missing");
       const stripe = await stripeClient();
@@ -197,7 +205,8 @@ function toEvent(event: Stripe.Event, receivedAt: Date, webhookSecret: string): 
   if (!paid) return ignored;
   const session = event.data.object as Stripe.Checkout.Session;
   const currency = session.currency ? session.currency.toUpperCase() : null;
-  const paymentIntent = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
+  const paymentIntent =
+    typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
   const total = session.amount_total;
   const amountCents = currency && Number.isSafeInteger(total) ? fromMinorUnits(BigInt(total!), currency) : null;
   // Only a session this service made, for exactly this amount and currency, names an invoice.

@@ -42,9 +42,13 @@ function inspectPng(buf: Buffer): ImageInfo | string {
     }
     if (!header) {
       if (type !== "IHDR" || length !== 13) return "is not a PNG image (no header chunk)";
-      const width = body.readUInt32BE(0), height = body.readUInt32BE(4), depth = body[8]!, color = body[9]!;
+      const width = body.readUInt32BE(0),
+        height = body.readUInt32BE(4),
+        depth = body[8]!,
+        color = body[9]!;
       const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[color];
-      if (!channels || ![1, 2, 4, 8, 16].includes(depth) || width === 0 || height === 0) return "is a PNG image of an unknown kind";
+      if (!channels || ![1, 2, 4, 8, 16].includes(depth) || width === 0 || height === 0)
+        return "is a PNG image of an unknown kind";
       header = { width, height, rowBytes: Math.ceil((width * channels * depth) / 8) + 1 };
     } else if (type === "IDAT") {
       data.push(body);

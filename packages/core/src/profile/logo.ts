@@ -46,7 +46,12 @@ export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageTyp
   if (!check.ok) throw new ValidationError([{ path: "", message: `the body ${check.reason}` }]);
   const { width, height } = check.image;
   if (width > MAX_LOGO_PIXELS || height > MAX_LOGO_PIXELS) {
-    throw new ValidationError([{ path: "", message: `the image is ${width} × ${height} pixels; at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}` }]);
+    throw new ValidationError([
+      {
+        path: "",
+        message: `the image is ${width} × ${height} pixels; at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}`,
+      },
+    ]);
   }
   await commit(ctx, [
     { op: { Put: { TableName: ctx.db.table, Item: { ...logoKey(ctx.userId), contentType, bytes, width, height } } } },

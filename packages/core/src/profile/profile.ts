@@ -50,8 +50,17 @@ export interface ProfileItem extends Profile {
 
 /** What a document freezes of the profile when it is issued (finalize, an estimate's send). */
 export const SELLER_FIELDS = [
-  "businessName", "legalName", "address", "taxId", "companyId", "contactName", "email", "phone", "website",
-  "bankAccount", "footer",
+  "businessName",
+  "legalName",
+  "address",
+  "taxId",
+  "companyId",
+  "contactName",
+  "email",
+  "phone",
+  "website",
+  "bankAccount",
+  "footer",
 ] as const satisfies readonly (keyof Profile)[];
 export type Seller = Pick<Profile, (typeof SELLER_FIELDS)[number]>;
 
@@ -92,7 +101,13 @@ export function readProfile(userId: string, stored: Record<string, unknown> | un
 }
 
 export const PROFILE_FIELDS = [
-  ...SELLER_FIELDS, "defaultCurrency", "defaultPaymentTermsDays", "defaultNotes", "defaultTerms", "hasLogo", "updatedAt",
+  ...SELLER_FIELDS,
+  "defaultCurrency",
+  "defaultPaymentTermsDays",
+  "defaultNotes",
+  "defaultTerms",
+  "hasLogo",
+  "updatedAt",
 ] as const satisfies readonly (keyof Profile)[];
 
 export function toProfile(item: ProfileItem): Profile {
@@ -132,27 +147,38 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: str
     // Replaced whole, every member present (null when not given).
     if (patch.address) next.address = toAddress(patch.address);
     if (patch.bankAccount) {
-      next.bankAccount = { accountName: patch.bankAccount.accountName ?? null, iban: patch.bankAccount.iban, bic: patch.bankAccount.bic ?? null };
+      next.bankAccount = {
+        accountName: patch.bankAccount.accountName ?? null,
+        iban: patch.bankAccount.iban,
+        bic: patch.bankAccount.bic ?? null,
+      };
     }
     let raced = false;
     try {
-      await commit(ctx, [{
-        op: {
-          Put: {
-            TableName: ctx.db.table,
-            Item: next,
-            ConditionExpression: current.version === 0 ? "attribute_not_exists(pk) OR #version = :v" : "#version = :v",
-            ExpressionAttributeNames: { "#version": "version" },
-            ExpressionAttributeValues: { ":v": current.version },
+      await commit(
+        ctx,
+        [
+          {
+            op: {
+              Put: {
+                TableName: ctx.db.table,
+                Item: next,
+                ConditionExpression:
+                  current.version === 0 ? "attribute_not_exists(pk) OR #version = :v" : "#version = :v",
+                ExpressionAttributeNames: { "#version": "version" },
+                ExpressionAttributeValues: { ":v": current.version },
+              },
+            },
+            onConditionFailed: () => {
+              raced = true;
+              return ifMatch !== undefined
+                ? new DomainError("precondition_failed", "the profile was changed concurrently")
+                : new DomainError("service_unavailable", "the profile keeps changing concurrently; retry");
+            },
           },
-        },
-        onConditionFailed: () => {
-          raced = true;
-          return ifMatch !== undefined
-            ? new DomainError("precondition_failed", "the profile was changed concurrently")
-            : new DomainError("service_unavailable", "the profile keeps changing concurrently; retry");
-        },
-      }], next);
+        ],
+        next,
+      );
       return next;
     } catch (error) {
       if (!raced || ifMatch !== undefined || attempt >= 6) throw error;

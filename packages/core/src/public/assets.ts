@@ -18,7 +18,12 @@ export async function documentAssets(
   const found = await batchGet(deps.db, doc.seller ? [keys[1]!] : keys);
   const logoItem = found.get(batchKey(keys[1]!));
   const logo: Logo | null = logoItem
-    ? { contentType: logoItem.contentType as Logo["contentType"], bytes: logoItem.bytes as Uint8Array, width: Number(logoItem.width), height: Number(logoItem.height) }
+    ? {
+        contentType: logoItem.contentType as Logo["contentType"],
+        bytes: logoItem.bytes as Uint8Array,
+        width: Number(logoItem.width),
+        height: Number(logoItem.height),
+      }
     : null;
   const seller = doc.seller ?? sellerOf(readProfile(userId, found.get(batchKey(keys[0]!))));
   return { seller, logo };

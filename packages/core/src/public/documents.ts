@@ -11,9 +11,7 @@ import { PUBLIC_TOKEN_SHAPE } from "../tokens";
  * a draft is not public (its token is not yet meant to be shared). Both come back as "not found",
  * exactly like a token that names nothing.
  */
-export type PublicDocument =
-  | { kind: "invoice"; item: InvoiceItem }
-  | { kind: "estimate"; item: EstimateRecord };
+export type PublicDocument = { kind: "invoice"; item: InvoiceItem } | { kind: "estimate"; item: EstimateRecord };
 
 type EstimateRecord = EstimateItem;
 

@@ -62,8 +62,23 @@ export interface DocumentView {
 /** The estimate fields the views and emails read (the resource plus when it was sent). */
 export type PublicEstimate = Pick<
   Estimate,
-  | "status" | "currency" | "subtotal" | "taxTotal" | "total" | "notes" | "terms" | "validUntil" | "clientName" | "clientEmail"
-  | "lineItems" | "createdAt" | "taxBreakdown" | "taxExemptionReason" | "clientAddress" | "clientTaxId" | "seller"
+  | "status"
+  | "currency"
+  | "subtotal"
+  | "taxTotal"
+  | "total"
+  | "notes"
+  | "terms"
+  | "validUntil"
+  | "clientName"
+  | "clientEmail"
+  | "lineItems"
+  | "createdAt"
+  | "taxBreakdown"
+  | "taxExemptionReason"
+  | "clientAddress"
+  | "clientTaxId"
+  | "seller"
 > & { estimateNumber: string | null; sentAt?: string | null };
 
 /** What a document shows besides itself: the seller (its snapshot, or the current profile) and the logo. */
@@ -96,8 +111,16 @@ export const amountDue = (invoice: Pick<Invoice, "total" | "amountPaid">): strin
   formatMoney(centsOf(invoice.total) - centsOf(invoice.amountPaid ?? "0.00"));
 
 const STATUS_LABELS: Record<string, string> = {
-  draft: "Draft", finalized: "Issued", sent: "Sent", paid: "Paid", overdue: "Overdue", void: "Void",
-  accepted: "Accepted", declined: "Declined", expired: "Expired", converted: "Invoiced",
+  draft: "Draft",
+  finalized: "Issued",
+  sent: "Sent",
+  paid: "Paid",
+  overdue: "Overdue",
+  void: "Void",
+  accepted: "Accepted",
+  declined: "Declined",
+  expired: "Expired",
+  converted: "Invoiced",
 };
 const statusLabel = (status: string): string => STATUS_LABELS[status] ?? status;
 
@@ -207,18 +230,19 @@ export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick
 
   const bank = assets.seller?.bankAccount;
   const owing = (draft || PAYABLE.includes(invoice.status)) && centsOf(due) > 0n;
-  const payment = bank && owing
-    ? {
-        heading: "Payment by bank transfer",
-        rows: [
-          ...(bank.accountName ? [{ label: "Account holder", value: bank.accountName }] : []),
-          { label: "IBAN", value: displayIban(bank.iban) },
-          ...(bank.bic ? [{ label: "BIC", value: bank.bic }] : []),
-          { label: "Reference", value: invoice.invoiceNumber ?? "the invoice number (given when issued)" },
-          { label: "Amount", value: money(due) },
-        ],
-      }
-    : null;
+  const payment =
+    bank && owing
+      ? {
+          heading: "Payment by bank transfer",
+          rows: [
+            ...(bank.accountName ? [{ label: "Account holder", value: bank.accountName }] : []),
+            { label: "IBAN", value: displayIban(bank.iban) },
+            ...(bank.bic ? [{ label: "BIC", value: bank.bic }] : []),
+            { label: "Reference", value: invoice.invoiceNumber ?? "the invoice number (given when issued)" },
+            { label: "Amount", value: money(due) },
+          ],
+        }
+      : null;
 
   return {
     kind: "invoice",

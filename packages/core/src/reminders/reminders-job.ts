@@ -63,7 +63,13 @@ async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): 
   }
 }
 
-async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to: string, now: string): Promise<"sent"> {
+async function send(
+  deps: Deps,
+  reminder: ReminderItem,
+  invoice: InvoiceItem,
+  to: string,
+  now: string,
+): Promise<"sent"> {
   const quota = await reserveEmails(deps, reminder.userId, now);
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
   await commit({ db: deps.db }, [
@@ -75,7 +81,12 @@ async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to
           UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
           ConditionExpression: "#status = :scheduled",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":sent": "sent", ":scheduled": "scheduled", ":now": now, ":outbox": email.item.id },
+          ExpressionAttributeValues: {
+            ":sent": "sent",
+            ":scheduled": "scheduled",
+            ":now": now,
+            ":outbox": email.item.id,
+          },
         },
       },
       onConditionFailed: () => new AlreadyHandled(),
@@ -102,19 +113,21 @@ async function send(deps: Deps, reminder: ReminderItem, invoice: InvoiceItem, to
 /** Records the cancellation the rule in model.ts already implies; a no-op if another run did. */
 async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
   try {
-    await commit({ db: deps.db }, [{
-      op: {
-        Update: {
-          TableName: deps.db.table,
-          Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-          UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
-          ConditionExpression: "#status = :scheduled",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
+    await commit({ db: deps.db }, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
+            UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
+            ConditionExpression: "#status = :scheduled",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
+          },
         },
+        onConditionFailed: () => new AlreadyHandled(),
       },
-      onConditionFailed: () => new AlreadyHandled(),
-    }]);
+    ]);
     return "cancelled";
   } catch (error) {
     if (error instanceof AlreadyHandled) return "skipped";

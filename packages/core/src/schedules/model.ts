@@ -52,10 +52,31 @@ export interface ScheduleItem extends Omit<RecurringSchedule, "taxBreakdown">, I
 }
 
 const SCHEDULE_FIELDS = [
-  "id", "clientId", "status", "frequency", "startDate", "endDate", "maxOccurrences", "occurrencesGenerated",
-  "nextRunAt", "lastRunAt", "lastInvoiceId", "autoSend", "paymentTermsDays", "currency", "notes", "terms",
-  "taxExemptionReason", "buyerReference", "purchaseOrderReference", "lineItems", "subtotal", "taxTotal", "total",
-  "createdAt", "updatedAt",
+  "id",
+  "clientId",
+  "status",
+  "frequency",
+  "startDate",
+  "endDate",
+  "maxOccurrences",
+  "occurrencesGenerated",
+  "nextRunAt",
+  "lastRunAt",
+  "lastInvoiceId",
+  "autoSend",
+  "paymentTermsDays",
+  "currency",
+  "notes",
+  "terms",
+  "taxExemptionReason",
+  "buyerReference",
+  "purchaseOrderReference",
+  "lineItems",
+  "subtotal",
+  "taxTotal",
+  "total",
+  "createdAt",
+  "updatedAt",
 ] as const satisfies readonly (keyof RecurringSchedule)[];
 
 /** The public shape: every field present, `null` where there is no value. */
@@ -76,7 +97,8 @@ export function nextOccurrenceState(
   s: Pick<ScheduleItem, "startDate" | "frequency" | "endDate" | "maxOccurrences" | "occurrencesGenerated">,
   nextOccurrence: number,
 ): { nextRunAt: string | null; finished: boolean } {
-  if (s.maxOccurrences !== null && s.occurrencesGenerated >= s.maxOccurrences) return { nextRunAt: null, finished: true };
+  if (s.maxOccurrences !== null && s.occurrencesGenerated >= s.maxOccurrences)
+    return { nextRunAt: null, finished: true };
   const at = occurrenceAt(s.startDate, s.frequency, nextOccurrence);
   if (at === null || (s.endDate !== null && at > s.endDate)) return { nextRunAt: null, finished: true };
   return { nextRunAt: at, finished: false };

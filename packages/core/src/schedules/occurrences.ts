@@ -39,17 +39,24 @@ export function buildOccurrence(
 ): Occurrence {
   const issueDate = schedule.nextRunAt;
   if (issueDate === null) throw new Error(`schedule ${schedule.id} has no next occurrence`);
-  const invoice = newDraftInvoice(ctx, invoiceId, client, copyLineItems(schedule.lineItems), {
-    currency: schedule.currency,
-    notes: schedule.notes,
-    terms: schedule.terms,
-    taxExemptionReason: schedule.taxExemptionReason ?? null,
-    buyerReference: schedule.buyerReference ?? null,
-    purchaseOrderReference: schedule.purchaseOrderReference ?? null,
-    issueDate,
-    dueDate: addDays(issueDate, schedule.paymentTermsDays),
-    recurringScheduleId: schedule.id,
-  }, now);
+  const invoice = newDraftInvoice(
+    ctx,
+    invoiceId,
+    client,
+    copyLineItems(schedule.lineItems),
+    {
+      currency: schedule.currency,
+      notes: schedule.notes,
+      terms: schedule.terms,
+      taxExemptionReason: schedule.taxExemptionReason ?? null,
+      buyerReference: schedule.buyerReference ?? null,
+      purchaseOrderReference: schedule.purchaseOrderReference ?? null,
+      issueDate,
+      dueDate: addDays(issueDate, schedule.paymentTermsDays),
+      recurringScheduleId: schedule.id,
+    },
+    now,
+  );
   if (schedule.autoSend) Object.assign(invoice, deliveryMarker(ctx.userId, invoice.sk, issueDate));
   const next = settle({
     ...schedule,
@@ -103,7 +110,9 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
  * (no recipient, a negative total) or the invoice left the path (voided, paid). Delivery is made
  * of conditional transitions, so concurrent runs delivering one invoice send it once.
  */
-const RECURRING_PARTITIONS = new Set(Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)));
+const RECURRING_PARTITIONS = new Set(
+  Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)),
+);
 
 const deliveryMarker = (userId: string, sk: string, issueDate: string) => dueKeys("recurring", userId, sk, issueDate);
 
@@ -159,18 +168,20 @@ export async function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<Deliv
 /** Takes an invoice off the recurring due list; false when someone else already changed its entry. */
 async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boolean> {
   try {
-    await commit({ db: ctx.db }, [{
-      op: {
-        Update: {
-          TableName: ctx.db.table,
-          Key: invoiceKey(ctx.userId, invoice.id),
-          UpdateExpression: "REMOVE duePk, dueSk",
-          ConditionExpression: "duePk = :pk AND dueSk = :sk",
-          ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: invoiceKey(ctx.userId, invoice.id),
+            UpdateExpression: "REMOVE duePk, dueSk",
+            ConditionExpression: "duePk = :pk AND dueSk = :sk",
+            ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+          },
         },
+        onConditionFailed: () => new MarkerMoved(),
       },
-      onConditionFailed: () => new MarkerMoved(),
-    }]);
+    ]);
     return true;
   } catch (error) {
     if (error instanceof MarkerMoved) return false;

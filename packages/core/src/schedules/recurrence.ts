@@ -34,7 +34,8 @@ const daysInMonth = (year: number, month0: number): number => new Date(Date.UTC(
  * timestamp; null when it would fall after year 9999 (the schedule has no such occurrence).
  */
 export function occurrenceAt(start: string, frequency: Frequency, n: number): string | null {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`occurrence index must be a non-negative integer, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new RangeError(`occurrence index must be a non-negative integer, got ${n}`);
   const ms = occurrenceMs(Date.parse(start), PERIODS[frequency], n);
   return ms > LAST_MS ? null : new Date(ms).toISOString();
 }
@@ -67,7 +68,10 @@ export function firstOccurrenceAtOrAfter(start: string, frequency: Frequency, ti
   const period = PERIODS[frequency];
   const periodMs = "days" in period ? period.days * DAY_MS : period.months * 28 * DAY_MS;
   // Periods are at least `periodMs` long (a month has ≥ 28 days), so this never overshoots by much.
-  let n = "days" in period ? Math.ceil((target - startMs) / periodMs) : Math.max(0, monthsBetween(startMs, target, period.months) - 1);
+  let n =
+    "days" in period
+      ? Math.ceil((target - startMs) / periodMs)
+      : Math.max(0, monthsBetween(startMs, target, period.months) - 1);
   while (n > 0 && occurrenceMs(startMs, period, n - 1) >= target) n--;
   while (occurrenceMs(startMs, period, n) < target) n++;
   return occurrenceMs(startMs, period, n) > LAST_MS ? null : n;
@@ -75,7 +79,8 @@ export function firstOccurrenceAtOrAfter(start: string, frequency: Frequency, ti
 
 /** Whole periods of `months` months between the calendar months of two instants. */
 function monthsBetween(fromMs: number, toMs: number, months: number): number {
-  const from = new Date(fromMs), to = new Date(toMs);
+  const from = new Date(fromMs),
+    to = new Date(toMs);
   const diff = (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + (to.getUTCMonth() - from.getUTCMonth());
   return Math.floor(diff / months);
 }

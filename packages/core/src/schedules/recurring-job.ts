@@ -47,7 +47,16 @@ export interface RecurringTally {
 export async function runRecurringJob(deps: Deps, now: Date): Promise<JobResult> {
   const at = now.toISOString();
   const tally: RecurringTally = {
-    generated: 0, completed: 0, sent: 0, finalizedWithoutEmail: 0, notFinalized: 0, waitingForQuota: 0, recovered: 0, yielded: 0, deferred: 0, failed: 0,
+    generated: 0,
+    completed: 0,
+    sent: 0,
+    finalizedWithoutEmail: 0,
+    notFinalized: 0,
+    waitingForQuota: 0,
+    recovered: 0,
+    yielded: 0,
+    deferred: 0,
+    failed: 0,
   };
   // Clients read in this run, per user and id: many schedules bill the same client.
   const clients = new Map<string, ClientItem>();

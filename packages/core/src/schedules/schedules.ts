@@ -81,59 +81,72 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
   const immediate = startDate <= now;
   // One read (the client, copied into the template, and the counters of the ids taken — on a
   // request's first read with the API key too), then one transaction (db/ids.ts).
-  const first = await createTakingValues(ctx, async (take) => {
-    const [client, lastId, lastInvoiceId] = await Promise.all([
-      requireClient(ctx, input.clientId),
-      counterValue(ctx, "schedule"),
-      immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
-    ]);
-    const id = lastId + 1;
-    const created = settle({
-      ...scheduleKey(ctx.userId, id),
-      userId: ctx.userId,
-      version: 1,
-      id,
-      clientId: client.id,
-      status: "active",
-      frequency: input.frequency,
-      startDate,
-      endDate: input.endDate ?? null,
-      maxOccurrences: input.maxOccurrences ?? null,
-      occurrencesGenerated: 0,
-      nextOccurrence: 0,
-      nextRunAt: startDate,
-      lastRunAt: null,
-      lastInvoiceId: null,
-      autoSend: input.autoSend ?? false,
-      paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
-      currency: input.currency ?? client.currency,
-      notes: input.notes ?? null,
-      terms: input.terms ?? null,
-      taxExemptionReason: input.taxExemptionReason ?? null,
-      buyerReference: input.buyerReference ?? null,
-      purchaseOrderReference: input.purchaseOrderReference ?? null,
-      lineItems,
-      nextLineId: nextLineId(lineItems),
-      ...computeTotals(lineItems),
-      createdAt: now,
-      updatedAt: now,
-      gsi1pk: "", gsi1sk: "", gsi2pk: "", gsi2sk: "", // set by settle → withIndexKeys
-    });
+  const first = await createTakingValues(
+    ctx,
+    async (take) => {
+      const [client, lastId, lastInvoiceId] = await Promise.all([
+        requireClient(ctx, input.clientId),
+        counterValue(ctx, "schedule"),
+        immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
+      ]);
+      const id = lastId + 1;
+      const created = settle({
+        ...scheduleKey(ctx.userId, id),
+        userId: ctx.userId,
+        version: 1,
+        id,
+        clientId: client.id,
+        status: "active",
+        frequency: input.frequency,
+        startDate,
+        endDate: input.endDate ?? null,
+        maxOccurrences: input.maxOccurrences ?? null,
+        occurrencesGenerated: 0,
+        nextOccurrence: 0,
+        nextRunAt: startDate,
+        lastRunAt: null,
+        lastInvoiceId: null,
+        autoSend: input.autoSend ?? false,
+        paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
+        currency: input.currency ?? client.currency,
+        notes: input.notes ?? null,
+        terms: input.terms ?? null,
+        taxExemptionReason: input.taxExemptionReason ?? null,
+        buyerReference: input.buyerReference ?? null,
+        purchaseOrderReference: input.purchaseOrderReference ?? null,
+        lineItems,
+        nextLineId: nextLineId(lineItems),
+        ...computeTotals(lineItems),
+        createdAt: now,
+        updatedAt: now,
+        gsi1pk: "",
+        gsi1sk: "",
+        gsi2pk: "",
+        gsi2sk: "", // set by settle → withIndexKeys
+      });
 
-    const putNew = (item: ScheduleItem): Write => ({
-      op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-    });
-    const takeId = take("schedule", lastId);
-    if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
-    const invoiceId = lastInvoiceId + 1;
-    const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
-    const withInvoice: ScheduleItem = { ...schedule, version: 1 };
-    // The invoice's own Put, but one client-reference update for both documents (a transaction may
-    // touch an item only once).
-    const [invoicePut] = createInvoiceWrites(ctx, invoice);
-    const writes = [takeId, take("invoice", lastInvoiceId), putNew(withInvoice), invoicePut!, clientRefWrite(ctx, client.id, 2)];
-    return { writes, result: withInvoice };
-  }, () => new DomainError("service_unavailable", "schedule ids are being taken by concurrent requests; retry"));
+      const putNew = (item: ScheduleItem): Write => ({
+        op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+      });
+      const takeId = take("schedule", lastId);
+      if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
+      const invoiceId = lastInvoiceId + 1;
+      const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
+      const withInvoice: ScheduleItem = { ...schedule, version: 1 };
+      // The invoice's own Put, but one client-reference update for both documents (a transaction may
+      // touch an item only once).
+      const [invoicePut] = createInvoiceWrites(ctx, invoice);
+      const writes = [
+        takeId,
+        take("invoice", lastInvoiceId),
+        putNew(withInvoice),
+        invoicePut!,
+        clientRefWrite(ctx, client.id, 2),
+      ];
+      return { writes, result: withInvoice };
+    },
+    () => new DomainError("service_unavailable", "schedule ids are being taken by concurrent requests; retry"),
+  );
   if (!immediate) return first;
   const invoiceId = first.lastInvoiceId!;
   // Delivery is not part of the creation (nor of its Idempotency-Key record): the schedule and its
@@ -181,30 +194,50 @@ async function changeSchedule(
   decide: (current: ScheduleItem) => Promise<{ next: ScheduleItem; writes?: Write[] } | undefined>,
   ifMatch?: string,
 ): Promise<ScheduleItem> {
-  return optimistic("schedule", async () => {
-    const current = await getSchedule(ctx, id, true);
-    assertIfMatch(ifMatch, current.version);
-    const change = await decide(current);
-    if (!change) return current;
-    await commit(ctx, [
-      {
-        op: putIfVersion(ctx.db.table, change.next, current.version),
-        onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
-      },
-      ...(change.writes ?? []),
-    ], change.next);
-    return change.next;
-  }, { ifMatch });
+  return optimistic(
+    "schedule",
+    async () => {
+      const current = await getSchedule(ctx, id, true);
+      assertIfMatch(ifMatch, current.version);
+      const change = await decide(current);
+      if (!change) return current;
+      await commit(
+        ctx,
+        [
+          {
+            op: putIfVersion(ctx.db.table, change.next, current.version),
+            onConditionFailed: (old) => (old ? new Raced() : notFound("recurring schedule", id)),
+          },
+          ...(change.writes ?? []),
+        ],
+        change.next,
+      );
+      return change.next;
+    },
+    { ifMatch },
+  );
 }
 
-const bump = (ctx: Ctx, item: ScheduleItem): ScheduleItem => ({ ...item, updatedAt: nowIso(ctx), version: item.version + 1 });
+const bump = (ctx: Ctx, item: ScheduleItem): ScheduleItem => ({
+  ...item,
+  updatedAt: nowIso(ctx),
+  version: item.version + 1,
+});
 
 const EDITABLE: readonly ScheduleStatus[] = ["active", "paused"];
 /** What defines the occurrences (and whom they bill): fixed once the first invoice exists. */
 const DEFINING = ["frequency", "startDate", "clientId"] as const;
 const TEMPLATE = [
-  "currency", "notes", "terms", "taxExemptionReason", "buyerReference", "purchaseOrderReference", "paymentTermsDays",
-  "autoSend", "endDate", "maxOccurrences",
+  "currency",
+  "notes",
+  "terms",
+  "taxExemptionReason",
+  "buyerReference",
+  "purchaseOrderReference",
+  "paymentTermsDays",
+  "autoSend",
+  "endDate",
+  "maxOccurrences",
 ] as const;
 
 const notEditable = (detail: string) => new DomainError("schedule_not_editable", detail);
@@ -215,45 +248,56 @@ const notEditable = (detail: string) => new DomainError("schedule_not_editable",
  * maxOccurrences may end the schedule at once (completed). A new startDate or frequency restarts
  * the occurrence count at 0; a start that is already due is generated by the next job run.
  */
-export async function updateSchedule(ctx: Ctx, id: number, patch: SchedulePatch, ifMatch?: string): Promise<ScheduleItem> {
+export async function updateSchedule(
+  ctx: Ctx,
+  id: number,
+  patch: SchedulePatch,
+  ifMatch?: string,
+): Promise<ScheduleItem> {
   // What the body alone decides comes before any lookup (400 before 404).
   throwIfAny(checkDates(patch, patch.startDate, ctx.clock()));
-  return changeSchedule(ctx, id, async (current) => {
-    const startDate = patch.startDate ?? current.startDate;
-    const endDate = patch.endDate === undefined ? current.endDate : patch.endDate;
-    if (endDate !== null && endDate < startDate) {
-      const path = patch.endDate === undefined ? "startDate" : "endDate";
-      throw new ValidationError([{ path, message: "endDate must not be before startDate" }]);
-    }
-    if (!EDITABLE.includes(current.status)) throw notEditable(`schedule ${id} is ${current.status}; only an active or paused schedule can be changed`);
-    if (isEmptyPatch(patch)) return undefined;
-    const redefined = DEFINING.filter((field) => patch[field] !== undefined && patch[field] !== current[field]);
-    if (redefined.length && current.occurrencesGenerated > 0) {
-      throw notEditable(`${redefined.join(", ")} cannot change after the schedule's first invoice`);
-    }
+  return changeSchedule(
+    ctx,
+    id,
+    async (current) => {
+      const startDate = patch.startDate ?? current.startDate;
+      const endDate = patch.endDate === undefined ? current.endDate : patch.endDate;
+      if (endDate !== null && endDate < startDate) {
+        const path = patch.endDate === undefined ? "startDate" : "endDate";
+        throw new ValidationError([{ path, message: "endDate must not be before startDate" }]);
+      }
+      if (!EDITABLE.includes(current.status))
+        throw notEditable(`schedule ${id} is ${current.status}; only an active or paused schedule can be changed`);
+      if (isEmptyPatch(patch)) return undefined;
+      const redefined = DEFINING.filter((field) => patch[field] !== undefined && patch[field] !== current[field]);
+      if (redefined.length && current.occurrencesGenerated > 0) {
+        throw notEditable(`${redefined.join(", ")} cannot change after the schedule's first invoice`);
+      }
 
-    const next = bump(ctx, current);
-    const writes: Write[] = [];
-    if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
-      const client = await requireClient(ctx, patch.clientId);
-      next.clientId = client.id;
-      writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
-    }
-    for (const field of TEMPLATE) {
-      if (patch[field] !== undefined) (next as unknown as Record<string, unknown>)[field] = patch[field];
-    }
-    if (patch.lineItems !== undefined) {
-      next.lineItems = buildLineItems(patch.lineItems, current.nextLineId);
-      next.nextLineId = current.nextLineId + patch.lineItems.length;
-      Object.assign(next, computeTotals(next.lineItems));
-    }
-    if (redefined.includes("startDate") || redefined.includes("frequency")) {
-      next.startDate = startDate;
-      next.frequency = patch.frequency ?? current.frequency;
-      next.nextOccurrence = 0; // no invoice exists yet: occurrences count from the new anchor
-    }
-    return { next: settle(next), writes };
-  }, ifMatch);
+      const next = bump(ctx, current);
+      const writes: Write[] = [];
+      if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
+        const client = await requireClient(ctx, patch.clientId);
+        next.clientId = client.id;
+        writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
+      }
+      for (const field of TEMPLATE) {
+        if (patch[field] !== undefined) (next as unknown as Record<string, unknown>)[field] = patch[field];
+      }
+      if (patch.lineItems !== undefined) {
+        next.lineItems = buildLineItems(patch.lineItems, current.nextLineId);
+        next.nextLineId = current.nextLineId + patch.lineItems.length;
+        Object.assign(next, computeTotals(next.lineItems));
+      }
+      if (redefined.includes("startDate") || redefined.includes("frequency")) {
+        next.startDate = startDate;
+        next.frequency = patch.frequency ?? current.frequency;
+        next.nextOccurrence = 0; // no invoice exists yet: occurrences count from the new anchor
+      }
+      return { next: settle(next), writes };
+    },
+    ifMatch,
+  );
 }
 
 /** DELETE: any status; its invoices stay. The client reference goes in the same transaction. */

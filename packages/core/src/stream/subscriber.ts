@@ -6,7 +6,14 @@ import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
-import { ATTEMPT_CONCURRENCY, firstAttempts, putAttempt, runAttempt, withConcurrency, type AttemptItem } from "../webhooks/deliveries";
+import {
+  ATTEMPT_CONCURRENCY,
+  firstAttempts,
+  putAttempt,
+  runAttempt,
+  withConcurrency,
+  type AttemptItem,
+} from "../webhooks/deliveries";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 
 /**
@@ -82,16 +89,19 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           throw error;
         }
         outcome.events++;
-        for (const attempt of first) attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
+        for (const attempt of first)
+          attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
       }
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
-      console.warn(JSON.stringify({
-        level: "warn",
-        message: "stream record failed; it will be delivered again",
-        sequenceNumber: record.dynamodb?.SequenceNumber,
-        error: error instanceof Error ? error.name : String(error),
-      }));
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          message: "stream record failed; it will be delivered again",
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+          error: error instanceof Error ? error.name : String(error),
+        }),
+      );
       break;
     }
   }
@@ -128,5 +138,9 @@ function originOf(record: StreamRecord) {
   const sequenceNumber = record.dynamodb?.SequenceNumber;
   const seconds = record.dynamodb?.ApproximateCreationDateTime;
   if (!sequenceNumber || typeof seconds !== "number") throw new Error("stream record without sequence number or time");
-  return { eventId: record.eventID ?? sequenceNumber, sequenceNumber, createdAt: new Date(seconds * 1000).toISOString() };
+  return {
+    eventId: record.eventID ?? sequenceNumber,
+    sequenceNumber,
+    createdAt: new Date(seconds * 1000).toISOString(),
+  };
 }

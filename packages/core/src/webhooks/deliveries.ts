@@ -113,13 +113,15 @@ export function firstAttempts(event: EventItem, endpoints: readonly WebhookEndpo
 
 /** The last 100 attempts to one endpoint, newest first. */
 export async function listDeliveries(deps: Pick<Deps, "db">, userId: string, endpointId: number): Promise<Delivery[]> {
-  const out = await deps.db.doc.send(new QueryCommand({
-    TableName: deps.db.table,
-    KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
-    ExpressionAttributeValues: { ":p": userPk(userId), ":s": attemptsPrefix(endpointId) },
-    ScanIndexForward: false,
-    Limit: 100,
-  }));
+  const out = await deps.db.doc.send(
+    new QueryCommand({
+      TableName: deps.db.table,
+      KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
+      ExpressionAttributeValues: { ":p": userPk(userId), ":s": attemptsPrefix(endpointId) },
+      ScanIndexForward: false,
+      Limit: 100,
+    }),
+  );
   return ((out.Items ?? []) as AttemptItem[]).map(toDelivery);
 }
 
@@ -141,39 +143,49 @@ export async function runAttempt(
   const claims = item.claims + 1;
   const lease = new Date(Date.parse(now) + CLAIM_LEASE_MS).toISOString();
   try {
-    await commit({ db: deps.db }, [{
-      op: {
-        Update: {
-          TableName: deps.db.table,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
-          ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: {
-            ":sending": "sending", ":pending": "pending", ":claims": claims, ":seen": item.claims,
-            ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+    await commit({ db: deps.db }, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":sending": "sending",
+              ":pending": "pending",
+              ":claims": claims,
+              ":seen": item.claims,
+              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+            },
           },
         },
+        onConditionFailed: () => new ClaimLost(),
       },
-      onConditionFailed: () => new ClaimLost(),
-    }]);
+    ]);
   } catch (error) {
     if (error instanceof ClaimLost) return "skipped";
     throw error;
   }
 
-  const endpoint = known.endpoint !== undefined ? known.endpoint : await findEndpoint(deps, item.userId, item.endpointId);
+  const endpoint =
+    known.endpoint !== undefined ? known.endpoint : await findEndpoint(deps, item.userId, item.endpointId);
   const event = known.event ?? (await readEvent(deps, item));
   let outcome: { ok: boolean; responseStatus: number | null; error: string | null; final?: boolean };
   if (!endpoint) outcome = { ok: false, responseStatus: null, error: "the endpoint was deleted", final: true };
   else if (!event) outcome = { ok: false, responseStatus: null, error: "the event has expired", final: true };
-  else if (!endpoint.enabled) outcome = { ok: false, responseStatus: null, error: "the endpoint is disabled", final: true };
+  else if (!endpoint.enabled)
+    outcome = { ok: false, responseStatus: null, error: "the endpoint is disabled", final: true };
   else {
     const body = JSON.stringify(toEvent(event));
     // The timestamp is the wall clock's, whatever "now" a job runs as: receivers reject old ones.
     const headers = signatureHeaders(endpoint.secret, event.id, Math.floor(Date.now() / 1000), body);
     const policy = deps.webhookPolicy ?? { allowPrivate: false };
-    outcome = await postWebhook(endpoint.url, headers, body, { ...policy, timeoutMs: (policy as { timeoutMs?: number }).timeoutMs ?? ATTEMPT_TIMEOUT_MS });
+    outcome = await postWebhook(endpoint.url, headers, body, {
+      ...policy,
+      timeoutMs: (policy as { timeoutMs?: number }).timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    });
   }
   await record(deps, item, claims, now, outcome);
   return outcome.ok ? "succeeded" : "failed";
@@ -188,24 +200,37 @@ async function record(
 ): Promise<void> {
   const delay = outcome.ok || outcome.final ? undefined : RETRY_DELAYS_MS[item.attempt - 1];
   const nextAt = delay === undefined ? null : new Date(Date.parse(now) + delay).toISOString();
-  const writes: Write[] = [{
-    op: {
-      Update: {
-        TableName: deps.db.table,
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
-        ConditionExpression: "claims = :claims AND #status = :sending",
-        ExpressionAttributeNames: { "#status": "status", "#error": "error" },
-        ExpressionAttributeValues: {
-          ":status": outcome.ok ? "succeeded" : "failed", ":rs": outcome.responseStatus, ":error": outcome.error,
-          ":now": now, ":next": nextAt, ":claims": claims, ":sending": "sending",
+  const writes: Write[] = [
+    {
+      op: {
+        Update: {
+          TableName: deps.db.table,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression:
+            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          ConditionExpression: "claims = :claims AND #status = :sending",
+          ExpressionAttributeNames: { "#status": "status", "#error": "error" },
+          ExpressionAttributeValues: {
+            ":status": outcome.ok ? "succeeded" : "failed",
+            ":rs": outcome.responseStatus,
+            ":error": outcome.error,
+            ":now": now,
+            ":next": nextAt,
+            ":claims": claims,
+            ":sending": "sending",
+          },
         },
       },
+      onConditionFailed: () => new ClaimLost(),
     },
-    onConditionFailed: () => new ClaimLost(),
-  }];
+  ];
   if (nextAt) {
-    const next = pendingAttempt({ pk: item.pk, sk: item.eventSk, id: item.eventId, type: item.type } as EventItem, item.endpointId, item.attempt + 1, nextAt);
+    const next = pendingAttempt(
+      { pk: item.pk, sk: item.eventSk, id: item.eventId, type: item.type } as EventItem,
+      item.endpointId,
+      item.attempt + 1,
+      nextAt,
+    );
     writes.push(putAttempt(deps, next));
   }
   try {
@@ -217,20 +242,32 @@ async function record(
 }
 
 async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<EventItem | undefined> {
-  const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: { pk: item.pk, sk: item.eventSk } }));
+  const out = await deps.db.doc.send(
+    new GetCommand({ TableName: deps.db.table, Key: { pk: item.pk, sk: item.eventSk } }),
+  );
   return out.Item as EventItem | undefined;
 }
 
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
 /** Runs `work` over `items` with at most `limit` at once: one slow receiver never holds up the rest. */
-export async function withConcurrency<T>(items: readonly T[], limit: number, work: (item: T) => Promise<unknown>): Promise<void> {
+export async function withConcurrency<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
       const item = items[next++]!;
       await work(item).catch((error: unknown) =>
-        console.warn(JSON.stringify({ level: "warn", message: "webhook attempt failed to run", error: error instanceof Error ? error.name : String(error) })),
+        console.warn(
+          JSON.stringify({
+            level: "warn",
+            message: "webhook attempt failed to run",
+            error: error instanceof Error ? error.name : String(error),
+          }),
+        ),
       );
     }
   });
@@ -246,7 +283,8 @@ export const ATTEMPT_CONCURRENCY = 8;
 export async function runWebhooksJob(deps: Deps, now: Date): Promise<JobResult> {
   const nowIsoString = now.toISOString();
   const due: AttemptItem[] = [];
-  for await (const raw of dueItems(deps.db, "webhooks", nowIsoString, { inclusive: true })) due.push(raw as unknown as AttemptItem);
+  for await (const raw of dueItems(deps.db, "webhooks", nowIsoString, { inclusive: true }))
+    due.push(raw as unknown as AttemptItem);
   const counts = { succeeded: 0, failed: 0, skipped: 0 };
   // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
   const jobDeps = { ...deps, clock: () => now };

@@ -90,35 +90,46 @@ export async function createEndpoint(ctx: Ctx, input: EndpointInput): Promise<We
     updatedAt: now,
     version: 1,
   };
-  await commit(ctx, [
-    {
-      op: {
-        Update: {
-          TableName: ctx.db.table,
-          Key: counterKey(ctx.userId, ACTIVE_COUNTER),
-          UpdateExpression: "ADD active :one",
-          ConditionExpression: "attribute_not_exists(active) OR active < :max",
-          ExpressionAttributeValues: { ":one": 1, ":max": MAX_ENDPOINTS },
+  await commit(
+    ctx,
+    [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: counterKey(ctx.userId, ACTIVE_COUNTER),
+            UpdateExpression: "ADD active :one",
+            ConditionExpression: "attribute_not_exists(active) OR active < :max",
+            ExpressionAttributeValues: { ":one": 1, ":max": MAX_ENDPOINTS },
+          },
         },
+        onConditionFailed: () =>
+          new DomainError("limit_exceeded", `at most ${MAX_ENDPOINTS} webhook endpoints per account`),
       },
-      onConditionFailed: () => new DomainError("limit_exceeded", `at most ${MAX_ENDPOINTS} webhook endpoints per account`),
-    },
-    { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
-  ], item);
+      { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
+    ],
+    item,
+  );
   return item;
 }
 
 /** Every endpoint of a user (at most MAX_ENDPOINTS: one query page), oldest first. */
 export async function listEndpoints(deps: Pick<Deps, "db">, userId: string): Promise<WebhookEndpointItem[]> {
-  const out = await deps.db.doc.send(new QueryCommand({
-    TableName: deps.db.table,
-    KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
-    ExpressionAttributeValues: { ":p": userPk(userId), ":s": SK_PREFIX },
-  }));
+  const out = await deps.db.doc.send(
+    new QueryCommand({
+      TableName: deps.db.table,
+      KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
+      ExpressionAttributeValues: { ":p": userPk(userId), ":s": SK_PREFIX },
+    }),
+  );
   return (out.Items ?? []) as WebhookEndpointItem[];
 }
 
-export async function findEndpoint(deps: Pick<Deps, "db">, userId: string, id: number): Promise<WebhookEndpointItem | undefined> {
+export async function findEndpoint(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  id: number,
+): Promise<WebhookEndpointItem | undefined> {
   const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: endpointKey(userId, id) }));
   return out.Item as WebhookEndpointItem | undefined;
 }
@@ -129,7 +140,12 @@ export async function getEndpoint(ctx: Ctx, id: number): Promise<WebhookEndpoint
   return item;
 }
 
-export async function updateEndpoint(ctx: Ctx, id: number, patch: EndpointPatch, ifMatch?: string): Promise<WebhookEndpointItem> {
+export async function updateEndpoint(
+  ctx: Ctx,
+  id: number,
+  patch: EndpointPatch,
+  ifMatch?: string,
+): Promise<WebhookEndpointItem> {
   const current = await getEndpoint(ctx, id);
   assertIfMatch(ifMatch, current.version);
   if (patch.url !== undefined && patch.url !== current.url) await checkWebhookUrl(patch.url, policyOf(ctx));
@@ -140,18 +156,32 @@ export async function updateEndpoint(ctx: Ctx, id: number, patch: EndpointPatch,
     updatedAt: nowIso(ctx),
     version: current.version + 1,
   };
-  await commit(ctx, [{
-    op: putIfVersion(ctx.db.table, next, current.version),
-    onConditionFailed: (old) =>
-      old ? new DomainError("precondition_failed", "the endpoint was changed concurrently; fetch it and retry") : notFound("webhook endpoint", id),
-  }], next);
+  await commit(
+    ctx,
+    [
+      {
+        op: putIfVersion(ctx.db.table, next, current.version),
+        onConditionFailed: (old) =>
+          old
+            ? new DomainError("precondition_failed", "the endpoint was changed concurrently; fetch it and retry")
+            : notFound("webhook endpoint", id),
+      },
+    ],
+    next,
+  );
   return next;
 }
 
 export async function deleteEndpoint(ctx: Ctx, id: number): Promise<void> {
   await commit(ctx, [
     {
-      op: { Delete: { TableName: ctx.db.table, Key: endpointKey(ctx.userId, id), ConditionExpression: "attribute_exists(pk)" } },
+      op: {
+        Delete: {
+          TableName: ctx.db.table,
+          Key: endpointKey(ctx.userId, id),
+          ConditionExpression: "attribute_exists(pk)",
+        },
+      },
       onConditionFailed: () => notFound("webhook endpoint", id),
     },
     {

@@ -17,7 +17,12 @@ export interface PostOutcome {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, policy: UrlPolicy & { timeoutMs: number }): Promise<PostOutcome> {
+export async function postWebhook(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: UrlPolicy & { timeoutMs: number },
+): Promise<PostOutcome> {
   let checked;
   try {
     checked = await checkWebhookUrl(rawUrl, policy);
@@ -27,12 +32,18 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
   const { url, addresses } = checked;
   const pinned = addresses[0]!;
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
   const options: RequestOptions = {
     method: "POST",
-    headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "invoicing-webhooks/1" },
+    headers: {
+      ...headers,
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "user-agent": "invoicing-webhooks/1",
+    },
     lookup,
   };
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -52,13 +63,23 @@ export async function postWebhook(rawUrl: string, headers: Record<string, string
         if (received > MAX_RESPONSE_BYTES) res.destroy();
       });
       const status = res.statusCode ?? 0;
-      const finish = () => done({ ok: status >= 200 && status < 300, responseStatus: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` });
+      const finish = () =>
+        done({
+          ok: status >= 200 && status < 300,
+          responseStatus: status,
+          error: status >= 200 && status < 300 ? null : `HTTP ${status}`,
+        });
       res.on("end", finish);
       res.on("close", finish);
       res.on("error", finish);
     });
-    const timer = setTimeout(() => done({ ok: false, responseStatus: null, error: `no answer within ${policy.timeoutMs} ms` }), policy.timeoutMs);
-    req.on("error", (error: NodeJS.ErrnoException) => done({ ok: false, responseStatus: null, error: `connection failed (${error.code ?? error.name})` }));
+    const timer = setTimeout(
+      () => done({ ok: false, responseStatus: null, error: `no answer within ${policy.timeoutMs} ms` }),
+      policy.timeoutMs,
+    );
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      done({ ok: false, responseStatus: null, error: `connection failed (${error.code ?? error.name})` }),
+    );
     req.end(body);
   });
 }

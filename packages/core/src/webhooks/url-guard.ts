@@ -16,14 +16,36 @@ import { DomainError } from "../errors";
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(net, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8], ["2001:db8::", 32],
-  ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2002::", 16],
-] as const) blocked.addSubnet(net, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2002::", 16],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv6");
 
 /** Whether an IP address is one a deployed service must never call. */
 export function isForbiddenAddress(address: string): boolean {
@@ -86,7 +108,10 @@ export async function resolveAllowed(url: URL, policy: UrlPolicy): Promise<{ add
 }
 
 /** Form and resolution together: what creation and every attempt check. */
-export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<{ url: URL; addresses: { address: string; family: number }[] }> {
+export async function checkWebhookUrl(
+  raw: string,
+  policy: UrlPolicy,
+): Promise<{ url: URL; addresses: { address: string; family: number }[] }> {
   const url = checkUrlForm(raw, policy);
   return { url, addresses: await resolveAllowed(url, policy) };
 }

@@ -89,7 +89,12 @@ export function writeCii(m: EInvoiceModel): string {
             {},
             leaf("ram:TypeCode", p.code),
             leaf("ram:Information", p.text),
-            el("ram:PayeePartyCreditorFinancialAccount", {}, leaf("ram:IBANID", p.iban), leaf("ram:AccountName", p.accountName)),
+            el(
+              "ram:PayeePartyCreditorFinancialAccount",
+              {},
+              leaf("ram:IBANID", p.iban),
+              leaf("ram:AccountName", p.accountName),
+            ),
             el("ram:PayeeSpecifiedCreditorFinancialInstitution", {}, leaf("ram:BICID", p.bic)),
           ),
         ),

@@ -87,7 +87,8 @@ export function eInvoiceSourceOf(invoice: Invoice): EInvoiceSource {
     seller: r.seller ?? null,
     lineItems: invoice.lineItems.map((line) => ({
       ...line,
-      taxCategory: (line as Partial<SourceLine>).taxCategory ?? (/[1-9]/.test(line.taxRate) ? "standard" : "zero_rated"),
+      taxCategory:
+        (line as Partial<SourceLine>).taxCategory ?? (/[1-9]/.test(line.taxRate) ? "standard" : "zero_rated"),
     })),
     taxBreakdown: r.taxBreakdown ?? [],
     payLink: r.cardProcessorPaymentLink ?? r.altProcessorPaymentLink ?? null,

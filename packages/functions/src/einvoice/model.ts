@@ -17,7 +17,13 @@ export const CATEGORY_CODE: Record<TaxCategory, string> = {
 };
 
 /** Categories whose breakdown carries the exemption reason (BT-120); never zero-rated (BR-Z-10). */
-export const EXEMPT_CATEGORIES: readonly TaxCategory[] = ["exempt", "reverse_charge", "intra_community", "export", "outside_scope"];
+export const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
+  "exempt",
+  "reverse_charge",
+  "intra_community",
+  "export",
+  "outside_scope",
+];
 
 export const EN16931 = "urn:cen.eu:en16931:2017";
 export const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
@@ -204,7 +210,13 @@ function paymentMeans(source: EInvoiceSource): PaymentMeans[] {
   const out: PaymentMeans[] = [];
   const bank = source.seller?.bankAccount;
   if (bank) {
-    out.push({ code: "58", text: "SEPA credit transfer", iban: bank.iban, accountName: bank.accountName, bic: bank.bic });
+    out.push({
+      code: "58",
+      text: "SEPA credit transfer",
+      iban: bank.iban,
+      accountName: bank.accountName,
+      bic: bank.bic,
+    });
   }
   if (source.payLink) {
     out.push({ code: "68", text: `Pay online: ${source.payLink}`, iban: null, accountName: null, bic: null });

@@ -29,14 +29,19 @@ export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceForma
   // BR-IC-02, BR-G-02).
   const vatOnly = has("reverse_charge", "intra_community", "export");
   if (has("standard", "zero_rated", "exempt") || vatOnly) {
-    if (!seller?.taxId) need("profile.taxId", "the seller's VAT identifier is required for the invoice's tax categories");
+    if (!seller?.taxId)
+      need("profile.taxId", "the seller's VAT identifier is required for the invoice's tax categories");
     else if (vatOnly && !isVatId(seller.taxId)) {
-      need("profile.taxId", "must be a VAT identifier starting with its country code (reverse charge, intra-community, export)");
+      need(
+        "profile.taxId",
+        "must be a VAT identifier starting with its country code (reverse charge, intra-community, export)",
+      );
     }
   }
   // The buyer's VAT identifier when the buyer accounts for the tax (BR-AE-02, BR-IC-02).
   if (has("reverse_charge", "intra_community")) {
-    if (!source.clientTaxId) need("client.taxId", "the buyer's VAT identifier is required for reverse charge and intra-community supplies");
+    if (!source.clientTaxId)
+      need("client.taxId", "the buyer's VAT identifier is required for reverse charge and intra-community supplies");
     else if (has("intra_community") && !isVatId(source.clientTaxId)) {
       need("client.taxId", "must be a VAT identifier starting with its country code (intra-community supply)");
     }
@@ -47,24 +52,31 @@ export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceForma
   }
   // "Not subject to VAT" cannot share an invoice with any other category (BR-O-11 to BR-O-14).
   if (categories.has("outside_scope") && categories.size > 1) {
-    need("lineItems", "lines not subject to VAT (outside_scope) cannot be mixed with other tax categories in an e-invoice");
+    need(
+      "lineItems",
+      "lines not subject to VAT (outside_scope) cannot be mixed with other tax categories in an e-invoice",
+    );
   }
 
   if (format === "xrechnung") {
-    if (!source.buyerReference) need("buyerReference", "XRechnung requires the buyer reference (Leitweg-ID) (BR-DE-15)");
+    if (!source.buyerReference)
+      need("buyerReference", "XRechnung requires the buyer reference (Leitweg-ID) (BR-DE-15)");
     if (sellerAddress) {
       if (!sellerAddress.line1) need("profile.address.line1", "XRechnung requires the seller's street");
       if (!sellerAddress.city) need("profile.address.city", "XRechnung requires the seller's city (BR-DE-3)");
-      if (!sellerAddress.postalCode) need("profile.address.postalCode", "XRechnung requires the seller's postal code (BR-DE-4)");
+      if (!sellerAddress.postalCode)
+        need("profile.address.postalCode", "XRechnung requires the seller's postal code (BR-DE-4)");
     }
     if (!seller?.contactName) need("profile.contactName", "XRechnung requires the seller's contact name (BR-DE-5)");
     if (!seller?.phone) need("profile.phone", "XRechnung requires the seller's phone number (BR-DE-6)");
     else if (!/(\d.*){3,}/.test(seller.phone)) need("profile.phone", "must contain at least three digits (BR-DE-27)");
-    if (!seller?.email) need("profile.email", "XRechnung requires the seller's email, its electronic address (BR-DE-7)");
+    if (!seller?.email)
+      need("profile.email", "XRechnung requires the seller's email, its electronic address (BR-DE-7)");
     if (!source.clientEmail) need("client.email", "XRechnung requires the buyer's email, its electronic address");
     if (clientAddress) {
       if (!clientAddress.city) need("client.address.city", "XRechnung requires the buyer's city (BR-DE-8)");
-      if (!clientAddress.postalCode) need("client.address.postalCode", "XRechnung requires the buyer's postal code (BR-DE-9)");
+      if (!clientAddress.postalCode)
+        need("client.address.postalCode", "XRechnung requires the buyer's postal code (BR-DE-9)");
     }
     if (!seller?.bankAccount && !source.payLink) {
       need("profile.bankAccount", "XRechnung requires payment instructions: a bank account or card payments (BR-DE-1)");
@@ -85,7 +97,8 @@ function skontoProblem(terms: string | null): string | null {
   const marked = lines.filter((line) => line.trim().startsWith("#"));
   if (marked.length === 0) return null;
   const bad = marked.find((line) => !SKONTO.test(line.trim().replace(/\s+/g, " ")));
-  if (bad) return `a line starting with "#" must follow XRechnung's Skonto syntax (#SKONTO#TAGE=14#PROZENT=2.00#): "${bad.slice(0, 60)}"`;
+  if (bad)
+    return `a line starting with "#" must follow XRechnung's Skonto syntax (#SKONTO#TAGE=14#PROZENT=2.00#): "${bad.slice(0, 60)}"`;
   if (!/#\s*\n/.test(terms.slice(terms.lastIndexOf("#")))) return "the last Skonto line must end with a line break";
   return null;
 }

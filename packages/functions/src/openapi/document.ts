@@ -51,14 +51,31 @@ function parameters(op: Operation): Json[] {
   if (op.query) {
     const schema = jsonSchemaOf(v.object(op.query)) as { properties?: Record<string, JsonSchema> };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      params.push({ name, in: "query", required: false, schema: property, ...(name === "cursor" ? { description: CURSOR } : {}) });
+      params.push({
+        name,
+        in: "query",
+        required: false,
+        schema: property,
+        ...(name === "cursor" ? { description: CURSOR } : {}),
+      });
     }
   }
   if (op.ifMatch) params.push(ref("parameters", "IfMatch"));
   const idempotency = op.idempotency;
   if (idempotency === "kept") params.push(ref("parameters", "IdempotencyKey"));
-  if (idempotency === "ignored") params.push({ ...IDEMPOTENCY_KEY, description: "Accepted and ignored here: this response holds a secret, so it is never kept or replayed." });
-  for (const h of op.headers ?? []) params.push({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } });
+  if (idempotency === "ignored")
+    params.push({
+      ...IDEMPOTENCY_KEY,
+      description: "Accepted and ignored here: this response holds a secret, so it is never kept or replayed.",
+    });
+  for (const h of op.headers ?? [])
+    params.push({
+      name: h.name,
+      in: "header",
+      required: h.required,
+      description: h.description,
+      schema: { type: "string" },
+    });
   return params;
 }
 
@@ -133,7 +150,9 @@ function problemResponses(op: Operation): Record<string, Json> {
     out[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${PROBLEM_TYPES[c]}`).join("\n\n"),
       headers,
-      content: { "application/problem+json": { schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}Problem` }, narrowed] } } },
+      content: {
+        "application/problem+json": { schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}Problem` }, narrowed] } },
+      },
     };
   }
   return out;
@@ -195,12 +214,28 @@ function components(): Json {
   return {
     schemas: componentSchemas(),
     securitySchemes: {
-      bearer: { type: "http", scheme: "bearer", description: "An API key: `npm run keys -- create --user <id>`, or POST /api-keys." },
+      bearer: {
+        type: "http",
+        scheme: "bearer",
+        description: "An API key: `npm run keys -- create --user <id>`, or POST /api-keys.",
+      },
     },
     parameters: {
       Id: ID_PARAMETER,
-      PublicToken: { name: "publicToken", in: "path", required: true, description: "The document's `publicToken`.", schema: { type: "string" } },
-      IfMatch: { name: "If-Match", in: "header", required: false, description: "The `ETag` the change is based on; a mismatch is a 412.", schema: { type: "string" } },
+      PublicToken: {
+        name: "publicToken",
+        in: "path",
+        required: true,
+        description: "The document's `publicToken`.",
+        schema: { type: "string" },
+      },
+      IfMatch: {
+        name: "If-Match",
+        in: "header",
+        required: false,
+        description: "The `ETag` the change is based on; a mismatch is a 412.",
+        schema: { type: "string" },
+      },
       IdempotencyKey: {
         ...IDEMPOTENCY_KEY,
         description:
@@ -208,11 +243,23 @@ function components(): Json {
       },
     },
     headers: {
-      "X-Request-Id": { description: "The request's id: the caller's own when 1–128 of `[A-Za-z0-9._-]`, else a generated one.", schema: { type: "string" } },
-      Location: { description: "The URL of the created resource (or the redirect's target).", schema: { type: "string" } },
+      "X-Request-Id": {
+        description: "The request's id: the caller's own when 1–128 of `[A-Za-z0-9._-]`, else a generated one.",
+        schema: { type: "string" },
+      },
+      Location: {
+        description: "The URL of the created resource (or the redirect's target).",
+        schema: { type: "string" },
+      },
       ETag: { description: "The resource's version, for `If-Match`.", schema: { type: "string" } },
-      Link: { description: 'With a full page: `<URL>; rel="next"`, the absolute URL of the next page.', schema: { type: "string" } },
-      "Idempotent-Replayed": { description: "`true` on a replayed response.", schema: { type: "string", enum: ["true"] } },
+      Link: {
+        description: 'With a full page: `<URL>; rel="next"`, the absolute URL of the next page.',
+        schema: { type: "string" },
+      },
+      "Idempotent-Replayed": {
+        description: "`true` on a replayed response.",
+        schema: { type: "string", enum: ["true"] },
+      },
       "WWW-Authenticate": { description: "`Bearer …`", schema: { type: "string" } },
       "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
     },

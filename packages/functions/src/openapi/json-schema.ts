@@ -1,6 +1,20 @@
 import type * as v from "valibot";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
-import { MAX_LINE_ITEMS, MAX_OFFSET, currency, httpsUrl, lineItemInput, lineItems, pagination, templateLineItems, pathId, quantity, taxRate, timestamp, unitPrice } from "../schemas/common";
+import {
+  MAX_LINE_ITEMS,
+  MAX_OFFSET,
+  currency,
+  httpsUrl,
+  lineItemInput,
+  lineItems,
+  pagination,
+  templateLineItems,
+  pathId,
+  quantity,
+  taxRate,
+  timestamp,
+  unitPrice,
+} from "../schemas/common";
 import { resources } from "../schemas/resources";
 
 /**
@@ -107,7 +121,12 @@ const DOCUMENTED: Record<string, Documented> = {
   TemplateLineItems: {
     schema: templateLineItems,
     component: false,
-    json: { type: "array", items: { $ref: "#/components/schemas/LineItemInput" }, minItems: 1, maxItems: MAX_LINE_ITEMS },
+    json: {
+      type: "array",
+      items: { $ref: "#/components/schemas/LineItemInput" },
+      minItems: 1,
+      maxItems: MAX_LINE_ITEMS,
+    },
   },
   // Path ids and list filters arrive as strings but are positive integers (the parameters' `style`
   // is simple/form, so a client sends the number as is).

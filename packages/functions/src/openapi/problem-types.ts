@@ -21,7 +21,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   estimate_not_editable: "PATCH of an estimate that is not draft or sent; DELETE of an accepted or converted one.",
   schedule_not_editable:
     "PATCH of a completed or cancelled schedule, or of `frequency`/`startDate`/`clientId` after its first invoice.",
-  invalid_transition: "A lifecycle action whose precondition does not hold (finalize a non-draft, void a void invoice, …).",
+  invalid_transition:
+    "A lifecycle action whose precondition does not hold (finalize a non-draft, void a void invoice, …).",
   client_not_found: "The body's `clientId` is not one of the user's clients.",
   client_in_use: "DELETE of a client that invoices, estimates or schedules reference.",
   empty_invoice: "Finalize of an invoice without line items.",
@@ -36,7 +37,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   webhook_url_not_allowed:
     "A webhook endpoint URL that is not https, or that resolves to a loopback, private, link-local or cloud metadata address.",
   limit_exceeded: "An 11th webhook endpoint: at most 10 per account.",
-  overpayment: "A payment larger than the invoice's `amountDue` (also: one that lost the race to payments that filled it).",
+  overpayment:
+    "A payment larger than the invoice's `amountDue` (also: one that lost the race to payments that filled it).",
   payment_not_deletable: "DELETE of a card processor payment: refund it instead.",
   refund_not_possible:
     "Refund of a manual payment, of more than what is left to refund, with no card processor configured, or one the card processor refused.",

@@ -10,7 +10,8 @@ export const TAGS = {
   Estimates: "Quotes with line items, their lifecycle and conversion to an invoice.",
   "Recurring schedules": "Schedules that generate invoices.",
   Email: "What became of the emails sent for the user: failures, bounces, complaints (docs/email-and-public-pages.md).",
-  Events: "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
+  Events:
+    "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
   Public: "Pages a client opens from an email, without an API key.",
   Payments: "An invoice's payments: manual and card, partial payments, deletion and card refunds.",
   "Card processor": "Card payments through the card processor.",

@@ -63,10 +63,24 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
     const number = `${view.title} · Page ${i + 1} of ${pages.length}`;
     const size = 8;
     const shown = sanitize(number, fonts.regular);
-    page.drawText(shown, { x: PAGE[0] - MARGIN - width(fonts.regular, shown, size), y: 30, size, font: fonts.regular, color: MUTED });
+    page.drawText(shown, {
+      x: PAGE[0] - MARGIN - width(fonts.regular, shown, size),
+      y: 30,
+      size,
+      font: fonts.regular,
+      color: MUTED,
+    });
     if (view.footer) {
       const lines = wrap(view.footer, fonts.regular, size, WIDTH - 150).slice(0, 3);
-      lines.forEach((line, n) => page.drawText(line, { x: MARGIN, y: 30 + (lines.length - 1 - n) * 10, size, font: fonts.regular, color: MUTED }));
+      for (const [n, line] of lines.entries()) {
+        page.drawText(line, {
+          x: MARGIN,
+          y: 30 + (lines.length - 1 - n) * 10,
+          size,
+          font: fonts.regular,
+          color: MUTED,
+        });
+      }
     }
   });
   return pdf.save();
@@ -75,7 +89,9 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
 async function embedLogo(pdf: PDFDocument, view: DocumentView): Promise<PDFImage | undefined> {
   if (!view.logo) return undefined;
   try {
-    return view.logo.contentType === "image/png" ? await pdf.embedPng(view.logo.bytes) : await pdf.embedJpg(view.logo.bytes);
+    return view.logo.contentType === "image/png"
+      ? await pdf.embedPng(view.logo.bytes)
+      : await pdf.embedJpg(view.logo.bytes);
   } catch {
     return undefined; // checked at upload; an image pdf-lib still cannot read is left out, not fatal
   }
@@ -88,7 +104,8 @@ function header(layout: Layout, view: DocumentView, logo: PDFImage | undefined):
   let leftBottom = top;
   if (logo) {
     const scale = Math.min(170 / logo.width, 56 / logo.height, 1);
-    const w = logo.width * scale, h = logo.height * scale;
+    const w = logo.width * scale,
+      h = logo.height * scale;
     layout.page.drawImage(logo, { x: MARGIN, y: top - h, width: w, height: h });
     leftBottom = top - h;
   } else if (view.seller) {
@@ -138,7 +155,8 @@ function party(layout: Layout, heading: string, p: PartyView, x: number, w: numb
 
 /** Subtotal, one row per tax rate, total, paid and due — right-aligned under the table. */
 function totals(layout: Layout, view: DocumentView): void {
-  const x = WIDTH - 260, w = 260;
+  const x = WIDTH - 260,
+    w = 260;
   layout.y -= 6;
   const rows: (LabelledValue & { emphasis?: boolean; small?: boolean; ruleAbove?: boolean })[] = [];
   for (const t of view.totals) {
@@ -149,10 +167,22 @@ function totals(layout: Layout, view: DocumentView): void {
     if (row.ruleAbove) {
       layout.need(20);
       layout.y -= 2;
-      layout.page.drawLine({ start: { x: MARGIN + x, y: layout.y }, end: { x: MARGIN + WIDTH, y: layout.y }, thickness: 0.8, color: INK });
+      layout.page.drawLine({
+        start: { x: MARGIN + x, y: layout.y },
+        end: { x: MARGIN + WIDTH, y: layout.y },
+        thickness: 0.8,
+        color: INK,
+      });
       layout.y -= 4;
     }
-    layout.pair(row, { x, width: w, labelWidth: 180, alignValue: "right", bold: row.emphasis, size: row.emphasis ? 11 : row.small ? 9 : 10 });
+    layout.pair(row, {
+      x,
+      width: w,
+      labelWidth: 180,
+      alignValue: "right",
+      bold: row.emphasis,
+      size: row.emphasis ? 11 : row.small ? 9 : 10,
+    });
   }
   layout.y -= 10;
   if (view.taxExemptionReason) {
@@ -169,7 +199,10 @@ function closing(layout: Layout, view: DocumentView): void {
     layout.paragraph(view.payLink, { size: 9, color: ACCENT });
     layout.y -= 8;
   }
-  for (const [heading, text] of [["Notes", view.notes], ["Terms", view.terms]] as const) {
+  for (const [heading, text] of [
+    ["Notes", view.notes],
+    ["Terms", view.terms],
+  ] as const) {
     if (!text) continue;
     layout.label(heading);
     layout.paragraph(text, { size: 9 });
@@ -181,8 +214,18 @@ function watermark(page: PDFPage, font: PDFFont): void {
   const size = 120;
   const w = font.widthOfTextAtSize("DRAFT", size);
   // Centred on the page along the 45° diagonal.
-  const cx = PAGE[0] / 2, cy = PAGE[1] / 2, d = w / 2 / Math.SQRT2;
-  page.drawText("DRAFT", { x: cx - d + size * 0.25, y: cy - d - size * 0.25, size, font, color: rgb(0.85, 0.2, 0.2), opacity: 0.15, rotate: degrees(45) });
+  const cx = PAGE[0] / 2,
+    cy = PAGE[1] / 2,
+    d = w / 2 / Math.SQRT2;
+  page.drawText("DRAFT", {
+    x: cx - d + size * 0.25,
+    y: cy - d - size * 0.25,
+    size,
+    font,
+    color: rgb(0.85, 0.2, 0.2),
+    opacity: 0.15,
+    rotate: degrees(45),
+  });
 }
 
 /** Text the standard fonts can draw: every character WinAnsi has, the rest decomposed or "?". */
@@ -311,7 +354,8 @@ class Layout {
 
   /** One line of text at the cursor (already fitting). */
   line(text: string, o: TextOptions = {}): void {
-    const font = o.font ?? this.fonts.regular, size = o.size ?? 10;
+    const font = o.font ?? this.fonts.regular,
+      size = o.size ?? 10;
     this.need(size * 1.35);
     this.y -= size;
     this.page.drawText(text, { x: MARGIN + (o.x ?? 0), y: this.y, size, font, color: o.color ?? INK });
@@ -319,7 +363,8 @@ class Layout {
   }
 
   paragraph(text: string, o: TextOptions = {}): void {
-    const font = o.font ?? this.fonts.regular, size = o.size ?? 10;
+    const font = o.font ?? this.fonts.regular,
+      size = o.size ?? 10;
     for (const l of wrap(text, font, size, o.width ?? WIDTH - (o.x ?? 0))) this.line(l, { ...o, font, size });
   }
 
@@ -350,7 +395,8 @@ class Layout {
       if (l) this.page.drawText(l, { x: MARGIN + o.x, y, size, font: labelFont, color: o.bold ? INK : MUTED });
       const v = values[i];
       if (v) {
-        const vx = o.alignValue === "right" ? MARGIN + o.x + o.width - width(valueFont, v, size) : MARGIN + o.x + o.labelWidth;
+        const vx =
+          o.alignValue === "right" ? MARGIN + o.x + o.width - width(valueFont, v, size) : MARGIN + o.x + o.labelWidth;
         this.page.drawText(v, { x: vx, y, size, font: valueFont, color: INK });
       }
     }
@@ -359,12 +405,22 @@ class Layout {
 
   /** A shaded box with a heading and label/value rows (the payment instructions). */
   box(heading: string, rows: LabelledValue[]): void {
-    const size = 9, leading = size * 1.3, pad = 12;
+    const size = 9,
+      leading = size * 1.3,
+      pad = 12;
     const labelWidth = 100;
     const valueRows = rows.map((r) => wrap(r.value, this.fonts.regular, size, WIDTH - 2 * pad - labelWidth).length);
     const height = pad + 12 + valueRows.reduce((a, b) => a + b, 0) * leading + rows.length * 3 + pad - 4;
     this.need(Math.min(height, PAGE[1] - MARGIN - BOTTOM) + 10);
-    this.page.drawRectangle({ x: MARGIN, y: this.y - height, width: WIDTH, height, color: PAY_SHADE, borderColor: ACCENT, borderWidth: 0.6 });
+    this.page.drawRectangle({
+      x: MARGIN,
+      y: this.y - height,
+      width: WIDTH,
+      height,
+      color: PAY_SHADE,
+      borderColor: ACCENT,
+      borderWidth: 0.6,
+    });
     this.y -= pad - 2;
     this.line(sanitize(heading, this.fonts.bold), { font: this.fonts.bold, size: 10, x: pad, color: ACCENT });
     this.y -= 2;
@@ -395,7 +451,8 @@ class Layout {
   }
 
   private tableRow(line: DocumentView["lines"][number]): void {
-    const size = 9.5, leading = size * 1.3;
+    const size = 9.5,
+      leading = size * 1.3;
     const description = wrap(line.description, this.fonts.regular, size, COLUMNS[0].width);
     // A row that fits on a page stays whole; a taller one runs on over pages (header repeated).
     // (Under a header with no row yet, moving on would leave the header alone: split there.)
@@ -408,7 +465,14 @@ class Layout {
       const chunk = description.slice(start, start + fit);
       const top = this.y - 6;
       // One text object for the cell's lines: pdf-lib's cost is per drawText call, not per line.
-      this.page.drawText(chunk.join("\n"), { x: MARGIN + COLUMNS[0].x, y: top - size, size, lineHeight: leading, font: this.fonts.regular, color: INK });
+      this.page.drawText(chunk.join("\n"), {
+        x: MARGIN + COLUMNS[0].x,
+        y: top - size,
+        size,
+        lineHeight: leading,
+        font: this.fonts.regular,
+        color: INK,
+      });
       if (start === 0) {
         this.y = top - size;
         for (const col of COLUMNS.slice(1)) this.cell(col, line[col.key], this.fonts.regular, size, INK);
@@ -417,10 +481,21 @@ class Layout {
       start += Math.max(chunk.length, 1);
       if (start < description.length) this.newPage();
     } while (start < description.length);
-    this.page.drawLine({ start: { x: MARGIN, y: this.y }, end: { x: MARGIN + WIDTH, y: this.y }, thickness: 0.5, color: RULE });
+    this.page.drawLine({
+      start: { x: MARGIN, y: this.y },
+      end: { x: MARGIN + WIDTH, y: this.y },
+      thickness: 0.5,
+      color: RULE,
+    });
   }
 
-  private cell(col: (typeof COLUMNS)[number], value: string, font: PDFFont, size: number, color: ReturnType<typeof rgb>): void {
+  private cell(
+    col: (typeof COLUMNS)[number],
+    value: string,
+    font: PDFFont,
+    size: number,
+    color: ReturnType<typeof rgb>,
+  ): void {
     const shown = sanitize(value, font);
     const x = MARGIN + col.x + (col.align === "right" ? col.width - width(font, shown, size) : 0);
     this.page.drawText(shown, { x, y: this.y, size, font, color });

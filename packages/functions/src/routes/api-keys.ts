@@ -21,7 +21,12 @@ export const apiKeys = new Hono<AppEnv>()
       tag,
       summary: "Create an API key",
       description: "The plain key is in this response only (it is stored as a hash). The body may be empty.",
-      success: { status: 201, description: "The new key, with its secret `key`.", schema: CreatedApiKey, location: true },
+      success: {
+        status: 201,
+        description: "The new key, with its secret `key`.",
+        schema: CreatedApiKey,
+        location: true,
+      },
     }),
     jsonBody(createApiKeyBody, { emptyAsObject: true }),
     async (c) => {

@@ -46,7 +46,12 @@ export const cardProcessor = new Hono<AppEnv>()
     async (c) => {
       const { amount } = c.req.valid("json");
       const id = idParam(c);
-      const payment = await refundPayment(c.get("ctx"), id, idParam(c, "paymentId"), amount === undefined ? undefined : amountCents(amount));
+      const payment = await refundPayment(
+        c.get("ctx"),
+        id,
+        idParam(c, "paymentId"),
+        amount === undefined ? undefined : amountCents(amount),
+      );
       return paymentResponse(c, payment);
     },
   );

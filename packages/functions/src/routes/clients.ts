@@ -19,7 +19,12 @@ import { ifMatch, jsonBody, listQuery } from "../validators";
 export const clients = new Hono<AppEnv>()
   .post(
     "/clients",
-    describe({ operationId: "createClient", tag: "Clients", summary: "Create a client", success: created(Client, "The new client.") }),
+    describe({
+      operationId: "createClient",
+      tag: "Clients",
+      summary: "Create a client",
+      success: created(Client, "The new client."),
+    }),
     jsonBody(createClientBody),
     async (c) => {
       const item = await createClient(c.get("ctx"), c.req.valid("json"));
@@ -28,7 +33,12 @@ export const clients = new Hono<AppEnv>()
   )
   .get(
     "/clients",
-    describe({ operationId: "listClients", tag: "Clients", summary: "List clients", success: list(Client, "A page of clients, newest first.") }),
+    describe({
+      operationId: "listClients",
+      tag: "Clients",
+      summary: "List clients",
+      success: list(Client, "A page of clients, newest first."),
+    }),
     listQuery(),
     async (c) => {
       const { page } = c.req.valid("query");
@@ -37,7 +47,12 @@ export const clients = new Hono<AppEnv>()
   )
   .get(
     "/clients/:id",
-    describe({ operationId: "getClient", tag: "Clients", summary: "Get a client", success: one(Client, "The client.") }),
+    describe({
+      operationId: "getClient",
+      tag: "Clients",
+      summary: "Get a client",
+      success: one(Client, "The client."),
+    }),
     async (c) => {
       const item = await getClient(c.get("ctx"), idParam(c));
       return c.json(toClient(item), 200, { ETag: etagOf(item.version) });
@@ -61,7 +76,13 @@ export const clients = new Hono<AppEnv>()
   )
   .delete(
     "/clients/:id",
-    describe({ operationId: "deleteClient", tag: "Clients", summary: "Delete a client", success: deleted, problems: ["client_in_use"] }),
+    describe({
+      operationId: "deleteClient",
+      tag: "Clients",
+      summary: "Delete a client",
+      success: deleted,
+      problems: ["client_in_use"],
+    }),
     async (c) => {
       await deleteClient(c.get("ctx"), idParam(c));
       return c.body(null, 204);

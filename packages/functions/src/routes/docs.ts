@@ -38,7 +38,8 @@ export const docs = new Hono<AppEnv>()
       operationId: "getDocs",
       tag: "Service",
       summary: "This document, rendered",
-      description: "An HTML page that renders this document (served whole by the API: no CDN) and explains each problem type.",
+      description:
+        "An HTML page that renders this document (served whole by the API: no CDN) and explains each problem type.",
       static: true,
       success: { status: 200, description: "The page.", mediaType: "text/html" },
     }),

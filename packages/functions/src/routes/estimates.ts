@@ -1,6 +1,12 @@
 import { Hono, type Context } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
-import { createEstimate, deleteEstimate, getEstimate, listEstimates, updateEstimate } from "@invoicing/core/estimates/estimates";
+import {
+  createEstimate,
+  deleteEstimate,
+  getEstimate,
+  listEstimates,
+  updateEstimate,
+} from "@invoicing/core/estimates/estimates";
 import { acceptEstimate, convertEstimate, declineEstimate, sendEstimate } from "@invoicing/core/estimates/lifecycle";
 import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
 import type { AppEnv } from "../env";
@@ -37,7 +43,12 @@ export const estimates = new Hono<AppEnv>()
   )
   .get(
     "/estimates",
-    describe({ operationId: "listEstimates", tag, summary: "List estimates", success: list(Estimate, "A page of estimates, newest first.") }),
+    describe({
+      operationId: "listEstimates",
+      tag,
+      summary: "List estimates",
+      success: list(Estimate, "A page of estimates, newest first."),
+    }),
     listQuery(estimateListFilters),
     async (c) => {
       const { page, status, clientId } = c.req.valid("query");
@@ -62,7 +73,10 @@ export const estimates = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateEstimateBody),
     async (c) =>
-      estimateResponse(c, await updateEstimate(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"])),
+      estimateResponse(
+        c,
+        await updateEstimate(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"]),
+      ),
   )
   .delete(
     "/estimates/:id",

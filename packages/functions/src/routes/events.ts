@@ -29,14 +29,19 @@ export const events = new Hono<AppEnv>()
       operationId: "listEvents",
       tag,
       summary: "List events",
-      description: "Newest first; kept 30 days. Derived from the table's change stream: they appear within seconds of the change.",
+      description:
+        "Newest first; kept 30 days. Derived from the table's change stream: they appear within seconds of the change.",
       success: list(EventResource, "A page of events, newest first."),
     }),
     listQuery(eventListFilters),
     async (c) => {
       const { page, type, resourceType, resourceId } = c.req.valid("query");
       const ctx = c.get("ctx");
-      const filters = { type: type as EventType | undefined, resourceType: resourceType as ResourceType | undefined, resourceId };
+      const filters = {
+        type: type as EventType | undefined,
+        resourceType: resourceType as ResourceType | undefined,
+        resourceId,
+      };
       return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page), page, toEvent);
     },
   )
@@ -47,7 +52,13 @@ export const events = new Hono<AppEnv>()
       tag,
       summary: "Create a webhook endpoint",
       description: "The signing `secret` is in this response only. At most 10 endpoints per account.",
-      success: { status: 201, description: "The new endpoint, with its secret.", schema: CreatedWebhookEndpoint, location: true, etag: true },
+      success: {
+        status: 201,
+        description: "The new endpoint, with its secret.",
+        schema: CreatedWebhookEndpoint,
+        location: true,
+        etag: true,
+      },
       problems: ["webhook_url_not_allowed", "limit_exceeded"],
     }),
     jsonBody(createEndpointBody),
@@ -77,7 +88,12 @@ export const events = new Hono<AppEnv>()
   )
   .get(
     "/webhook-endpoints/:id",
-    describe({ operationId: "getWebhookEndpoint", tag, summary: "Get a webhook endpoint", success: one(WebhookEndpointResource, "The endpoint (no secret).") }),
+    describe({
+      operationId: "getWebhookEndpoint",
+      tag,
+      summary: "Get a webhook endpoint",
+      success: one(WebhookEndpointResource, "The endpoint (no secret)."),
+    }),
     async (c) => {
       const item = await getEndpoint(c.get("ctx"), idParam(c));
       return c.json(toWebhookEndpoint(item), 200, { ETag: etagOf(item.version) });
@@ -95,7 +111,12 @@ export const events = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateEndpointBody),
     async (c) => {
-      const item = await updateEndpoint(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"]);
+      const item = await updateEndpoint(
+        c.get("ctx"),
+        idParam(c),
+        c.req.valid("json"),
+        c.req.valid("header")["if-match"],
+      );
       return c.json(toWebhookEndpoint(item), 200, { ETag: etagOf(item.version) });
     },
   )
@@ -113,7 +134,8 @@ export const events = new Hono<AppEnv>()
       operationId: "listWebhookDeliveries",
       tag,
       summary: "The endpoint's last 100 delivery attempts",
-      description: "Newest first; a failed attempt names when the next one is due (`nextAttemptAt`, null once given up).",
+      description:
+        "Newest first; a failed attempt names when the next one is due (`nextAttemptAt`, null once given up).",
       success: list(DeliveryResource, "The last 100 attempts."),
     }),
     async (c) => {

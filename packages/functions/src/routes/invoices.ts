@@ -1,6 +1,12 @@
 import { Hono, type Context } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
-import { createInvoice, deleteInvoice, getInvoice, listInvoices, updateInvoice } from "@invoicing/core/invoices/invoices";
+import {
+  createInvoice,
+  deleteInvoice,
+  getInvoice,
+  listInvoices,
+  updateInvoice,
+} from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
 import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
@@ -70,11 +76,20 @@ export const invoices = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateInvoiceBody),
     async (c) =>
-      invoiceResponse(c, await updateInvoice(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"])),
+      invoiceResponse(
+        c,
+        await updateInvoice(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"]),
+      ),
   )
   .delete(
     "/invoices/:id",
-    describe({ operationId: "deleteInvoice", tag, summary: "Delete a draft invoice", success: deleted, problems: ["invoice_not_editable"] }),
+    describe({
+      operationId: "deleteInvoice",
+      tag,
+      summary: "Delete a draft invoice",
+      success: deleted,
+      problems: ["invoice_not_editable"],
+    }),
     async (c) => {
       await deleteInvoice(c.get("ctx"), idParam(c));
       return c.body(null, 204);

@@ -70,7 +70,11 @@ export const profile = new Hono<AppEnv>()
       operationId: "getProfileLogo",
       tag: "Profile",
       summary: "Download the logo",
-      success: { status: 200, description: "The image, with its content type (image/png or image/jpeg).", mediaType: "image/png" },
+      success: {
+        status: 200,
+        description: "The image, with its content type (image/png or image/jpeg).",
+        mediaType: "image/png",
+      },
       problems: ["not_found"],
     }),
     async (c) => {

@@ -12,7 +12,8 @@ export const reminders = new Hono<AppEnv>().get(
     operationId: "listInvoiceReminders",
     tag: "Invoices",
     summary: "List an invoice's reminders",
-    description: "Ordered by `scheduledAt`; cancelled ones stay listed; empty before send. A short list, not paginated.",
+    description:
+      "Ordered by `scheduledAt`; cancelled ones stay listed; empty before send. A short list, not paginated.",
     success: list(Reminder, "The reminders."),
   }),
   async (c) => c.json(await listInvoiceReminders(c.get("ctx"), idParam(c))),

@@ -29,7 +29,8 @@ function scheduleResponse(c: Context<AppEnv>, item: ScheduleItem, status: 200 | 
 const tag = "Recurring schedules";
 
 /** POST /recurring-schedules/{id}/<action>: an empty body, the whole updated schedule back. */
-const action = (run: typeof pauseSchedule) => async (c: Context<AppEnv>) => scheduleResponse(c, await run(c.get("ctx"), idParam(c)));
+const action = (run: typeof pauseSchedule) => async (c: Context<AppEnv>) =>
+  scheduleResponse(c, await run(c.get("ctx"), idParam(c)));
 
 export const schedules = new Hono<AppEnv>()
   .post(
@@ -62,7 +63,12 @@ export const schedules = new Hono<AppEnv>()
   )
   .get(
     "/recurring-schedules/:id",
-    describe({ operationId: "getRecurringSchedule", tag, summary: "Get a recurring schedule", success: one(RecurringSchedule, "The schedule.") }),
+    describe({
+      operationId: "getRecurringSchedule",
+      tag,
+      summary: "Get a recurring schedule",
+      success: one(RecurringSchedule, "The schedule."),
+    }),
     async (c) => scheduleResponse(c, await getSchedule(c.get("ctx"), idParam(c))),
   )
   .patch(
@@ -79,11 +85,20 @@ export const schedules = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateScheduleBody),
     async (c) =>
-      scheduleResponse(c, await updateSchedule(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"])),
+      scheduleResponse(
+        c,
+        await updateSchedule(c.get("ctx"), idParam(c), c.req.valid("json"), c.req.valid("header")["if-match"]),
+      ),
   )
   .delete(
     "/recurring-schedules/:id",
-    describe({ operationId: "deleteRecurringSchedule", tag, summary: "Delete a recurring schedule", description: "Its invoices stay.", success: deleted }),
+    describe({
+      operationId: "deleteRecurringSchedule",
+      tag,
+      summary: "Delete a recurring schedule",
+      description: "Its invoices stay.",
+      success: deleted,
+    }),
     async (c) => {
       await deleteSchedule(c.get("ctx"), idParam(c));
       return c.body(null, 204);

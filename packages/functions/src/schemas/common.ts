@@ -17,7 +17,12 @@ import { TAX_CATEGORIES, taxCategoryProblem } from "@invoicing/core/documents/li
  */
 
 /** A decimal given as a JSON string or number, checked exactly (no float arithmetic). */
-function decimal(parse: (x: unknown) => ParseResult, inRange: (value: bigint) => boolean, rangeText: string, example: string) {
+function decimal(
+  parse: (x: unknown) => ParseResult,
+  inRange: (value: bigint) => boolean,
+  rangeText: string,
+  example: string,
+) {
   return v.pipe(
     v.union([v.string(), v.number()], "must be a decimal number or a string holding one"),
     v.rawCheck(({ dataset, addIssue }) => {
@@ -30,10 +35,25 @@ function decimal(parse: (x: unknown) => ParseResult, inRange: (value: bigint) =>
   );
 }
 
-export const quantity = decimal(parseQuantity, (q) => q > 0n && q <= MAX_QUANTITY_HUNDREDTHS, "must be > 0 and ≤ 1000000", "2.5");
-export const unitPrice = decimal(parseMoney, (p) => p <= MAX_UNIT_PRICE_CENTS && p >= -MAX_UNIT_PRICE_CENTS, "must be between -999999999.99 and 999999999.99", "19.99");
+export const quantity = decimal(
+  parseQuantity,
+  (q) => q > 0n && q <= MAX_QUANTITY_HUNDREDTHS,
+  "must be > 0 and ≤ 1000000",
+  "2.5",
+);
+export const unitPrice = decimal(
+  parseMoney,
+  (p) => p <= MAX_UNIT_PRICE_CENTS && p >= -MAX_UNIT_PRICE_CENTS,
+  "must be between -999999999.99 and 999999999.99",
+  "19.99",
+);
 /** A payment or refund amount: > 0, two decimals at most. */
-export const positiveAmount = decimal(parseMoney, (a) => a > 0n && a <= MAX_UNIT_PRICE_CENTS, "must be > 0 and ≤ 999999999.99", "250.00");
+export const positiveAmount = decimal(
+  parseMoney,
+  (a) => a > 0n && a <= MAX_UNIT_PRICE_CENTS,
+  "must be > 0 and ≤ 999999999.99",
+  "250.00",
+);
 export const taxRate = decimal(parseTaxRate, (r) => r >= 0n && r <= TAX_RATE_ONE, "must be between 0 and 1", "0.0825");
 
 export const taxCategory = v.picklist(TAX_CATEGORIES, `must be one of ${TAX_CATEGORIES.join(", ")}`);
@@ -57,7 +77,15 @@ export const lineItemInput = v.pipe(
     if (problem) {
       addIssue({
         message: problem,
-        path: [{ type: "object", origin: "value", input: dataset.value, key: "taxCategory", value: dataset.value.taxCategory }],
+        path: [
+          {
+            type: "object",
+            origin: "value",
+            input: dataset.value,
+            key: "taxCategory",
+            value: dataset.value.taxCategory,
+          },
+        ],
       });
     }
   }),
@@ -110,12 +138,16 @@ export const dateOnly = v.pipe(
 );
 
 /** Free text of at most `max` characters, null to clear. */
-export const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max))));
+export const optionalText = (max: number) =>
+  v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max))));
 
 const KNOWN_CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 export const currency = v.pipe(
   v.string(),
-  v.check((code) => /^[A-Z]{3}$/.test(code) && KNOWN_CURRENCIES.has(code), "must be an uppercase ISO 4217 currency code"),
+  v.check(
+    (code) => /^[A-Z]{3}$/.test(code) && KNOWN_CURRENCIES.has(code),
+    "must be an uppercase ISO 4217 currency code",
+  ),
 );
 
 export const email = v.pipe(

@@ -6,14 +6,21 @@ import { pathId } from "./common";
 
 export const eventListFilters = {
   type: v.optional(v.picklist(EVENT_TYPES, "must be an event type (docs/events.md)")),
-  resourceType: v.optional(v.picklist(RESOURCE_TYPES as [string, ...string[]], `must be one of ${RESOURCE_TYPES.join(", ")}`)),
+  resourceType: v.optional(
+    v.picklist(RESOURCE_TYPES as [string, ...string[]], `must be one of ${RESOURCE_TYPES.join(", ")}`),
+  ),
   resourceId: v.optional(pathId),
 };
 
-const url = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(2048), v.url("must be an absolute URL"));
+const url = v.pipe(
+  v.string(),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(2048),
+  v.url("must be an absolute URL"),
+);
 const eventTypes = v.pipe(
   v.array(v.picklist([...EVENT_TYPES, "*"], 'must be an event type (docs/events.md) or "*"')),
-  v.minLength(1, "must name at least one event type, or be [\"*\"]"),
+  v.minLength(1, 'must name at least one event type, or be ["*"]'),
   v.maxLength(EVENT_TYPES.length + 1),
 );
 const description = v.pipe(v.string(), v.maxLength(500));
@@ -30,4 +37,3 @@ export const updateEndpointBody = v.strictObject({
   description: v.optional(v.nullable(description)),
   enabled: v.optional(v.boolean()),
 });
-

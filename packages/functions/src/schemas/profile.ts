@@ -5,7 +5,8 @@ import { paymentTermsDays } from "./clients";
 import { currency, email, httpsUrl, notes } from "./common";
 
 /** PATCH /profile (strict; `null` clears a field; an address or bank account is replaced whole). */
-const text = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max))));
+const text = (max: number) =>
+  v.optional(v.nullable(v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max))));
 
 const iban = v.pipe(
   v.string(),

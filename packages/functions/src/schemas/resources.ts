@@ -36,10 +36,17 @@ const quantityOut = v.pipe(
 const taxRateOut = v.pipe(
   v.string(),
   v.regex(/^[01]\.\d{2}(\d{0,3}[1-9])?$/),
-  v.metadata({ description: "Fraction with 2 to 6 decimals, trailing zeros beyond two dropped (0.10 is ten percent)", examples: ["0.0825"] }),
+  v.metadata({
+    description: "Fraction with 2 to 6 decimals, trailing zeros beyond two dropped (0.10 is ten percent)",
+    examples: ["0.0825"],
+  }),
 );
 const idOut = v.pipe(v.number(), v.integer(), v.minValue(1));
-const currencyOut = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.metadata({ description: "ISO 4217 code", examples: ["USD"] }));
+const currencyOut = v.pipe(
+  v.string(),
+  v.regex(/^[A-Z]{3}$/),
+  v.metadata({ description: "ISO 4217 code", examples: ["USD"] }),
+);
 const text = v.string();
 /** The same shape requests accept (schemas/common.ts), not the stricter JSON Schema "email" format. */
 const emailOut = v.pipe(v.string(), v.regex(/^[^\s@]+@[^\s@]+$/), v.maxLength(254));
@@ -71,7 +78,9 @@ export const Address = v.strictObject({
     v.pipe(
       v.string(),
       v.regex(/^[A-Z]{2}$/),
-      v.description("ISO 3166-1 alpha-2. Null only for a client address stored as free text before addresses were structured"),
+      v.description(
+        "ISO 3166-1 alpha-2. Null only for a client address stored as free text before addresses were structured",
+      ),
     ),
   ),
 });
@@ -139,7 +148,9 @@ const taxBreakdown = v.pipe(
 export const Invoice = v.strictObject({
   id: idOut,
   clientId: idOut,
-  invoiceNumber: v.nullable(v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.description("Assigned at finalize; null while draft"))),
+  invoiceNumber: v.nullable(
+    v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.description("Assigned at finalize; null while draft")),
+  ),
   status: v.picklist(INVOICE_STATUSES),
   currency: currencyOut,
   ...totals,
@@ -207,7 +218,9 @@ export const RecurringSchedule = v.strictObject({
   endDate: v.nullable(timestampOut),
   maxOccurrences: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
   occurrencesGenerated: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  nextRunAt: v.nullable(v.pipe(timestampOut, v.description("Next occurrence to generate; null once completed or cancelled"))),
+  nextRunAt: v.nullable(
+    v.pipe(timestampOut, v.description("Next occurrence to generate; null once completed or cancelled")),
+  ),
   lastRunAt: v.nullable(timestampOut),
   lastInvoiceId: v.nullable(idOut),
   autoSend: v.boolean(),
@@ -236,7 +249,11 @@ export const ApiKey = v.strictObject({
 export const CreatedApiKey = v.strictObject({
   id: idOut,
   name: nullableText,
-  key: v.pipe(v.string(), v.minLength(20), v.description("The secret: shown only in this response, stored only as a hash")),
+  key: v.pipe(
+    v.string(),
+    v.minLength(20),
+    v.description("The secret: shown only in this response, stored only as a hash"),
+  ),
   prefix: v.string(),
   createdAt: timestampOut,
 });
@@ -269,7 +286,9 @@ export const Payment = v.strictObject({
   source: v.picklist(["manual", "card_processor"]),
   status: v.pipe(
     v.picklist(["succeeded", "refunded", "needs_refund"]),
-    v.description("needs_refund: card money for a void or already paid invoice, or more than was due; never counted in amountPaid"),
+    v.description(
+      "needs_refund: card money for a void or already paid invoice, or more than was due; never counted in amountPaid",
+    ),
   ),
   refundedAmount: money,
   createdAt: timestampOut,
@@ -281,7 +300,10 @@ export const WebhookReceipt = v.strictObject({
 });
 
 export const FieldError = v.strictObject({
-  path: v.pipe(v.string(), v.description('Dot-separated path of the offending field ("lineItems.0.quantity"), "" for the body as a whole')),
+  path: v.pipe(
+    v.string(),
+    v.description('Dot-separated path of the offending field ("lineItems.0.quantity"), "" for the body as a whole'),
+  ),
   message: v.string(),
 });
 
@@ -305,7 +327,10 @@ export const EventResource = v.strictObject({
   createdAt: timestampOut,
   resourceType: v.picklist(RESOURCE_TYPES as [string, ...string[]]),
   resourceId: idOut,
-  data: v.pipe(v.record(v.string(), v.unknown()), v.description("The resource after the change (before it, for *.deleted)")),
+  data: v.pipe(
+    v.record(v.string(), v.unknown()),
+    v.description("The resource after the change (before it, for *.deleted)"),
+  ),
 });
 
 const endpointFields = {
@@ -320,7 +345,11 @@ const endpointFields = {
 export const WebhookEndpointResource = v.strictObject(endpointFields);
 export const CreatedWebhookEndpoint = v.strictObject({
   ...endpointFields,
-  secret: v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/), v.description("The signing secret: shown only in this response")),
+  secret: v.pipe(
+    v.string(),
+    v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    v.description("The signing secret: shown only in this response"),
+  ),
 });
 
 export const DeliveryResource = v.strictObject({

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { SCHEDULE_STATUSES } from "@invoicing/core/schedules/model";
 import { FREQUENCIES } from "@invoicing/core/schedules/recurrence";
 import { paymentTermsDays } from "./clients";
-import { currency, id, lineItems, notes, optionalText, pathId, templateLineItems, timestamp } from "./common";
+import { currency, id, notes, optionalText, pathId, templateLineItems, timestamp } from "./common";
 
 /**
  * Recurring schedule bodies. Rules that need the clock or the stored schedule

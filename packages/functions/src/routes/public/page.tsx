@@ -156,7 +156,11 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
           ) : null}
           {view.footer ? <div class="doc-footer">{view.footer}</div> : null}
         </main>
-        <footer>{view.kind === "invoice" ? "Questions about this invoice? Reply to the email it came with." : "Questions about this estimate? Reply to the email it came with."}</footer>
+        <footer>
+          {view.kind === "invoice"
+            ? "Questions about this invoice? Reply to the email it came with."
+            : "Questions about this estimate? Reply to the email it came with."}
+        </footer>
       </body>
     </html>
   );

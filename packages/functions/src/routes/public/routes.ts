@@ -35,7 +35,11 @@ export const publicPages = new Hono<AppEnv>()
       const invoice = await findPublicInvoice(deps, token(c));
       if (!invoice) throw notFound("invoice");
       const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
-      return htmlPage(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps), pdfHref);
+      return htmlPage(
+        c,
+        invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
+        pdfHref,
+      );
     },
   )
   .get(
