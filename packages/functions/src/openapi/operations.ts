@@ -79,6 +79,7 @@ function operationOf(chain: RouterRoute[]): Operation {
   let description: Description | undefined;
   let body: Operation["body"];
   let query: v.ObjectEntries | undefined;
+  let paginated = false;
   let ifMatch = false;
   for (const part of parts) {
     if (part.kind === "description") {
@@ -90,6 +91,7 @@ function operationOf(chain: RouterRoute[]): Operation {
       body = rest;
     } else if (part.kind === "query") {
       query = part.entries;
+      paginated = part.paginated;
     } else {
       ifMatch = true;
     }
@@ -103,7 +105,8 @@ function operationOf(chain: RouterRoute[]): Operation {
     method: lower,
     path: templateOf(path),
     public: isPublic,
-    ...(query ? { query, paginated: true as const } : {}),
+    ...(query ? { query } : {}),
+    ...(paginated ? { paginated: true as const } : {}),
     ...(body ? { body } : {}),
     ...(ifMatch ? { ifMatch: true as const } : {}),
     idempotency: lower === "post" && !isPublic ? (NOT_KEPT.has(path) ? "ignored" : "kept") : "none",

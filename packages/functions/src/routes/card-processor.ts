@@ -8,13 +8,17 @@ import { refundBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";
 import { jsonBody } from "../validators";
 import { amountCents, paymentResponse } from "./payments";
+import { securityHeaders } from "./public/headers";
 
 /**
  * The routes that talk to the card processor (with routes/webhooks.ts), kept apart from the JSON
  * API's so that they can be served by a function of their own. Core reaches the processor only
- * through `Deps.payments` (the Stripe SDK is loaded at its first call, payments/stripe.ts).
+ * through `Deps.payments` (the Stripe SDK is loaded at its first call, payments/stripe.ts). The
+ * pay link is a public page's button: it gets the public pages' security headers here too, as the
+ * payments function serves it without the public pages' module.
  */
 export const cardProcessor = new Hono<AppEnv>()
+  .use("/public/*", securityHeaders)
   .get(
     "/public/invoices/:token/pay",
     describe({
