@@ -10,7 +10,7 @@ const write: WriteEInvoice = async (invoice, format, renderPdf, now) => {
 
 /**
  * Gives an app its e-invoice writer (einvoice/response.ts reads it). Mounted before the document
- * routes only by the apps that serve documents (pdf-api.ts, app.ts), so the API function's bundle,
+ * routes only by the apps that serve documents (documents-api.ts, app.ts), so the API function's bundle,
  * which holds the routes' descriptions for GET /openapi.json, never holds the writer.
  */
 export const eInvoiceWriter = new Hono<AppEnv>().use("*", async (c, next) => {
