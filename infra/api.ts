@@ -33,8 +33,10 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
  * itself, as the API would. All stop before API Gateway's 30 s.
  *
- * The API function links what its requests use: the table, the card processor's key (a void or a full
- * payment expires the invoice's open checkout session) and the API itself (its URL is the base of the public links in emails).
+ * The API function links what its requests use: the table, the card processor's key (only whether
+ * one is set: `send` then stores the pay link; the function carries no Stripe SDK, the stream
+ * subscriber expires the sessions of voided and paid invoices) and the API itself (its URL is the
+ * base of the public links in emails).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */

@@ -92,10 +92,10 @@ const HEAVY = {
 const holds = (files: string[], dir: string) => files.some((file) => file.includes(dir));
 
 describe("each function's bundle carries only what its routes use", () => {
-  it("the API: no pdf-lib at all; Stripe and SES never at init (loaded at first use, by send)", async () => {
+  it("the API: neither pdf-lib nor Stripe at all (the stream subscriber expires sessions); SES never at init", async () => {
     const api = await staticallyLoaded("packages/functions/src/api.ts");
     expect(holds(api.all, HEAVY.pdf)).toBe(false);
-    expect(holds(api.atInit, HEAVY.stripe)).toBe(false);
+    expect(holds(api.all, HEAVY.stripe)).toBe(false);
     expect(holds(api.atInit, HEAVY.ses)).toBe(false);
   });
 

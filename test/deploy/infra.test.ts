@@ -123,8 +123,9 @@ describe("links: each function gets what it uses and nothing more", () => {
    *   (every delivery), the recurring job (auto-send) and the reminders job (the outbox sweep); the
    *   API only queues emails, so it has no sender;
    * - the stream subscriber puts every event on the bus;
-   * - creating a card payment link needs the processor's key: the API (send), payments (the pay
-   *   link) and recurring (auto-send);
+   * - the card processor's key: the API and recurring (send stores the pay link when one is set),
+   *   payments (the pay link's checkout sessions, refunds) and the stream subscriber (it expires the
+   *   session of an invoice that became void or paid);
    * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
    * - documents read the table and print the API's URL (the pay link).
    */
@@ -138,7 +139,7 @@ describe("links: each function gets what it uses and nothing more", () => {
     reminders: ["Table", "Email", "Api"],
     "expire-estimates": ["Table"],
     webhooks: ["Table"],
-    stream: ["Table", "Email", "Api", "Bus"],
+    stream: ["Table", "Email", "Api", "Bus", "StripeSecretKey"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {

@@ -57,7 +57,7 @@ beforeAll(async () => {
     webhookSecret: WEBHOOK_SECRET,
     apiBase: fake.url,
   });
-  env = await createTestEnv({ extraDeps: { payments }, now: NOW });
+  env = await createTestEnv({ extraDeps: { payments, cardPayments: true }, now: NOW });
   fake.now = () => env.clock.now;
   alice = await env.user();
   const res = await request(env.app, "GET", "/openapi.json");

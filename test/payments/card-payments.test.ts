@@ -25,7 +25,7 @@ beforeAll(async () => {
     webhookSecret: WEBHOOK_SECRET,
     apiBase: fake.url,
   });
-  env = await createTestEnv({ extraDeps: { payments } });
+  env = await createTestEnv({ extraDeps: { payments, cardPayments: true } });
   fake.now = () => env.clock.now;
   alice = await env.user();
   clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;
@@ -174,6 +174,8 @@ describe("send with Stripe configured, and the pay link", () => {
     const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
     expect(stored.cardProcessorCheckoutSessionId).not.toBe(old.id);
     expect(second.headers.get("location")).toBe(sessionOf(stored).url);
+    expect(old.status).toBe("open"); // expired after the write, by the stream subscriber
+    await env.drainStream();
     expect(old.status).toBe("expired"); // the old amount can no longer be paid
 
     // The card pays the rest: a card_processor payment of the amount the processor reports.
@@ -531,9 +533,18 @@ describe("open checkout sessions end with their invoice", () => {
   const expireRequests = (id: string) =>
     fake.requests.filter((r) => r.method === "POST" && r.path === `/v1/checkout/sessions/${id}/expire`);
 
-  it("voiding an invoice expires its open session, after the write", async () => {
+  /** An invoice with an open session, and the stream read up to it: what follows is the test's own. */
+  async function openedAndStreamed() {
     const invoice = await openedInvoice();
+    await env.drainStream();
+    return invoice;
+  }
+
+  it("voiding an invoice expires its open session, after the write, from the stream", async () => {
+    const invoice = await openedAndStreamed();
     expect((await alice.call("POST", `/invoices/${invoice.id}/void`)).status).toBe(200);
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(0); // not within the request
+    await env.drainStream();
     expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(1);
     expect(sessionOf(invoice).status).toBe("expired");
     // The pay link now leads back to the public page.
@@ -541,31 +552,65 @@ describe("open checkout sessions end with their invoice", () => {
   });
 
   it("a payment that completes the invoice expires its open session; a partial one does not", async () => {
-    const invoice = await openedInvoice();
+    const invoice = await openedAndStreamed();
     expect(
       (await alice.call("POST", `/invoices/${invoice.id}/payments`, { amount: "4.92", paymentMethod: "cash" })).status,
     ).toBe(201);
+    await env.drainStream();
     expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(0);
     expect(sessionOf(invoice).status).toBe("open");
     expect(
       (await alice.call("POST", `/invoices/${invoice.id}/mark-paid`, { paymentMethod: "bank_transfer" })).status,
     ).toBe(200);
+    await env.drainStream();
     expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(1);
     expect(sessionOf(invoice).status).toBe("expired");
   });
 
-  it("the card processor failing to expire never fails the void", async () => {
-    const invoice = await openedInvoice();
-    fake.failNext(500, 2); // the expire and its one retry
+  it("a record seen again (a retried batch) fails nothing, and its events stay stored once", async () => {
+    const invoice = await openedAndStreamed();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/void`)).status).toBe(200);
+    await env.drainStream();
+    expect(sessionOf(invoice).status).toBe("expired");
+    // A new reader reads the whole stream again: the processor refuses the expired session, which is fine.
+    const again = env.newStreamReader();
+    try {
+      expect(await again.drain()).toBeGreaterThan(0);
+    } finally {
+      again.close();
+    }
+    expect(sessionOf(invoice).status).toBe("expired");
+    const voided = await alice.call("GET", `/events?type=invoice.voided&resourceType=invoice&resourceId=${invoice.id}`);
+    expect(voided.body).toHaveLength(1);
+  });
+
+  it("the card processor failing to expire never fails the void; the stream retries the expiry", async () => {
+    const invoice = await openedAndStreamed();
     const res = await alice.call("POST", `/invoices/${invoice.id}/void`);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("void");
+    fake.failNext(500, 2); // the expire and its one retry
+    await env.drainStream();
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(2);
     expect(sessionOf(invoice).status).toBe("open"); // still payable: such a payment becomes needs_refund
     const paid = await deliver(
       "checkout.session.completed",
       fake.completeSession(invoice.cardProcessorCheckoutSessionId),
     ).send();
     expect(paid.body.outcome).toBe("needs_refund");
+    // The failed record comes again; the session is not open any more (paid), which ends it too.
+    await env.drainStream();
+    expect(expireRequests(invoice.cardProcessorCheckoutSessionId)).toHaveLength(3);
+  });
+
+  it("while the card processor is down, the record is retried until the session is expired", async () => {
+    const invoice = await openedAndStreamed();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/void`)).status).toBe(200);
+    fake.failNext(500, 2);
+    await env.drainStream();
+    expect(sessionOf(invoice).status).toBe("open");
+    await env.drainStream(); // the processor is back
+    expect(sessionOf(invoice).status).toBe("expired");
   });
 });
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
     webhookSecret: WEBHOOK_SECRET,
     apiBase: fake.url,
   });
-  faulty = await createFaultyEnv({ extraDeps: { payments } });
+  faulty = await createFaultyEnv({ extraDeps: { payments, cardPayments: true } });
   fake.now = () => faulty.env.clock.now;
   alice = await faulty.env.user();
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
     webhookSecret: WEBHOOK_SECRET,
     apiBase: fake.url,
   });
-  world = await createFaultyEnv({ extraDeps: { payments } });
+  world = await createFaultyEnv({ extraDeps: { payments, cardPayments: true } });
   fake.now = () => world.env.clock.now;
   alice = await world.env.user();
 });

@@ -14,7 +14,15 @@ export interface Deps {
   clock: () => Date;
   /** Absolute base URL of the API, for links in emails (public pages). */
   publicBaseUrl?: string;
-  /** The card processor (Stripe) when configured; unset means invoices get no card payment link. */
+  /**
+   * Whether a card processor is configured (a Stripe secret key is set): `send` then stores the
+   * invoice's pay link. Every function knows it from its config (functions/src/capabilities/base.ts).
+   */
+  cardPayments?: boolean;
+  /**
+   * The card processor (Stripe) itself, only in what calls it: the Payments function (pay link,
+   * webhook, refunds), the stream subscriber (expires ended checkout sessions) and the jobs.
+   */
   payments?: CardProcessor;
   /** Which webhook URLs may be called (docs/events.md); unset: https to public addresses only. */
   webhookPolicy?: { allowPrivate: boolean };

@@ -17,7 +17,7 @@ import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
-import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
+import { payLinkForSend } from "../payments/checkout";
 import { queueEmail } from "../email/outbox";
 import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { invoiceEmail } from "../email/templates";
@@ -185,7 +185,7 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
 
 /**
  * any status but void → void. Keeps the invoice number; a voided draft never gets one. Its open
- * checkout session is expired afterwards (best effort), so the client cannot pay it any more.
+ * checkout session is expired after the write by the stream subscriber (payments/checkout.ts).
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
@@ -196,6 +196,5 @@ export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });
-  await expireCheckoutSession(ctx, voided);
   return voided;
 }

@@ -6,7 +6,7 @@ import type { InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
-import { afterSettled, paymentWrite } from "./payments";
+import { paymentWrite } from "./payments";
 import {
   amountDueCents,
   invoiceWrite,
@@ -76,10 +76,6 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
       return { before: invoice, after: next, outcome: reason ? ("needs_refund" as const) : ("applied" as const) };
     });
     if (!result) return "ignored";
-    // The session that paid is complete already; another one still open for this invoice is not.
-    if (result.after.cardProcessorCheckoutSessionId !== event.sessionId) {
-      await afterSettled(ctx, result.before, result.after);
-    }
     return result.outcome;
   } catch (error) {
     if (error instanceof Duplicate) return "duplicate";

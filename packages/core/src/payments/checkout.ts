@@ -35,7 +35,7 @@ export function payLinkForSend(
   ctx: Ctx,
   invoice: Pick<InvoiceItem, "publicToken">,
 ): { cardProcessorPaymentLink?: string } {
-  if (!ctx.payments || !ctx.publicBaseUrl) return {};
+  if (!ctx.cardPayments || !ctx.publicBaseUrl) return {};
   const base = ctx.publicBaseUrl.replace(/\/+$/, "");
   return { cardProcessorPaymentLink: `${base}/public/invoices/${invoice.publicToken}/pay` };
 }
@@ -76,11 +76,8 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
       if (invoice.altProcessorPaymentLink) return invoice.altProcessorPaymentLink;
       throw notFound("payment link");
     }
-    if (await storeSession(ctx, invoice, session)) {
-      // The session it replaces (the amount due changed) must not be paid any more.
-      if (invoice.cardProcessorCheckoutSessionId !== session.id) await expireCheckoutSession(ctx, invoice);
-      return session.url!;
-    }
+    // The session it replaces (the amount due changed) is expired by the stream subscriber.
+    if (await storeSession(ctx, invoice, session)) return session.url!;
     // Changed meanwhile (another click stored its session, a payment, a void): look again.
     invoice = await readInvoice(ctx, invoice);
     if (!invoice) throw notFound("invoice");
@@ -89,23 +86,34 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
 }
 
 /**
- * Makes the invoice's stored checkout session unpayable, after the invoice was voided or fully
- * paid (or the session replaced). Best effort, after the write: a failure is logged, never the
- * request's failure — a payment that still comes through is recorded as needs_refund.
+ * The stream subscriber's part (core/src/stream/subscriber.ts, docs/payments.md): when a change of
+ * an invoice ends its stored checkout session — the invoice stopped being payable (void, paid) or a
+ * new session replaced it (the amount due changed) — that session is expired at the processor, so
+ * the client cannot pay it any more. After the write, never within a request: the API function
+ * carries no card processor. A payment that still comes through first is recorded as needs_refund.
+ *
+ * Idempotent, as a stream record may come again: a session that is no longer open (expired, paid)
+ * is refused by the processor, and that refusal is the outcome wanted. Throws when the processor is
+ * unavailable, so the record fails and the stream gives it again.
  */
-export async function expireCheckoutSession(
+export async function expireEndedSession(
   ctx: Ctx,
-  invoice: CardSessionFields & Pick<InvoiceItem, "id">,
+  before: Pick<InvoiceItem, "id" | "status"> & CardSessionFields,
+  after: Pick<InvoiceItem, "status"> & CardSessionFields,
 ): Promise<void> {
-  const id = invoice.cardProcessorCheckoutSessionId;
+  const id = before.cardProcessorCheckoutSessionId;
   if (!ctx.payments || !id) return;
-  const expiresAt = invoice.cardProcessorSessionExpiresAt;
+  const replaced = after.cardProcessorCheckoutSessionId !== id;
+  const closed = PAYABLE.includes(before.status) && !PAYABLE.includes(after.status);
+  if (!replaced && !closed) return;
+  const expiresAt = before.cardProcessorSessionExpiresAt;
   if (expiresAt && Date.parse(expiresAt) <= ctx.clock().getTime()) return; // expired on its own
   try {
     await ctx.payments.expireSession(id);
   } catch (error) {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    warn("checkout session not expired", ctx.userId, invoice.id, failure);
+    if (!(error instanceof CardProcessorError) || error.kind === "unavailable") throw error;
+    // Not open any more (paid, expired) or refused for good: asking again would not change that.
+    warn("checkout session not expired", ctx.userId, before.id, error);
   }
 }
 

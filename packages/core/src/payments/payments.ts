@@ -7,7 +7,6 @@ import { DomainError, ValidationError, invalidTransition, notFound } from "../er
 import { getInvoice } from "../invoices/invoices";
 import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
-import { expireCheckoutSession } from "./checkout";
 import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
 import {
   amountDueCents,
@@ -55,7 +54,6 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
     await commit(ctx, [paymentWrite(ctx, payment), invoiceWrite(ctx, next, invoice.version)], payment);
     return { payment, invoice: next, before: invoice };
   });
-  await afterSettled(ctx, result.before, result.invoice);
   return result.payment;
 }
 
@@ -87,7 +85,6 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
     await commit(ctx, writes, next);
     return { invoice: next, before: invoice };
   });
-  await afterSettled(ctx, result.before, result.invoice);
   return result.invoice;
 }
 
@@ -218,11 +215,3 @@ const overpayment = (invoice: InvoiceItem, amountCents: bigint) =>
     `a payment of ${formatMoney(amountCents)} is more than invoice ${invoice.id}'s amount due ` +
       `(${formatMoney(amountDueCents(invoice))})`,
   );
-
-/**
- * After a payment completed an invoice: its open checkout session can no longer be paid (best
- * effort, after the write — the write never waits on the card processor's answer to decide).
- */
-export async function afterSettled(ctx: Ctx, before: InvoiceItem, after: InvoiceItem): Promise<void> {
-  if (before.status !== "paid" && after.status === "paid") await expireCheckoutSession(ctx, after);
-}

@@ -4,7 +4,7 @@ import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
-import { deriveEvents, type StreamChange } from "../events/derive";
+import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import {
   ATTEMPT_CONCURRENCY,
@@ -14,6 +14,8 @@ import {
   withConcurrency,
   type AttemptItem,
 } from "../webhooks/deliveries";
+import type { InvoiceItem } from "../invoices/model";
+import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 
 /**
@@ -24,7 +26,11 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  * - every event it means (events/derive.ts) is published on the bus (deployed), then stored with
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
- * - an email outbox record's insert is queued for delivery.
+ * - an email outbox record's insert is queued for delivery;
+ * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
+ *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
+ *   the processor and the API function carries no card processor. A processor outage fails the
+ *   record, so the stream gives it again; an answer "not open" is the outcome wanted.
  * A record that fails stops the batch there: the records before it are done, and it and those after
  * it are reported as failed (`failedSequenceNumber`), so the stream gives them again — nothing is
  * lost, and nothing already stored is doubled. The bus is at least once: a retried record may
@@ -91,6 +97,15 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
         outcome.events++;
         for (const attempt of first)
           attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
+      }
+      // After the events: a retried record finds them stored, and only the expiry is asked again.
+      if (before && after && kindOf(after.pk, after.sk)?.resourceType === "invoice") {
+        const userId = String(after.pk).slice("USER#".length);
+        await expireEndedSession(
+          { ...deps, userId },
+          before as unknown as InvoiceItem,
+          after as unknown as InvoiceItem,
+        );
       }
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;

@@ -21,6 +21,8 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
     webhookPolicy: { allowPrivate: config.webhooksAllowPrivate },
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     emailDailyQuota: emailDailyQuota(env.EMAIL_DAILY_QUOTA),
+    // The pay link on send needs to know only that a processor is configured, not the processor.
+    cardPayments: config.stripeSecretKey !== undefined,
   };
   for (const capability of capabilities) Object.assign(deps, capability(config, env));
   return deps;
