@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import PostalMime from "postal-mime";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
@@ -171,6 +172,45 @@ describe("the reminders job", () => {
       const invoice = (await user.call("GET", `/invoices/${id}`)).body;
       expect(await remindersOf(invoice)).toHaveLength(2);
     }
+  });
+
+  it("reads a user's email-quota item once per run, and counts every reminder it queues there", async () => {
+    const user = await env.user();
+    const due = "2027-06-01T00:00:00.000Z";
+    const cid = (await user.call("POST", "/clients", { name: "Initech", email: "ap@initech.test" })).body.id;
+    for (let i = 0; i < 3; i++) {
+      const inv = await user.call("POST", "/invoices", { clientId: cid, dueDate: due, lineItems: [line] });
+      await user.call("POST", `/invoices/${inv.body.id}/finalize`);
+      await user.call("POST", `/invoices/${inv.body.id}/send`);
+    }
+    const quotaKey = { pk: `USER#${user.userId}`, sk: "EMAILQUOTA" };
+    const counted = async () => {
+      const out = await env.deps.db.doc.send(new GetCommand({ TableName: env.deps.db.table, Key: quotaKey }));
+      return Object.values((out.Item?.hours ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
+    };
+    expect(await counted()).toBe(3); // the three sends
+
+    // Every GetItem of this user's quota item during the run.
+    const reads: unknown[] = [];
+    const name = "count-quota-reads";
+    env.deps.db.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const key = (args.input as { Key?: { pk?: { S?: string }; sk?: { S?: string } } }).Key;
+        if (context.commandName === "GetItemCommand" && key?.pk?.S === quotaKey.pk && key.sk?.S === quotaKey.sk)
+          reads.push(key);
+        return next(args);
+      },
+      { step: "build", name },
+    );
+    try {
+      const run = await runReminders(addDays(due, 1)); // before_due and on_due of each: 6 reminders
+      expect(run.sent).toBeGreaterThanOrEqual(6);
+    } finally {
+      env.deps.db.doc.middlewareStack.remove(name);
+    }
+    expect(reads).toHaveLength(1);
+    // The sends' hours left the 24-hour window months before the run: what counts is the run's six.
+    expect(await counted()).toBe(6);
   });
 
   it("cancels the pending reminders of a paid or void invoice, and keeps the sent ones", async () => {

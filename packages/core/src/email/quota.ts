@@ -72,10 +72,32 @@ type QuotaDeps = Pick<Deps, "db" | "emailDailyQuota">;
  * do not fit; the Write's condition fails with EmailQuotaRaced when the item changed meanwhile.
  */
 export async function reserveEmails(deps: QuotaDeps, userId: string, at: string, count = 1): Promise<Write> {
-  const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
+  return reserveFrom(deps, userId, await readEmailQuota(deps, userId), at, count).write;
+}
+
+/** The user's quota item as stored now (a consistent read), or undefined when there is none yet. */
+export async function readEmailQuota(deps: Pick<Deps, "db">, userId: string): Promise<QuotaItem | undefined> {
   const key = emailQuotaKey(userId);
   const read = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
-  const current = read.Item as QuotaItem | undefined;
+  return read.Item as QuotaItem | undefined;
+}
+
+/**
+ * reserveEmails from the item as the caller last knew it (`current`: read, or written by its own
+ * last commit), so a caller queueing many emails for one user (the reminders job) reads it once:
+ * `next` is the item once the Write is committed. The Write is conditioned on `current`'s version,
+ * so a stale `current` never lets more through: it fails with EmailQuotaRaced, and the caller reads
+ * again.
+ */
+export function reserveFrom(
+  deps: QuotaDeps,
+  userId: string,
+  current: QuotaItem | undefined,
+  at: string,
+  count = 1,
+): { write: Write; next: QuotaItem } {
+  const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
+  const key = emailQuotaKey(userId);
   const nowMs = Date.parse(at);
   const now = hourOf(nowMs);
   // In the window: the last WINDOW_HOURS hours, and any later bucket (a job run "as of" an earlier time).
@@ -96,7 +118,7 @@ export async function reserveEmails(deps: QuotaDeps, userId: string, at: string,
     version: (current?.version ?? 0) + 1,
     expiresAt: Math.ceil(((newest + WINDOW_HOURS) * HOUR_MS) / 1000),
   };
-  return {
+  const write: Write = {
     op: {
       Put: {
         TableName: deps.db.table,
@@ -112,6 +134,7 @@ export async function reserveEmails(deps: QuotaDeps, userId: string, at: string,
     },
     onConditionFailed: () => new EmailQuotaRaced(),
   };
+  return { write, next: item };
 }
 
 /** Seconds until enough of the oldest buckets left the window to free `needed` places (at least 1). */

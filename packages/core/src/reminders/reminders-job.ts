@@ -2,7 +2,7 @@ import type { Deps } from "../context";
 import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
 import { queueEmail, sweepOutbox } from "../email/outbox";
-import { EmailQuotaExceeded, EmailQuotaRaced, reserveEmails } from "../email/quota";
+import { EmailQuotaExceeded, EmailQuotaRaced, readEmailQuota, reserveFrom, type QuotaItem } from "../email/quota";
 import { reminderEmail } from "../email/templates";
 import { findInvoice } from "../invoices/invoices";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
@@ -23,9 +23,10 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
   const nowIso = now.toISOString();
   // waitingForQuota: due, but the user's email quota is used up; they stay due for a later run.
   const counts = { sent: 0, cancelled: 0, skipped: 0, waitingForQuota: 0 };
+  const quotas: Quotas = new Map();
   for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
     const reminder = raw as unknown as ReminderItem;
-    const outcome = await handleReminder(deps, reminder, nowIso);
+    const outcome = await handleReminder(deps, quotas, reminder, nowIso);
     counts[outcome]++;
   }
   const outbox = await sweepOutbox(deps, nowIso);
@@ -39,25 +40,36 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
   };
 }
 
+/**
+ * Each user's email-quota item as this run last read or wrote it (undefined: the user has none), so
+ * a user's reminders read it once per run, not once each. Every email's transaction is still
+ * conditioned on the version it counts from: should a request have queued an email meanwhile, the
+ * commit fails with EmailQuotaRaced and the item is read again.
+ */
+type Quotas = Map<string, QuotaItem | undefined>;
+
 class AlreadyHandled extends Error {}
 class InvoiceSettled extends Error {}
 
 type Outcome = "sent" | "cancelled" | "skipped" | "waitingForQuota";
 const MAX_QUOTA_RACES = 5;
 
-async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): Promise<Outcome> {
+async function handleReminder(deps: Deps, quotas: Quotas, reminder: ReminderItem, now: string): Promise<Outcome> {
   const invoice = await findInvoice({ ...deps, userId: reminder.userId }, reminder.invoiceId, true);
   const to = invoice?.recipient ?? invoice?.clientEmail;
   if (!invoice || !to || effectiveStatus(reminder, invoice.status) === "cancelled") return cancel(deps, reminder, now);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await send(deps, reminder, invoice, to, now);
+      return await send(deps, quotas, reminder, invoice, to, now);
     } catch (error) {
       if (error instanceof AlreadyHandled) return "skipped";
       if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
       // Over the quota: nothing was written, the reminder stays scheduled and due; a later run sends it.
       if (error instanceof EmailQuotaExceeded) return "waitingForQuota";
-      if (error instanceof EmailQuotaRaced && attempt < MAX_QUOTA_RACES) continue;
+      if (error instanceof EmailQuotaRaced && attempt < MAX_QUOTA_RACES) {
+        quotas.delete(reminder.userId); // changed by someone else: read it again
+        continue;
+      }
       throw error;
     }
   }
@@ -65,12 +77,15 @@ async function handleReminder(deps: Deps, reminder: ReminderItem, now: string): 
 
 async function send(
   deps: Deps,
+  quotas: Quotas,
   reminder: ReminderItem,
   invoice: InvoiceItem,
   to: string,
   now: string,
 ): Promise<"sent"> {
-  const quota = await reserveEmails(deps, reminder.userId, now);
+  const { userId } = reminder;
+  if (!quotas.has(userId)) quotas.set(userId, await readEmailQuota(deps, userId));
+  const quota = reserveFrom(deps, userId, quotas.get(userId), now);
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
   await commit({ db: deps.db }, [
     {
@@ -104,8 +119,9 @@ async function send(
       onConditionFailed: () => new InvoiceSettled(),
     },
     email.write,
-    quota, // counted with the email it queues (email/quota.ts)
+    quota.write, // counted with the email it queues (email/quota.ts)
   ]);
+  quotas.set(userId, quota.next);
   // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";
 }
