@@ -27,7 +27,8 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
  * API's cold start is the one users feel (npm run bench lists each bundle and its init):
  * - Api ($default): everything JSON, and the public HTML pages.
- * - Documents: every path that renders a document (PDFs, e-invoices): pdf-lib and the e-invoice writer.
+ * - Documents: every path that renders a document (PDFs, e-invoices): pdf-lib and the e-invoice writer;
+ *   and the API's description (/openapi.json, /docs): the OpenAPI builder and Swagger UI's files.
  * - Payments: the pay link, the card processor's webhook and card refunds: the Stripe SDK and its secrets.
  * Documents and Payments are one function each, routed from all their paths by ARN (a route given
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
@@ -46,19 +47,16 @@ api.route("$default", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, stripeSecretKey, api],
-  // /docs inlines Swagger UI's browser bundle, read from the package at the first request
-  // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
-  copyFiles: [
-    { from: "node_modules/swagger-ui-dist/swagger-ui-bundle.js", to: "swagger-ui-dist/swagger-ui-bundle.js" },
-    { from: "node_modules/swagger-ui-dist/swagger-ui.css", to: "swagger-ui-dist/swagger-ui.css" },
-  ],
 });
 
 /**
- * Every documents path, private and public (packages/functions/src/documents-routes.ts serves them).
- * Path variables are named as on the API's other routes at the same position ({id}, {token}).
+ * Every documents path, private and public, and the API's description (/openapi.json, /docs):
+ * packages/functions/src/documents-routes.ts serves them. Path variables are named as on the API's
+ * other routes at the same position ({id}, {token}).
  */
 export const DOCUMENT_PATHS = [
+  "/openapi.json",
+  "/docs",
   "/invoices/{id}/pdf",
   "/public/invoices/{token}/pdf",
   "/estimates/{id}/pdf",
@@ -74,6 +72,12 @@ export const documents = new sst.aws.Function("Documents", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, api],
+  // /docs inlines Swagger UI's browser bundle, read from the package at the first request
+  // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
+  copyFiles: [
+    { from: "node_modules/swagger-ui-dist/swagger-ui-bundle.js", to: "swagger-ui-dist/swagger-ui-bundle.js" },
+    { from: "node_modules/swagger-ui-dist/swagger-ui.css", to: "swagger-ui-dist/swagger-ui.css" },
+  ],
 });
 for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
 

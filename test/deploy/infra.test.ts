@@ -170,8 +170,10 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but documents and card payments, one function each", () => {
+  it("routes everything to the app ($default) but documents, the API's description and card payments", () => {
     const documentPaths = [
+      "/openapi.json",
+      "/docs",
       "/invoices/{id}/pdf",
       "/public/invoices/{token}/pdf",
       "/estimates/{id}/pdf",

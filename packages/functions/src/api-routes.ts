@@ -1,6 +1,5 @@
 import { apiKeys } from "./routes/api-keys";
 import { clients } from "./routes/clients";
-import { docs } from "./routes/docs";
 import { emailDeliveries } from "./routes/email-deliveries";
 import { estimates } from "./routes/estimates";
 import { events } from "./routes/events";
@@ -14,9 +13,10 @@ import { schedules } from "./routes/schedules";
 
 /**
  * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON (and the
- * public HTML pages). Documents (PDFs, e-invoices: documents-routes.ts) and the card processor's
- * paths (payments-routes.ts: the pay link, its webhook, refunds) have their own functions, so
- * pdf-lib and the Stripe SDK's routes are not in the bundle every request's cold start loads.
+ * public HTML pages). Documents (PDFs, e-invoices, and the API's own description /openapi.json and
+ * /docs: documents-routes.ts) and the card processor's paths (payments-routes.ts: the pay link, its
+ * webhook, refunds) have their own functions, so pdf-lib, the OpenAPI builder and the Stripe SDK's
+ * routes are not in the bundle every request's cold start loads.
  * publicPages comes early: its security headers cover the other /public routes.
  */
 export const apiRouteModules = [
@@ -32,5 +32,4 @@ export const apiRouteModules = [
   payments,
   emailDeliveries,
   events,
-  docs,
 ] as const;
