@@ -13,9 +13,7 @@ import { evaluateInfra, functionsOf } from "../scripts/infra.mjs";
  * and wall time then measures the queue for a core more than the import (medians moved ±50 %
  * between runs, CPU time by a few %); Lambda's init runs on its own vCPU share, so CPU time is what
  * it pays. The wall-time median is printed beside it for reference.
- * Goals for the API function: ≤ 1.3× size, ≤ 1.2× init. The projection row is the API entry without
- * the card processor and email capabilities (bench/projection): what the API carries once those
- * leave it.
+ * Goals for the API function: ≤ 1.3× size, ≤ 1.2× init.
  */
 export interface InitRow {
   function: string;
@@ -84,15 +82,7 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
       nodejs: fn.nodejs,
     }));
     const runtime = declared[0]?.runtime ?? "nodejs22.x";
-    const extra = [
-      { id: "Baseline", handler: "bench/baseline/handler.handler", runtime, nodejs: declared[0]?.nodejs },
-      {
-        id: "Api projection (no Stripe, no SES)",
-        handler: "bench/projection/api-without-sdks.handler",
-        runtime,
-        nodejs: declared[0]?.nodejs,
-      },
-    ];
+    const extra = [{ id: "Baseline", handler: "bench/baseline/handler.handler", runtime, nodejs: declared[0]?.nodejs }];
     const built = await bundleFunctions([...extra, ...declared], outdir);
     const baseline = built.find((b) => b.id === "Baseline")!;
     const ms = coldImportMs(built.map((b) => b.bundle));
@@ -107,7 +97,7 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
         sizeRatio: round(b.bytes / baseline.bytes),
         initRatio: round(ms[i]!.cpu / baseMs),
       };
-      if (b.handler === "packages/functions/src/api.handler" || b.id.startsWith("Api projection")) {
+      if (b.handler === "packages/functions/src/api.handler") {
         row.goal = `size ≤ ${SIZE_GOAL}×, init ≤ ${INIT_GOAL}×`;
         row.meetsGoal = row.sizeRatio <= SIZE_GOAL && row.initRatio <= INIT_GOAL;
       }

@@ -26,9 +26,10 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
 /**
  * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
  * API's cold start is the one users feel (npm run bench lists each bundle and its init):
- * - Api ($default): everything JSON, and the public HTML pages.
- * - Documents: every path that renders a document (PDFs, e-invoices): pdf-lib and the e-invoice writer;
- *   and the API's description (/openapi.json, /docs): the OpenAPI builder and Swagger UI's files.
+ * - Api ($default): everything JSON.
+ * - Documents: every path that renders a document (public pages, PDFs, e-invoices): Hono's JSX,
+ *   pdf-lib and the e-invoice writer; and the API's description (/openapi.json, /docs): the OpenAPI
+ *   builder and Swagger UI's files.
  * - Payments: the pay link, the card processor's webhook and card refunds: the Stripe SDK and its secrets.
  * Documents and Payments are one function each, routed from all their paths by ARN (a route given
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
@@ -57,6 +58,8 @@ api.route("$default", {
 export const DOCUMENT_PATHS = [
   "/openapi.json",
   "/docs",
+  "/public/invoices/{token}",
+  "/public/estimates/{token}",
   "/invoices/{id}/pdf",
   "/public/invoices/{token}/pdf",
   "/estimates/{id}/pdf",

@@ -170,10 +170,12 @@ describe("links: each function gets what it uses and nothing more", () => {
 describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
-  it("routes everything to the app ($default) but documents, the API's description and card payments", () => {
+  it("routes everything to the app ($default) but documents, public pages, the API's description, card payments", () => {
     const documentPaths = [
       "/openapi.json",
       "/docs",
+      "/public/invoices/{token}",
+      "/public/estimates/{token}",
       "/invoices/{id}/pdf",
       "/public/invoices/{token}/pdf",
       "/estimates/{id}/pdf",

@@ -7,21 +7,21 @@ import { health } from "./routes/health";
 import { invoices } from "./routes/invoices";
 import { payments } from "./routes/payments";
 import { profile } from "./routes/profile";
-import { publicPages } from "./routes/public/routes";
+import { publicHeaders } from "./routes/public/headers";
 import { reminders } from "./routes/reminders";
 import { schedules } from "./routes/schedules";
 
 /**
- * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON (and the
- * public HTML pages). Documents (PDFs, e-invoices, and the API's own description /openapi.json and
- * /docs: documents-routes.ts) and the card processor's paths (payments-routes.ts: the pay link, its
- * webhook, refunds) have their own functions, so pdf-lib, the OpenAPI builder and the Stripe SDK's
- * routes are not in the bundle every request's cold start loads.
- * publicPages comes early: its security headers cover the other /public routes.
+ * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON. Documents
+ * (the public HTML pages, PDFs, e-invoices, and the API's own description /openapi.json and /docs:
+ * documents-routes.ts) and the card processor's paths (payments-routes.ts: the pay link, its
+ * webhook, refunds) have their own functions, so pdf-lib, Hono's JSX, the OpenAPI builder and the
+ * Stripe SDK's routes are not in the bundle every request's cold start loads.
+ * publicHeaders comes early: the public security headers cover every /public answer, 404s too.
  */
 export const apiRouteModules = [
   health,
-  publicPages,
+  publicHeaders,
   apiKeys,
   profile,
   clients,

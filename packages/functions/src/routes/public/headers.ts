@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../../env";
 import { STYLE_HASH } from "./style";
@@ -39,3 +39,9 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("Cache-Control", "no-store");
   c.res.headers.set("X-Robots-Tag", "noindex, nofollow");
 };
+
+/**
+ * The headers alone, for a function that serves no public page itself (the API: the pages are the
+ * Documents function's, infra/api.ts): its other /public answers (404s, 405s) carry them all the same.
+ */
+export const publicHeaders = new Hono<AppEnv>().use("/public/*", securityHeaders);
