@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
+import { SRGB_PROFILE_NAME, srgbProfile } from "./srgb-profile";
 import { xmlSafe } from "./xml";
 
 /**
@@ -6,6 +8,11 @@ import { xmlSafe } from "./xml";
  * attached as `factur-x.xml` (relationship "Alternative": the XML is the same invoice) and the
  * XMP metadata that declares PDF/A-3 and the Factur-X profile (EN 16931). Readers find the XML
  * through the catalog's /AF array and the embedded-files name tree.
+ *
+ * What PDF/A-3b asks of the file beyond the attachment and the XMP: fonts embedded (the caller
+ * renders the PDF with `archival: true`, pdf/fonts.ts), an sRGB output intent for the DeviceRGB
+ * the pages draw in (srgb-profile.ts), and a file identifier in the trailer. docs/e-invoices.md
+ * says how far this is checked.
  */
 export const FACTURX_FILE_NAME = "factur-x.xml";
 const FX_NS = "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#";
@@ -53,6 +60,20 @@ export async function toFacturX(pdfBytes: Uint8Array, ciiXml: string, options: F
   const metadata = context.register(context.stream(xmp, { Type: "Metadata", Subtype: "XML", Length: xmp.length }));
   catalog.set(PDFName.of("Metadata"), metadata);
   catalog.set(PDFName.of("PageMode"), PDFName.of("UseAttachments"));
+
+  const profile = srgbProfile();
+  const icc = context.register(context.flateStream(profile, { N: 3 }));
+  const intent = context.obj({
+    Type: "OutputIntent",
+    S: "GTS_PDFA1",
+    OutputConditionIdentifier: PDFString.of(SRGB_PROFILE_NAME),
+    Info: PDFString.of(SRGB_PROFILE_NAME),
+    DestOutputProfile: icc,
+  });
+  catalog.set(PDFName.of("OutputIntents"), context.obj([intent]));
+  // The file identifier: the same for the same invoice XML, as both halves of a first version are.
+  const id = PDFHexString.of(createHash("sha256").update(ciiXml).digest("hex").slice(0, 32));
+  context.trailerInfo.ID = context.obj([id, id]);
   pdf.setModificationDate(options.now);
   return pdf.save({ useObjectStreams: false });
 }
