@@ -131,6 +131,24 @@ describe("Factur-X is drawn as PDF/A-3 asks", () => {
     expect(id).toBeInstanceOf(PDFArray);
     expect((id as PDFArray).size()).toBe(2);
   });
+  it("the XMP states every document-information entry it has a property for, with the same value", async () => {
+    const pdf = await PDFDocument.load(await served(`/invoices/${invoice.id}/e-invoice?format=facturx`), {
+      updateMetadata: false,
+    });
+    const metadata = pdf.catalog.lookup(PDFName.of("Metadata"));
+    if (!(metadata instanceof PDFRawStream)) throw new Error("no XMP stream");
+    const xmp = new TextDecoder().decode(metadata.getContents());
+    const property = (name: string) => xmp.match(new RegExp(`<${name}>(?:<rdf:\\w+>)?(?:<rdf:li[^>]*>)?([^<]*)<`))?.[1];
+    expect(property("dc:title")).toBe(pdf.getTitle());
+    expect(property("dc:creator")).toBe(pdf.getAuthor());
+    expect(pdf.getAuthor()).toBe("Muster Design");
+    expect(property("dc:description")).toBe(pdf.getSubject());
+    expect(property("xmp:CreatorTool")).toBe(pdf.getCreator());
+    expect(property("pdf:Producer")).toBe(pdf.getProducer());
+    const instant = (name: string) => Date.parse(property(name)!);
+    expect(instant("xmp:CreateDate")).toBe(pdf.getCreationDate()!.getTime());
+    expect(instant("xmp:ModifyDate")).toBe(pdf.getModificationDate()!.getTime());
+  });
 });
 
 describe("the sRGB profile", () => {
