@@ -13,6 +13,7 @@ import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transpo
 import { jobs } from "@invoicing/core/jobs/all";
 import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { WIDGET as line } from "../support/line-items";
 
 let env: TestEnv;
 let alice: TestUser;
@@ -26,7 +27,6 @@ beforeAll(async () => {
   ).body.id;
 });
 
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 const emlFiles = (dir: string): string[] => {
   try {
     return readdirSync(dir)

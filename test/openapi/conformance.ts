@@ -8,6 +8,7 @@ import { startPrism, violationsOf, type Prism, type Violation } from "../support
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
 import { Conformance, operationsOf, type DocOperation, type Json } from "./doc";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * Document and behaviour cannot disagree: this walks GET /openapi.json and, for every operation it
@@ -36,7 +37,6 @@ const GROUP_TIMEOUT = 180_000;
 /** The operations the routes describe, known before the document is fetched (it.for needs them). */
 const operations = allOperations();
 const LOGO = makePng(40, 20);
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 let fake: FakeStripe;
 let env: TestEnv;

@@ -5,6 +5,7 @@ import type { JobName } from "@invoicing/core/jobs/registry";
 import { op, type FaultKind, type RequestMatcher } from "../support/fault-proxy";
 import { expectProblem, type TestResponse, type TestUser } from "../support/env";
 import { RUNS, chaos, createFaultyEnv, partition, problemShape, prng, type FaultyEnv } from "./harness";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * DynamoDB misbehaving under a real request: a proxy in front of DynamoDB Local throttles, fails,
@@ -24,7 +25,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }; // total 64.92
 
 /** A fresh user (fresh counters) whose requests go through the proxy; set-up calls go direct. */
 async function freshUser(): Promise<{ direct: TestUser; faulty: TestUser }> {

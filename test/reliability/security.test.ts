@@ -7,7 +7,7 @@ import { op } from "../support/fault-proxy";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { request, type TestResponse, type TestUser } from "../support/env";
 import { createFaultyEnv, scanTable, type FaultyEnv } from "./harness";
-import { line } from "./endpoints";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * Secrets stay secret: API keys are stored only as hashes (read from the table itself), no key,
