@@ -25,7 +25,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-
 /** A fresh user (fresh counters) whose requests go through the proxy; set-up calls go direct. */
 async function freshUser(): Promise<{ direct: TestUser; faulty: TestUser }> {
   world.proxy.clear();
