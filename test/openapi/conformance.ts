@@ -1,9 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { allOperations } from "@invoicing/functions/openapi/operations";
-import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
@@ -51,13 +50,9 @@ let prism: Prism | undefined;
 let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: SECRET_KEY,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  env = await createTestEnv({ extraDeps: { payments }, now: NOW });
+  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  env = await createTestEnv({ extraDeps: { payments: stripe.payments }, now: NOW });
   fake.now = () => env.clock.now;
   alice = await env.user();
   const res = await request(env.app, "GET", "/openapi.json");

@@ -1,8 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { createApp } from "@invoicing/functions/app";
-import { signedStripeEvent, startFakeStripe, type FakeSession, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startStripeCardProcessor, type FakeSession, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 
@@ -19,13 +18,9 @@ let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: SECRET_KEY,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  env = await createTestEnv({ extraDeps: { payments } });
+  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  env = await createTestEnv({ extraDeps: { payments: stripe.payments } });
   fake.now = () => env.clock.now;
   alice = await env.user();
   clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;

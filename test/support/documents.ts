@@ -26,6 +26,13 @@ export const BUYER = {
     country: "DE",
   },
 };
+/** A client in another EU country than the seller's, giving only the address fields it must. */
+export const FRENCH_CLIENT = {
+  name: "Acme SARL",
+  email: "ap@acme.test",
+  taxId: "FR40303265045",
+  address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
+};
 export const LINES = [
   { description: "Brand identity: logo, colours, typography", quantity: "32", unitPrice: "120.00", taxRate: "0.19" },
   { description: "Printed style guide (books)", quantity: "2", unitPrice: "35.00", taxRate: "0.07" },

@@ -2,17 +2,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { inject } from "vitest";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
 import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
-import { ensureTable } from "@invoicing/local/bootstrap";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
+import { createFreshTable } from "./table";
 
 /**
  * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
@@ -54,14 +52,7 @@ export interface TestResponse {
 
 export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: string } = {}): Promise<TestEnv> {
   const endpoint = inject("dynamoEndpoint");
-  const tableName = `test-${randomUUID()}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  await ensureTable(client, tableName);
-  client.destroy();
+  const { tableName, db } = await createFreshTable(endpoint, "test");
   const clock = {
     now: new Date(options.now ?? "2026-11-22T09:30:00.000Z"),
     set(iso: string) {
@@ -73,7 +64,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
   };
   const outboxDir = mkdtempSync(join(tmpdir(), "invoicing-outbox-"));
   const deps: Deps = {
-    db: createDb({ tableName, dynamoEndpoint: endpoint, region: "local" }),
+    db,
     clock: () => clock.now,
     publicBaseUrl: "http://localhost:3000",
     outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
