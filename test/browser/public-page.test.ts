@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,9 +7,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, type TestEnv } from "../support/env";
-import { BUYER, LINES, SELLER } from "../support/documents";
-
-const LOGO = readFileSync(resolve(import.meta.dirname, "../fixtures/logo.png"));
+import { LINES, sellerWithBuyer } from "../support/documents";
 
 /**
  * The public invoice page as a person sees it: served over real HTTP by @hono/node-server, opened
@@ -146,15 +144,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
   }, 60_000);
 
   it("shows a full invoice as a client sees it: logo, seller, a long address, two tax rates, payment instructions", async () => {
-    const user = await env.user();
-    expect((await user.call("PATCH", "/profile", SELLER)).status).toBe(200);
-    const upload = await env.app.request("http://localhost/profile/logo", {
-      method: "PUT",
-      body: LOGO,
-      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
-    });
-    expect(upload.status).toBe(204);
-    const clientId = (await user.call("POST", "/clients", BUYER)).body.id;
+    const { user, clientId } = await sellerWithBuyer(env);
     const created = await user.call("POST", "/invoices", {
       clientId,
       currency: "EUR",

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { jobs } from "@invoicing/core/jobs/all";
 import { WIDGET, widgetLine } from "../support/line-items";
 
@@ -8,10 +8,7 @@ let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 }))
-    .body.id;
+  ({ env, user: alice, clientId } = await createTestEnvWithClient({ paymentTermsDays: 14 }));
 });
 
 describe("invoice lifecycle", () => {

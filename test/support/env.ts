@@ -98,6 +98,21 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
   return env;
 }
 
+/**
+ * Where most API test files start: a fresh env, a user in it, and one client of that user's
+ * (Acme, billing@acme.test, unless `client` says otherwise).
+ */
+export async function createTestEnvWithClient(
+  client: Record<string, unknown> = {},
+  options: Parameters<typeof createTestEnv>[0] = {},
+): Promise<{ env: TestEnv; user: TestUser; clientId: number }> {
+  const env = await createTestEnv(options);
+  const user = await env.user();
+  const res = await user.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", ...client });
+  if (res.status !== 201) throw new Error(`client not created: ${res.status} ${res.text.slice(0, 500)}`);
+  return { env, user, clientId: res.body.id };
+}
+
 /** What requests can be sent to: the Hono app (app.request), or an HTTP forwarder with that shape. */
 export interface AppLike {
   request: (input: string, init?: RequestInit) => Response | Promise<Response>;
