@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnv, type TestEnv } from "../support/env";
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { LINES, sellerWithBuyer } from "../support/documents";
 
 /**
@@ -77,6 +77,20 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** Finalizes and sends the draft, then opens its public page, keeping every error the browser reports. */
+  async function sendAndOpen(user: TestUser, draftId: number) {
+    await user.call("POST", `/invoices/${draftId}/finalize`);
+    const invoice = (await user.call("POST", `/invoices/${draftId}/send`)).body;
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("pageerror", (e) => problems.push(e.message));
+    const response = await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    return { invoice, page, problems, response };
+  }
+
   it("shows the number, the total, the status and a working pay link; user text stays text", async () => {
     const user = await env.user();
     const clientId = (
@@ -100,17 +114,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
         { description: "Setup", unitPrice: "100.00" },
       ],
     });
-    await user.call("POST", `/invoices/${created.body.id}/finalize`);
-    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
-
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    page.on("pageerror", (e) => problems.push(e.message));
-
-    const response = await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    const { invoice, page, problems, response } = await sendAndOpen(user, created.body.id);
     expect(response?.status()).toBe(200);
 
     await expect.poll(() => page.title()).toBe(`Invoice ${invoice.invoiceNumber}`);
@@ -155,15 +159,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
       notes: "Thank you for the pleasant collaboration.",
       terms: "Payable within 14 days without deduction.",
     });
-    await user.call("POST", `/invoices/${created.body.id}/finalize`);
-    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
-
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    const { invoice, page, problems } = await sendAndOpen(user, created.body.id);
     // The logo is drawn (a data: image the page's CSP allows), at its natural aspect ratio.
     const logo = page.getByTestId("logo");
     expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(360);

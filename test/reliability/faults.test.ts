@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
 import type { JobName } from "@invoicing/core/jobs/registry";
 import { op, type FaultKind, type RequestMatcher } from "../support/fault-proxy";
@@ -16,9 +16,7 @@ import { WIDGET as line } from "../support/line-items";
 let world: FaultyEnv;
 
 beforeAll(async () => {
-  world = await createFaultyEnv();
-  // Every 503 logs a warning with the SDK error (by design); here they are expected by the dozen.
-  vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  world = await createFaultyEnv({ silenceWarnings: true });
 });
 
 afterAll(async () => {
