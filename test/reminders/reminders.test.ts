@@ -4,7 +4,7 @@ import PostalMime from "postal-mime";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
 import { addDays } from "@invoicing/core/time";
-import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 let env: TestEnv;
 let alice: TestUser;
@@ -14,10 +14,8 @@ const SEND_TIME = "2026-11-22T09:30:00.000Z";
 const line = { description: "Consulting", quantity: "10", unitPrice: "150.00", taxRate: "0.10" };
 
 beforeAll(async () => {
-  env = await createTestEnv({ now: SEND_TIME });
-  alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Globex", email: "ap@globex.test", paymentTermsDays: 30 }))
-    .body.id;
+  const globex = { name: "Globex", email: "ap@globex.test", paymentTermsDays: 30 };
+  ({ env, user: alice, clientId } = await createTestEnvWithClient(globex, { now: SEND_TIME }));
 });
 
 /** A sent invoice with the given dueDate, sent at the env clock's time. */

@@ -99,7 +99,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
 }
 
 /**
- * Where most API test files start: a fresh env, a user in it, and one client of that user's
+ * Where many API test files start: a fresh env, a user in it, and one client of that user's
  * (Acme, billing@acme.test, unless `client` says otherwise).
  */
 export async function createTestEnvWithClient(
