@@ -65,3 +65,53 @@ export interface IndexedItem {
   duePk?: string;
   dueSk?: string;
 }
+
+/** The index attributes of a listed record: what withIndexKeys derives. */
+export type IndexAttribute = "gsi1pk" | "gsi1sk" | "gsi2pk" | "gsi2sk" | "duePk" | "dueSk";
+
+/**
+ * The job each listed kind waits for, and when: a record is on its job's due list while it is in
+ * `status`, at the time in its `at` attribute — a sent invoice until it is overdue (dueDate), a sent
+ * estimate until it expires (validUntil), an active schedule until its next occurrence (nextRunAt).
+ */
+export const DUE_LISTS = {
+  INVOICE: { job: "overdue", status: "sent", at: "dueDate" },
+  ESTIMATE: { job: "expire-estimates", status: "sent", at: "validUntil" },
+  SCHEDULE: { job: "recurring", status: "active", at: "nextRunAt" },
+} as const satisfies Partial<Record<Kind, { job: DueJob; status: string; at: string }>>;
+
+export type ListedKind = keyof typeof DUE_LISTS;
+
+/** Exactly an entity's sort key (entitySk) of a listed kind; a payment's (INVOICE#…#PAYMENT#…) is not one. */
+const LISTED_SK = /^(INVOICE|ESTIMATE|SCHEDULE)#\d{10}$/;
+
+/**
+ * A listed record (invoice, estimate, schedule) with the index attributes that follow from its
+ * state, in one place: its byStatus and byClient entries, and its due-list entry only while it waits
+ * for its job (DUE_LISTS). putIfVersion and the item builders pass every such record through here,
+ * and transition() derives the same from the status it writes, so a status is never written without
+ * its index entry and a due list never holds a record its job would skip. Any other item is
+ * returned as it is.
+ */
+export function withIndexKeys<T extends object>(item: T): T {
+  const record = item as Record<string, unknown>;
+  const sk = record.sk;
+  const kind = typeof sk === "string" ? (LISTED_SK.exec(sk)?.[1] as ListedKind | undefined) : undefined;
+  if (!kind) return item;
+  const { duePk: _pk, dueSk: _sk, ...rest } = record;
+  const userId = record.userId as string;
+  const id = record.id as number;
+  const indexed: Record<string, unknown> = {
+    ...rest,
+    ...statusIndexKeys(userId, kind, record.status as string, id),
+    ...clientIndexKeys(userId, kind, record.clientId as number, id),
+  };
+  const due = DUE_LISTS[kind];
+  const at = record[due.at];
+  if (record.status === due.status && typeof at === "string")
+    Object.assign(indexed, dueKeys(due.job, userId, sk as string, at));
+  return indexed as T;
+}
+
+/** For item builders: the new record, its index attributes derived (withIndexKeys). */
+export const indexed = <T extends IndexedItem>(item: Omit<T, IndexAttribute>): T => withIndexKeys(item) as T;

@@ -108,10 +108,11 @@ function answer(
   action: string,
 ): Promise<EstimateItem> {
   return transition<EstimateItem & Record<string, unknown>>(ctx, {
-    key: estimateKey(ctx.userId, id),
+    kind: "ESTIMATE",
+    id,
     from: ["sent"],
-    set: { status: to, ...estimateStatusKeys(ctx.userId, to, id), updatedAt: nowIso(ctx) },
-    remove: ["duePk", "dueSk"],
+    to,
+    set: { updatedAt: nowIso(ctx) },
     notFound: () => notFound("estimate", id),
     invalid: wrongState(id, action),
   });

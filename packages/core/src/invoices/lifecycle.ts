@@ -7,12 +7,9 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { counterKey, dueKeys, entityKey } from "../db/keys";
-import {
-  formatDocumentNumber,
-  MAX_NUMBERING_ATTEMPTS,
-  numberingBackoff,
-  takeNumberWrite,
-} from "../documents/numbering";
+import { formatDocumentNumber, takeNumberWrite } from "../documents/numbering";
+import { isTransactionConflict } from "../db/errors";
+import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
@@ -42,55 +39,49 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  * in finalization order, and a draft deleted before finalizing never consumed one.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  for (let attempt = 0; ; attempt++) {
-    const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
-    if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
-    if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
-    if (centsOf(invoice.total) < 0n)
-      throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
-    assertExemptionReason(invoice, `invoice ${id}`);
+  // Concurrent finalizes of a user's invoices queue on the number counter: a transaction conflict
+  // there is a lost race like a number taken first.
+  return optimistic("invoice", () => finalizeRound(ctx, id), { alsoRaced: isTransactionConflict });
+}
 
-    const now = nowIso(ctx);
-    const issueDate = invoice.issueDate ?? now;
-    const terms = client?.paymentTermsDays ?? 30;
-    const number = lastNumber + 1;
-    const next: InvoiceItem = {
-      ...invoice,
-      ...invoiceStatusKeys(ctx.userId, "finalized", id),
-      status: "finalized",
-      invoiceNumber: formatInvoiceNumber(number),
-      issueDate,
-      dueDate: invoice.dueDate ?? addDays(issueDate, terms),
-      // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
-      ...(client ? clientCopies(client) : {}),
-      seller: sellerOf(profile),
-      updatedAt: now,
-      version: invoice.version + 1,
-    };
-    let retry = false;
-    const writes: Write[] = [
-      takeNumberWrite(ctx, "invoiceNumber", lastNumber, () => {
-        retry = true; // another finalize took this number first: read again
-        return new DomainError("service_unavailable", "invoice numbering is busy; retry");
-      }),
-      {
-        op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
-        onConditionFailed: (old) => {
-          if (!old) return notFound("invoice", id);
-          if (old.status !== "draft") return wrongState(id, "finalize")(old);
-          retry = true; // edited meanwhile: finalize what it is now
-          return new DomainError("service_unavailable", "the invoice is being changed; retry");
-        },
+async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
+  if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
+  if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
+  if (centsOf(invoice.total) < 0n)
+    throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
+  assertExemptionReason(invoice, `invoice ${id}`);
+
+  const now = nowIso(ctx);
+  const issueDate = invoice.issueDate ?? now;
+  const terms = client?.paymentTermsDays ?? 30;
+  const number = lastNumber + 1;
+  const next: InvoiceItem = {
+    ...invoice,
+    ...invoiceStatusKeys(ctx.userId, "finalized", id),
+    status: "finalized",
+    invoiceNumber: formatInvoiceNumber(number),
+    issueDate,
+    dueDate: invoice.dueDate ?? addDays(issueDate, terms),
+    // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
+    ...(client ? clientCopies(client) : {}),
+    seller: sellerOf(profile),
+    updatedAt: now,
+    version: invoice.version + 1,
+  };
+  const writes: Write[] = [
+    takeNumberWrite(ctx, "invoiceNumber", lastNumber), // another finalize took this number first: Raced
+    {
+      op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
+      onConditionFailed: (old) => {
+        if (!old) return notFound("invoice", id);
+        if (old.status !== "draft") return wrongState(id, "finalize")(old);
+        return new Raced(); // edited meanwhile: finalize what it is now
       },
-    ];
-    try {
-      await commit(ctx, writes, next);
-      return next;
-    } catch (error) {
-      if (!retry || attempt >= MAX_NUMBERING_ATTEMPTS) throw error;
-      await numberingBackoff(attempt);
-    }
-  }
+    },
+  ];
+  await commit(ctx, writes, next);
+  return next;
 }
 
 /**
@@ -189,10 +180,11 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
-    key: invoiceKey(ctx.userId, id),
+    kind: "INVOICE",
+    id,
     from: VOIDABLE,
-    set: { status: "void", ...invoiceStatusKeys(ctx.userId, "void", id), updatedAt: nowIso(ctx) },
-    remove: ["duePk", "dueSk"],
+    to: "void",
+    set: { updatedAt: nowIso(ctx) },
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });

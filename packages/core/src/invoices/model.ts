@@ -21,6 +21,14 @@ import { newPublicToken } from "../tokens";
 /** The invoice resource and its stored item. */
 export const INVOICE_STATUSES = ["draft", "finalized", "sent", "paid", "overdue", "void"] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+/**
+ * Two rules about payment, each in one place. An invoice TAKES a payment (manual, mark-paid, card,
+ * the pay link's checkout session) once it was sent, until it is paid or void. Its document ASKS for
+ * payment (bank details and pay button on the public page and PDF) from the moment it is issued: a
+ * finalized invoice may reach its client without `send` (as a PDF, or its public link).
+ */
+export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ["sent", "overdue"];
+export const PAYMENT_REQUESTED_STATUSES: readonly InvoiceStatus[] = ["finalized", ...PAYABLE_STATUSES];
 export const PAYMENT_METHODS = ["cash", "check", "bank_transfer", "other"] as const;
 /** `card` is set only by the card processor's payments, never by mark-paid or a manual payment. */
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number] | "card";

@@ -6,6 +6,7 @@ import { DomainError, notFound } from "../errors";
 import type { InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { findPublicInvoice } from "../public/documents";
+import { publicInvoicePath, publicInvoicePayUrl, publicInvoiceUrl } from "../public/links";
 import { CardProcessorError, type CheckoutSession } from "./card-processor";
 import { amountDueCents, PAYABLE } from "./settlement";
 
@@ -36,8 +37,7 @@ export function payLinkForSend(
   invoice: Pick<InvoiceItem, "publicToken">,
 ): { cardProcessorPaymentLink?: string } {
   if (!ctx.payments || !ctx.publicBaseUrl) return {};
-  const base = ctx.publicBaseUrl.replace(/\/+$/, "");
-  return { cardProcessorPaymentLink: `${base}/public/invoices/${invoice.publicToken}/pay` };
+  return { cardProcessorPaymentLink: publicInvoicePayUrl(ctx, invoice.publicToken) };
 }
 
 /**
@@ -49,7 +49,7 @@ export function payLinkForSend(
 export async function payLocation(deps: Deps, token: string): Promise<string> {
   let invoice = await findInvoiceByToken(deps, token);
   if (!invoice || invoice.status === "draft") throw notFound("invoice");
-  const page = `/public/invoices/${token}`;
+  const page = publicInvoicePath(token);
   const ctx: Ctx = { ...deps, userId: invoice.userId };
 
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -122,7 +122,7 @@ async function createSession(ctx: Ctx, invoice: InvoiceItem): Promise<CheckoutSe
     warn("no card checkout session", ctx.userId, invoice.id, new Error("no public base URL for the return pages"));
     return undefined;
   }
-  const page = `${ctx.publicBaseUrl.replace(/\/+$/, "")}/public/invoices/${invoice.publicToken}`;
+  const page = publicInvoiceUrl(ctx, invoice.publicToken);
   const session = await ctx.payments!.createCheckoutSession({
     userId: ctx.userId,
     invoiceId: invoice.id,
