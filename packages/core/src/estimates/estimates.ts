@@ -2,7 +2,7 @@ import { clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { counterValue, createTakingValues } from "../db/ids";
-import { clientIndexKeys } from "../db/keys";
+import { indexed } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
   deleteDocument,
@@ -21,9 +21,7 @@ import {
   DELETABLE_STATUSES,
   EDITABLE_STATUSES,
   estimateKey,
-  estimateStatusKeys,
   formatEstimateNumber,
-  syncExpiryKeys,
   type EstimateItem,
   type EstimateStatus,
 } from "./model";
@@ -50,9 +48,9 @@ const RULES = { kind: "ESTIMATE", noun: "estimate", notEditable } as const;
 const PATCH_RULES: PatchRules<EstimateItem> = {
   ...RULES,
   editable: EDITABLE_STATUSES,
+  // A sent estimate whose validUntil moves (or is cleared) moves on the expiry list with it: the
+  // index attributes follow from the item written (db/keys.ts withIndexKeys).
   fields: ["currency", "validUntil", "notes", "terms", "taxExemptionReason"],
-  // A sent estimate whose validUntil moves (or is cleared) moves on the expiry list with it.
-  derive: syncExpiryKeys,
 };
 
 const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
@@ -75,10 +73,8 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
     ]);
     const id = lastId + 1;
     const now = nowIso(ctx);
-    const item: EstimateItem = {
+    const item = indexed<EstimateItem>({
       ...estimateKey(ctx.userId, id),
-      ...estimateStatusKeys(ctx.userId, "draft", id),
-      ...clientIndexKeys(ctx.userId, "ESTIMATE", client.id, id),
       kind: "estimate",
       userId: ctx.userId,
       version: 1,
@@ -103,7 +99,7 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
       sentAt: null,
       createdAt: now,
       updatedAt: now,
-    };
+    });
     const writes = [
       take("estimate", lastId),
       take("estimateNumber", last),

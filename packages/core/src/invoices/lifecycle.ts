@@ -1,12 +1,12 @@
 import { putIfVersion } from "../db/versioning";
-import { findClient, type ClientItem } from "../clients/clients";
+import type { ClientItem } from "../clients/clients";
 import { batchGet, batchKey } from "../db/batch-get";
 import { assertExemptionReason, clientCopies } from "../documents/parties";
 import { profileKey, readProfile, sellerOf } from "../profile/profile";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { counterKey, dueKeys, entityKey } from "../db/keys";
+import { counterKey, entityKey } from "../db/keys";
 import { formatDocumentNumber, takeNumberWrite } from "../documents/numbering";
 import { isTransactionConflict } from "../db/errors";
 import { optimistic, Raced } from "../db/optimistic";
@@ -15,12 +15,10 @@ import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
 import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
-import { queueEmail } from "../email/outbox";
-import { EmailQuotaRaced, reserveEmails } from "../email/quota";
+import { sendDocument, type SendRules } from "../documents/send";
 import { invoiceEmail } from "../email/templates";
 import { scheduleReminderWrites } from "../reminders/reminders";
-import { getInvoice } from "./invoices";
-import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus } from "./model";
+import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**
  * The invoice state machine:
@@ -58,7 +56,6 @@ async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const number = lastNumber + 1;
   const next: InvoiceItem = {
     ...invoice,
-    ...invoiceStatusKeys(ctx.userId, "finalized", id),
     status: "finalized",
     invoiceNumber: formatInvoiceNumber(number),
     issueDate,
@@ -108,67 +105,23 @@ export interface SendOptions {
   to?: string;
 }
 
+const SEND_RULES: SendRules<InvoiceItem> = {
+  kind: "INVOICE",
+  noun: "invoice",
+  from: "finalized",
+  // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
+  finish: (ctx, next) => payLinkForSend(ctx, next),
+  email: invoiceEmail,
+  // The reminder schedule commits with the send, or not at all.
+  alsoWrites: scheduleReminderWrites,
+};
+
 /**
- * finalized → sent: records sentAt and the recipient (the `to` given, else the client's email on
- * the invoice), and puts the invoice on the overdue job's due list at its dueDate.
+ * finalized → sent (documents/send.ts): the invoice email, its reminder schedule, and the overdue
+ * job's due list at its dueDate (db/keys.ts DUE_LISTS).
  */
-export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> {
-  for (let attempt = 0; ; attempt++) {
-    const invoice = await getInvoice(ctx, id, true);
-    if (invoice.status !== "finalized") throw wrongState(id, "send")(invoice as unknown as Record<string, unknown>);
-    // The client's email as the invoice froze it at finalize; when it had none, the client's current
-    // one (an email added to the client later still counts as "the client's email").
-    const recipient = options.to ?? invoice.clientEmail ?? (await findClient(ctx, invoice.clientId))?.email;
-    if (!recipient) {
-      throw new DomainError(
-        "client_email_missing",
-        `invoice ${id} has no recipient: give "to" or set the client's email`,
-      );
-    }
-    const now = nowIso(ctx);
-    // Before anything else happens (a checkout session made): past the quota, send changes nothing.
-    const quota = await reserveEmails(ctx, ctx.userId, now);
-    const next: InvoiceItem = {
-      ...invoice,
-      ...invoiceStatusKeys(ctx.userId, "sent", id),
-      ...dueKeys("overdue", ctx.userId, invoice.sk, invoice.dueDate!),
-      status: "sent",
-      sentAt: now,
-      recipient,
-      updatedAt: now,
-      version: invoice.version + 1,
-    };
-    // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
-    Object.assign(next, payLinkForSend(ctx, next));
-    // The invoice email and the reminder schedule commit with the send, or not at all.
-    const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
-    let raced = false;
-    try {
-      await commit(
-        ctx,
-        [
-          {
-            op: putIfVersion(ctx.db.table, next, invoice.version, ["finalized"]),
-            onConditionFailed: (old) => {
-              if (!old) return notFound("invoice", id);
-              if (old.status !== "finalized") return wrongState(id, "send")(old);
-              raced = true;
-              return new DomainError("service_unavailable", "the invoice is being changed; retry");
-            },
-          },
-          ...scheduleReminderWrites(ctx, next),
-          email.write,
-          quota,
-        ],
-        next,
-      );
-      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
-      return next;
-    } catch (error) {
-      if (!(raced || error instanceof EmailQuotaRaced) || attempt >= 5) throw error;
-    }
-  }
-}
+export const sendInvoice = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> =>
+  sendDocument(ctx, SEND_RULES, id, options.to);
 
 // mark-paid is a payment of the whole amount due: payments/payments.ts.
 

@@ -2,7 +2,7 @@ import type { Ctx } from "../context";
 import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
-import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
+import { entityKey, indexed, type IndexedItem } from "../db/keys";
 import type { Address } from "../address/address";
 import {
   computeTotals,
@@ -137,8 +137,6 @@ export function toInvoice(item: InvoiceItem): Invoice {
 }
 
 export const invoiceKey = (userId: string, id: number) => entityKey(userId, "INVOICE", id);
-export const invoiceStatusKeys = (userId: string, status: InvoiceStatus, id: number) =>
-  statusIndexKeys(userId, "INVOICE", status, id);
 
 export interface DraftFields {
   currency?: string;
@@ -164,10 +162,8 @@ export function newDraftInvoice(
   fields: DraftFields,
   now: string,
 ): InvoiceItem {
-  return {
+  return indexed<InvoiceItem>({
     ...invoiceKey(ctx.userId, id),
-    ...invoiceStatusKeys(ctx.userId, "draft", id),
-    ...clientIndexKeys(ctx.userId, "INVOICE", client.id, id),
     userId: ctx.userId,
     version: 1,
     id,
@@ -201,7 +197,7 @@ export function newDraftInvoice(
     deliveryDate: fields.deliveryDate ?? null,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 /**

@@ -2,20 +2,13 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
-import type { InvoiceItem } from "../invoices/model";
+import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
 import { afterSettled, paymentWrite } from "./payments";
-import {
-  amountDueCents,
-  invoiceWrite,
-  PAYABLE,
-  Raced,
-  settledInvoice,
-  takePaymentId,
-  untilSettled,
-} from "./settlement";
+import { Raced } from "../db/optimistic";
+import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of
@@ -91,7 +84,7 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
 function needsRefundReason(invoice: InvoiceItem, event: CheckoutPaidEvent): NeedsRefundReason | undefined {
   if (invoice.status === "void") return "invoice_void";
   if (invoice.status === "paid") return "invoice_already_paid";
-  if (!PAYABLE.includes(invoice.status)) return "invoice_not_payable";
+  if (!PAYABLE_STATUSES.includes(invoice.status)) return "invoice_not_payable";
   if (event.currency !== invoice.currency) return "currency_mismatch";
   if (event.amountCents! > amountDueCents(invoice)) return "amount_exceeds_due";
   return undefined;

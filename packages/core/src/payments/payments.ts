@@ -5,19 +5,12 @@ import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { expireCheckoutSession } from "./checkout";
 import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
-import {
-  amountDueCents,
-  invoiceWrite,
-  PAYABLE,
-  Raced,
-  settledInvoice,
-  takePaymentId,
-  untilSettled,
-} from "./settlement";
+import { Raced } from "../db/optimistic";
+import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -43,8 +36,8 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
   const paidAt = checkPaidAt(ctx, input.paidAt);
   const result = await untilSettled(async (round) => {
     const invoice = await getInvoice(ctx, invoiceId, true);
-    if (!PAYABLE.includes(invoice.status)) {
-      if (round > 0 && invoice.status === "paid") throw overpayment(invoice, input.amountCents);
+    if (!PAYABLE_STATUSES.includes(invoice.status)) {
+      if (round > 1 && invoice.status === "paid") throw overpayment(invoice, input.amountCents);
       throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "record a payment on");
     }
     if (input.amountCents > amountDueCents(invoice)) throw overpayment(invoice, input.amountCents);
@@ -73,7 +66,8 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
   const paidAt = checkPaidAt(ctx, input.paidAt);
   const result = await untilSettled(async () => {
     const invoice = await getInvoice(ctx, invoiceId, true);
-    if (!PAYABLE.includes(invoice.status)) throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
+    if (!PAYABLE_STATUSES.includes(invoice.status))
+      throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
     const due = amountDueCents(invoice);
     const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
     const next = settledInvoice(ctx, invoice, due, completion);

@@ -12,7 +12,8 @@ import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from ".
 import { DomainError, ValidationError, invalidTransition, notFound, type FieldError } from "../errors";
 import { createInvoiceWrites } from "../invoices/model";
 import { startOfUtcDay } from "../time";
-import { scheduleKey, settle, withIndexKeys, type ScheduleItem, type ScheduleStatus } from "./model";
+import { scheduleKey, settle, type ScheduleItem, type ScheduleStatus } from "./model";
+import { withIndexKeys } from "../db/keys";
 import { buildOccurrence, deliverInvoice } from "./occurrences";
 import { firstOccurrenceAtOrAfter, type Frequency } from "./recurrence";
 
