@@ -71,13 +71,13 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
     const due = amountDueCents(invoice);
     const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
     const next = settledInvoice(ctx, invoice, due, completion);
-    // A zero total has nothing to pay: the invoice is paid without a payment of 0.00.
-    const writes = [invoiceWrite(ctx, next, invoice.version)];
-    if (due > 0n) {
-      const id = takePaymentId(invoice, next);
-      const payment = manualPayment(ctx, invoice, id, due, input.paymentMethod, paidAt, input.reference);
-      writes.unshift(paymentWrite(ctx, payment));
-    }
+    // A zero total has nothing to pay: the invoice is paid without a payment of 0.00. The payment id
+    // is taken from `next` before its write is built (the write holds the item as it is then).
+    const payment =
+      due > 0n
+        ? manualPayment(ctx, invoice, takePaymentId(invoice, next), due, input.paymentMethod, paidAt, input.reference)
+        : undefined;
+    const writes = [...(payment ? [paymentWrite(ctx, payment)] : []), invoiceWrite(ctx, next, invoice.version)];
     await commit(ctx, writes, next);
     return { invoice: next, before: invoice };
   });
