@@ -3,9 +3,14 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
 import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
-import { formatMoney } from "../money/money";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
-import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
+import {
+  checkoutPaymentKey,
+  newPaymentItem,
+  type NeedsRefundReason,
+  type PaymentFacts,
+  type PaymentItem,
+} from "./model";
 import { afterSettled, paymentWrite } from "./payments";
 import { Raced } from "../db/optimistic";
 import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
@@ -97,27 +102,20 @@ function cardPayment(
   event: CheckoutPaidEvent,
   reason: NeedsRefundReason | undefined,
 ): PaymentItem {
-  return {
-    ...paymentKey(ctx.userId, invoice.id, id),
-    type: "payment",
-    userId: ctx.userId,
-    invoiceId: invoice.id,
-    currency: event.currency!,
-    version: 1,
+  const facts: PaymentFacts = {
     id,
-    amount: formatMoney(event.amountCents!),
+    currency: event.currency!,
     paymentMethod: "card",
     paidAt: event.occurredAt,
     reference: event.paymentReference,
     source: "card_processor",
     status: reason ? "needs_refund" : "succeeded",
-    refundedAmount: "0.00",
-    createdAt: nowIso(ctx),
     checkoutSessionId: event.sessionId,
     ...(event.paymentIntentId ? { paymentIntentId: event.paymentIntentId } : {}),
     eventId: event.eventId,
     ...(reason ? { reason } : {}),
   };
+  return newPaymentItem(ctx.userId, invoice.id, event.amountCents!, facts, nowIso(ctx));
 }
 
 /** The session's "paid once" marker (see model.ts), pointing at its payment. */

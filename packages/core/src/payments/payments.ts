@@ -8,7 +8,7 @@ import { getInvoice } from "../invoices/invoices";
 import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { expireCheckoutSession } from "./checkout";
-import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
+import { countedCents, newPaymentItem, paymentKey, paymentPrefix, type PaymentItem } from "./model";
 import { Raced } from "../db/optimistic";
 import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
@@ -181,23 +181,14 @@ function manualPayment(
   paidAt: string,
   reference: string | null | undefined,
 ): PaymentItem {
-  return {
-    ...paymentKey(ctx.userId, invoice.id, id),
-    type: "payment",
-    userId: ctx.userId,
-    invoiceId: invoice.id,
-    currency: invoice.currency,
-    version: 1,
-    id,
-    amount: formatMoney(amountCents),
-    paymentMethod,
-    paidAt,
-    reference: reference ?? null,
-    source: "manual",
-    status: "succeeded",
-    refundedAmount: "0.00",
-    createdAt: nowIso(ctx),
-  };
+  const facts = { id, currency: invoice.currency, paymentMethod, paidAt, reference: reference ?? null };
+  return newPaymentItem(
+    ctx.userId,
+    invoice.id,
+    amountCents,
+    { ...facts, source: "manual", status: "succeeded" },
+    nowIso(ctx),
+  );
 }
 
 function checkPaidAt(ctx: Ctx, paidAt: string | undefined): string {
