@@ -19,10 +19,14 @@ let user: TestUser;
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const KINDS: Record<string, { due: string; status: string; at: string }> = {
-  INVOICE: { due: "overdue", status: "sent", at: "dueDate" },
-  ESTIMATE: { due: "expire-estimates", status: "sent", at: "validUntil" },
-  SCHEDULE: { due: "recurring", status: "active", at: "nextRunAt" },
+/** Which job's list a record is on: the first rule whose statuses hold it and whose date is set. */
+const KINDS: Record<string, { due: string; statuses: string[]; at: string }[]> = {
+  INVOICE: [
+    { due: "overdue", statuses: ["sent"], at: "dueDate" },
+    { due: "recurring", statuses: ["draft", "finalized"], at: "deliverAt" }, // an auto-send occurrence
+  ],
+  ESTIMATE: [{ due: "expire-estimates", statuses: ["sent"], at: "validUntil" }],
+  SCHEDULE: [{ due: "recurring", statuses: ["active"], at: "nextRunAt" }],
 };
 
 async function listedRecords(): Promise<Record<string, any>[]> {
@@ -47,9 +51,8 @@ async function expectIndexesFollowState(): Promise<Record<string, any>[]> {
     expect(item.gsi1pk, where).toBe(`USER#${item.userId}#${kind}#STATUS#${item.status}`);
     expect(item.gsi1sk, where).toBe(String(item.id).padStart(10, "0"));
     expect(item.gsi2pk, where).toBe(`USER#${item.userId}#${kind}#CLIENT#${item.clientId}`);
-    const rule = KINDS[kind]!;
-    const waiting = item.status === rule.status && typeof item[rule.at] === "string";
-    if (waiting) {
+    const rule = KINDS[kind]!.find((r) => r.statuses.includes(item.status) && typeof item[r.at] === "string");
+    if (rule) {
       expect(item.dueSk, where).toBe(`${item[rule.at]}#${item.userId}#${item.sk}`);
       expect(item.duePk, where).toMatch(new RegExp(`^DUE#${rule.due}#[0-${DUE_SHARDS - 1}]$`));
     } else {

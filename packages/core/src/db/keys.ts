@@ -70,15 +70,25 @@ export interface IndexedItem {
 export type IndexAttribute = "gsi1pk" | "gsi1sk" | "gsi2pk" | "gsi2sk" | "duePk" | "dueSk";
 
 /**
- * The job each listed kind waits for, and when: a record is on its job's due list while it is in
- * `status`, at the time in its `at` attribute — a sent invoice until it is overdue (dueDate), a sent
- * estimate until it expires (validUntil), an active schedule until its next occurrence (nextRunAt).
+ * The jobs each listed kind waits for, and when: a record is on a job's due list while it is in one
+ * of `statuses`, at the time in its `at` attribute (absent or null: on no list) — a sent invoice
+ * until it is overdue (dueDate); an auto-send occurrence of a schedule until the recurring job has
+ * delivered it (deliverAt, schedules/occurrences.ts); a sent estimate until it expires (validUntil);
+ * an active schedule until its next occurrence (nextRunAt). The first rule that applies wins.
  */
-export const DUE_LISTS = {
-  INVOICE: { job: "overdue", status: "sent", at: "dueDate" },
-  ESTIMATE: { job: "expire-estimates", status: "sent", at: "validUntil" },
-  SCHEDULE: { job: "recurring", status: "active", at: "nextRunAt" },
-} as const satisfies Partial<Record<Kind, { job: DueJob; status: string; at: string }>>;
+interface DueRule {
+  job: DueJob;
+  statuses: readonly string[];
+  at: string;
+}
+export const DUE_LISTS: Record<"INVOICE" | "ESTIMATE" | "SCHEDULE", readonly DueRule[]> = {
+  INVOICE: [
+    { job: "overdue", statuses: ["sent"], at: "dueDate" },
+    { job: "recurring", statuses: ["draft", "finalized"], at: "deliverAt" },
+  ],
+  ESTIMATE: [{ job: "expire-estimates", statuses: ["sent"], at: "validUntil" }],
+  SCHEDULE: [{ job: "recurring", statuses: ["active"], at: "nextRunAt" }],
+};
 
 export type ListedKind = keyof typeof DUE_LISTS;
 
@@ -106,12 +116,23 @@ export function withIndexKeys<T extends object>(item: T): T {
     ...statusIndexKeys(userId, kind, record.status as string, id),
     ...clientIndexKeys(userId, kind, record.clientId as number, id),
   };
-  const due = DUE_LISTS[kind];
-  const at = record[due.at];
-  if (record.status === due.status && typeof at === "string")
-    Object.assign(indexed, dueKeys(due.job, userId, sk as string, at));
+  const due = dueListOf(kind, record);
+  if (due) Object.assign(indexed, dueKeys(due.job, userId, sk as string, due.at));
   return indexed as T;
 }
+
+/** The due list a record of `kind` in this state is on, and at what time; undefined for none. */
+export function dueListOf(kind: ListedKind, record: Record<string, unknown>): { job: DueJob; at: string } | undefined {
+  for (const rule of DUE_LISTS[kind]) {
+    const at = record[rule.at];
+    if (rule.statuses.includes(record.status as string) && typeof at === "string") return { job: rule.job, at };
+  }
+  return undefined;
+}
+
+/** Whether a record of `kind` may be on a due list in `status` (then its dates decide). */
+export const mayBeDue = (kind: ListedKind, status: string): boolean =>
+  DUE_LISTS[kind].some((rule) => rule.statuses.includes(status));
 
 /** For item builders: the new record, its index attributes derived (withIndexKeys). */
 export const indexed = <T extends IndexedItem>(item: Omit<T, IndexAttribute>): T => withIndexKeys(item) as T;

@@ -6,7 +6,7 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Ctx } from "../context";
 import { commit, onceOnlyUpdate, writtenBy } from "./commit";
 import { optimistic, Raced } from "./optimistic";
-import { DUE_LISTS, entityKey, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
+import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
 
 /**
  * A status change of one listed record, as one conditional write: it happens only if the record is
@@ -37,7 +37,7 @@ export interface TransitionSpec {
 function changes(ctx: Pick<Ctx, "userId">, spec: TransitionSpec): Record<string, unknown> {
   // An UpdateItem cannot read the record's date for a due-list entry: a change INTO a due list's
   // status is a whole-record write (putIfVersion), which derives the entry from the item.
-  if (DUE_LISTS[spec.kind].status === spec.to) throw new Error(`transition() cannot put a record on a due list`);
+  if (mayBeDue(spec.kind, spec.to)) throw new Error(`transition() cannot put a record on a due list`);
   return { ...spec.set, status: spec.to, ...statusIndexKeys(ctx.userId, spec.kind, spec.to, spec.id) };
 }
 

@@ -83,6 +83,8 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">
   nextLineId: number;
   /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */
   nextPaymentId?: number;
+  /** An auto-send occurrence not yet delivered: on the recurring job's due list at this time. */
+  deliverAt?: string;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
 }
