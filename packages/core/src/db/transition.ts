@@ -41,9 +41,13 @@ function changes(ctx: Pick<Ctx, "userId">, spec: TransitionSpec): Record<string,
   return { ...spec.set, status: spec.to, ...statusIndexKeys(ctx.userId, spec.kind, spec.to, spec.id) };
 }
 
-const applies = (spec: TransitionSpec, current: Record<string, unknown>): boolean =>
-  spec.from.includes(current.status as string) &&
-  (!spec.before || String(current[spec.before.attr] ?? "") < spec.before.at);
+/** The transition's condition, on a record read (as DynamoDB evaluates it: a missing attribute is never earlier). */
+function applies(spec: TransitionSpec, current: Record<string, unknown>): boolean {
+  if (!spec.from.includes(current.status as string)) return false;
+  if (!spec.before) return true;
+  const value = current[spec.before.attr];
+  return typeof value === "string" && value < spec.before.at;
+}
 
 export async function transition<T extends Record<string, unknown>>(ctx: Ctx, spec: TransitionSpec): Promise<T> {
   if (ctx.commitHook) return transitionWithHook<T>(ctx, spec);

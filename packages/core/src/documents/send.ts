@@ -17,6 +17,11 @@ interface Sent {
   sentAt?: string | null;
 }
 
+export interface SendOptions {
+  /** The recipient of this send (and of an invoice's reminders); changes no client data. */
+  to?: string;
+}
+
 export interface SendRules<T extends DocumentItem & Sent> extends Pick<DocumentRules, "kind" | "noun"> {
   /** The status a send starts from (an invoice is sent once finalized, an estimate from its draft). */
   from: string;

@@ -10,7 +10,7 @@ import { transition } from "../db/transition";
 import { copyLineItems } from "../documents/line-items";
 import { assertExemptionReason, clientCopies, readParties } from "../documents/parties";
 import { sellerOf } from "../profile/profile";
-import { sendDocument, type SendRules } from "../documents/send";
+import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { estimateEmail } from "../email/templates";
 import { createInvoiceWrites, newDraftInvoice, type InvoiceItem } from "../invoices/model";
@@ -26,10 +26,6 @@ import { CONVERTIBLE_STATUSES, type EstimateItem, type EstimateStatus } from "./
  */
 const wrongState = (id: number, action: string) => (current: Record<string, unknown>) =>
   invalidTransition(`estimate ${id}`, String(current.status), action);
-
-export interface SendOptions {
-  to?: string;
-}
 
 const SEND_RULES: SendRules<EstimateItem> = {
   kind: "ESTIMATE",

@@ -8,14 +8,13 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { counterKey, entityKey } from "../db/keys";
 import { formatDocumentNumber, takeNumberWrite } from "../documents/numbering";
-import { isTransactionConflict } from "../db/errors";
 import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
 import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
-import { sendDocument, type SendRules } from "../documents/send";
+import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { invoiceEmail } from "../email/templates";
 import { scheduleReminderWrites } from "../reminders/reminders";
 import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
@@ -37,9 +36,9 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  * in finalization order, and a draft deleted before finalizing never consumed one.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  // Concurrent finalizes of a user's invoices queue on the number counter: a transaction conflict
-  // there is a lost race like a number taken first.
-  return optimistic("invoice", () => finalizeRound(ctx, id), { alsoRaced: isTransactionConflict });
+  // A lost race: the number was taken first, or the draft was edited meanwhile. A transaction
+  // conflict is commit()'s to retry (db/commit.ts); one that persists past that is a 503 at once.
+  return optimistic("invoice", () => finalizeRound(ctx, id));
 }
 
 async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
@@ -99,10 +98,6 @@ async function readForFinalize(ctx: Ctx, id: number) {
     profile: readProfile(ctx.userId, first.get(batchKey(keys[2]!))),
     lastNumber: Number(counter?.value ?? 0),
   };
-}
-
-export interface SendOptions {
-  to?: string;
 }
 
 const SEND_RULES: SendRules<InvoiceItem> = {
