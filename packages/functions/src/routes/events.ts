@@ -42,7 +42,7 @@ export const events = new Hono<AppEnv>()
         resourceType: resourceType as ResourceType | undefined,
         resourceId,
       };
-      return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page), page, toEvent);
+      return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page, ctx.clock()), page, toEvent);
     },
   )
   .post(
