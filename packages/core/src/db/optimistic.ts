@@ -22,12 +22,12 @@ export class Raced extends Error {
 export const MAX_ROUNDS = 60;
 
 /**
- * Before round `round` + 1: a random wait up to 5·2^round ms, at most 200 ms. The losers of a round
- * would otherwise come back together and collide again; the first waits are a few ms, so a single
- * lost race costs almost nothing, and the cap bounds a request's whole wait to seconds.
+ * After lost round `round`: a random wait up to 5·2^(round−1) ms (5, 10, 20, …), at most 200 ms. The
+ * losers of a round would otherwise come back together and collide again; the first waits are a few
+ * ms, so a single lost race costs almost nothing, and the cap bounds a request's whole wait.
  */
 const backoff = (round: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** round)));
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** (round - 1))));
 
 export interface OptimisticOptions {
   /** The caller named the version it saw (If-Match): a change in between is a 412, not a retry. */
