@@ -76,13 +76,15 @@ export const documents = new sst.aws.Function("Documents", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, api],
+  // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
+  // code rather than bundled (900 KiB that every cold start would parse, for a rare request), and
+  // the fonts are read from disk at the first one (packages/functions/src/pdf/fonts.ts).
+  nodejs: { ...lambdaRuntime.nodejs, install: ["@pdf-lib/fontkit"] },
   copyFiles: [
     // /docs inlines Swagger UI's browser bundle, read from the package at the first request
     // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
     { from: "node_modules/swagger-ui-dist/swagger-ui-bundle.js", to: "swagger-ui-dist/swagger-ui-bundle.js" },
     { from: "node_modules/swagger-ui-dist/swagger-ui.css", to: "swagger-ui-dist/swagger-ui.css" },
-    // The Factur-X PDF embeds its fonts (PDF/A); they are read from disk at the first one
-    // (packages/functions/src/pdf/fonts.ts), so they are copied next to the code, not bundled.
     ...Object.values(EMBEDDED_FONT_FILES).map((file) => ({
       from: `node_modules/${EMBEDDED_FONT_PACKAGE}/${file}`,
       to: `${EMBEDDED_FONT_PACKAGE}/${file}`,
