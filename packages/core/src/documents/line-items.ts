@@ -9,6 +9,7 @@ import {
   parseQuantity,
   parseTaxRate,
 } from "../money/money";
+import type { LineItem, TaxBreakdownEntry } from "./resource";
 
 /**
  * Line items and totals, shared by invoices, estimates and recurring schedules.
@@ -45,17 +46,8 @@ export interface LineItemInput {
   taxCategory?: TaxCategory;
 }
 
-/** A line as stored and as returned: every number a formatted decimal string. */
-export interface LineItem {
-  id: number;
-  description: string;
-  quantity: string;
-  unitPrice: string;
-  taxRate: string;
-  taxCategory: TaxCategory;
-  amount: string;
-  sortOrder: number;
-}
+/** A line as stored and as returned: its shape is the response schema (./resource.ts). */
+export type { LineItem, TaxBreakdownEntry } from "./resource";
 
 /**
  * A line's category: the one given, else `standard` when it charges tax and `zero_rated` when not.
@@ -116,13 +108,6 @@ export function readLineItems(lines: readonly LineItem[]): LineItem[] {
     amount: line.amount,
     sortOrder: line.sortOrder,
   }));
-}
-
-export interface TaxBreakdownEntry {
-  taxCategory: TaxCategory;
-  taxRate: string;
-  taxableAmount: string;
-  taxAmount: string;
 }
 
 /**

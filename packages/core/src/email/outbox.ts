@@ -6,6 +6,7 @@ import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
 import { attachmentsFor, type AttachmentSpec } from "./attachments";
+import type { OutboxStatus } from "./resource";
 import type { EmailMessage } from "./transport";
 
 /**
@@ -27,7 +28,7 @@ import type { EmailMessage } from "./transport";
  * MAX_ATTEMPTS, then `failed`; only a transport that fails AFTER accepting the message (a timeout
  * on a send SES did take) can cause a duplicate.
  */
-export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
+export type { OutboxStatus };
 
 export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
   /** What to attach, rendered at delivery (the PDF is never stored with the email). */
