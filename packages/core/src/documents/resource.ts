@@ -1,5 +1,7 @@
 import * as v from "valibot";
-import { idOut, moneyOut, quantityOut, taxRateOut, text } from "../resource";
+import { Address } from "../address/resource";
+import { Seller } from "../profile/resource";
+import { idOut, moneyOut, nullableText, quantityOut, taxRateOut, text, timestampOut } from "../resource";
 import { TAX_CATEGORIES } from "./line-items";
 
 /** The response pieces invoices, estimates and recurring schedules share (see ../resource.ts). */
@@ -36,3 +38,16 @@ export const taxBreakdownOut = v.pipe(
   v.array(TaxBreakdownEntry),
   v.description("One entry per (category, rate), by rate descending then category; adds up to subtotal and taxTotal"),
 );
+
+/**
+ * The fields an invoice and an estimate both end with, in response order: the buyer's copies and the
+ * seller's snapshot (`sellerNote` says when it is taken), the timestamps, and the tax breakdown.
+ */
+export const documentTail = (sellerNote: string) => ({
+  clientAddress: v.nullable(Address),
+  clientTaxId: nullableText,
+  seller: v.nullable(v.pipe(Seller, v.description(sellerNote))),
+  createdAt: timestampOut,
+  updatedAt: timestampOut,
+  taxBreakdown: taxBreakdownOut,
+});

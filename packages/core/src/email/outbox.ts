@@ -51,15 +51,9 @@ export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
 }
 
 /** What a use case wants to send: the outbox adds the id, the time and the bookkeeping. */
-export interface OutgoingEmail {
-  to: string;
-  subject: string;
-  text: string;
-  html?: string;
-  fromName?: string | null;
-  replyTo?: string | null;
+export type OutgoingEmail = Pick<EmailMessage, "to" | "subject" | "text" | "html" | "fromName" | "replyTo"> & {
   attachment?: AttachmentSpec;
-}
+};
 
 export const MAX_ATTEMPTS = 5;
 const RETRY_BASE_MS = 60_000;

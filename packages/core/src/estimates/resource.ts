@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { Address } from "../address/resource";
-import { LineItem, taxBreakdownOut, totals } from "../documents/resource";
-import { Seller } from "../profile/resource";
+import { documentTail, LineItem, totals } from "../documents/resource";
 import { currencyOut, emailOut, idOut, nullableText, publicTokenOut, text, timestampOut } from "../resource";
 
 /** The estimate resource's response shape (see ../resource.ts); model.ts holds the stored item. */
@@ -24,11 +22,6 @@ export const Estimate = v.strictObject({
   lineItems: v.array(LineItem),
   publicToken: publicTokenOut,
   taxExemptionReason: nullableText,
-  clientAddress: v.nullable(Address),
-  clientTaxId: nullableText,
-  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at send; null until sent"))),
-  createdAt: timestampOut,
-  updatedAt: timestampOut,
-  taxBreakdown: taxBreakdownOut,
+  ...documentTail("The business profile as it was at send; null until sent"),
 });
 export type Estimate = v.InferOutput<typeof Estimate>;

@@ -1,7 +1,5 @@
 import * as v from "valibot";
-import { Address } from "../address/resource";
-import { LineItem, taxBreakdownOut, totals } from "../documents/resource";
-import { Seller } from "../profile/resource";
+import { documentTail, LineItem, totals } from "../documents/resource";
 import { currencyOut, emailOut, idOut, moneyOut, nullableText, publicTokenOut, text, timestampOut } from "../resource";
 
 /** The invoice resource's response shape (see ../resource.ts); model.ts holds the stored item. */
@@ -45,11 +43,6 @@ export const Invoice = v.strictObject({
   buyerReference: nullableText,
   purchaseOrderReference: nullableText,
   deliveryDate: v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description("Date of supply"))),
-  clientAddress: v.nullable(Address),
-  clientTaxId: nullableText,
-  seller: v.nullable(v.pipe(Seller, v.description("The business profile as it was at finalize; null while draft"))),
-  createdAt: timestampOut,
-  updatedAt: timestampOut,
-  taxBreakdown: taxBreakdownOut,
+  ...documentTail("The business profile as it was at finalize; null while draft"),
 });
 export type Invoice = v.InferOutput<typeof Invoice>;
