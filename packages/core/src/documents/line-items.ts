@@ -9,7 +9,7 @@ import {
   parseQuantity,
   parseTaxRate,
 } from "../money/money";
-import type { LineItem, TaxBreakdownEntry } from "./resource";
+import type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
 
 /**
  * Line items and totals, shared by invoices, estimates and recurring schedules.
@@ -47,7 +47,7 @@ export interface LineItemInput {
 }
 
 /** A line as stored and as returned: its shape is the response schema (./resource.ts). */
-export type { LineItem, TaxBreakdownEntry } from "./resource";
+export type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
 
 /**
  * A line's category: the one given, else `standard` when it charges tax and `zero_rated` when not.
@@ -59,12 +59,6 @@ export const defaultTaxCategory = (taxRate: bigint): TaxCategory => (taxRate > 0
 export function taxCategoryProblem(category: TaxCategory, taxRate: bigint): string | null {
   if (category === "standard") return taxRate > 0n ? null : "standard needs a taxRate above 0";
   return taxRate === 0n ? null : `${category} needs taxRate 0`;
-}
-
-export interface Totals {
-  subtotal: string;
-  taxTotal: string;
-  total: string;
 }
 
 function must(result: ReturnType<typeof parseMoney>, what: string): bigint {

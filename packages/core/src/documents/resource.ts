@@ -24,6 +24,7 @@ export const totals = {
   taxTotal: moneyOut,
   total: moneyOut,
 };
+export type Totals = { [K in keyof typeof totals]: v.InferOutput<(typeof totals)[K]> };
 
 export const TaxBreakdownEntry = v.strictObject({
   taxCategory: v.picklist(TAX_CATEGORIES),
