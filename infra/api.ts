@@ -1,3 +1,4 @@
+import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { withAccessLogFormat } from "./access-log";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
@@ -72,6 +73,12 @@ export const documents = new sst.aws.Function("Documents", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, api],
+  // The Factur-X PDF embeds its fonts (PDF/A); they are read from disk at the first one
+  // (packages/functions/src/pdf/fonts.ts), so they are copied next to the code, not bundled.
+  copyFiles: Object.values(EMBEDDED_FONT_FILES).map((file) => ({
+    from: `node_modules/${EMBEDDED_FONT_PACKAGE}/${file}`,
+    to: `${EMBEDDED_FONT_PACKAGE}/${file}`,
+  })),
 });
 for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
 

@@ -12,6 +12,8 @@ import { createClient } from "@invoicing/core/clients/clients";
 import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
+import { updateProfile } from "@invoicing/core/profile/profile";
+import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "@invoicing/functions/pdf/font-files";
 import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
 import { signedStripeEvent } from "../support/fake-stripe";
@@ -150,6 +152,43 @@ describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its 
     expect(unknownToken!.status).toBe(404);
     expect(wrongMethod!.status).toBe(405);
     expect(wrongMethod!.headers.allow).toContain("GET");
+  });
+
+  it("draws the Factur-X with the fonts infra copies next to it (and cannot without them)", async () => {
+    const userId = `bundle-${randomUUID().slice(0, 8)}`;
+    const ctx = { db, clock: () => new Date(), userId };
+    await updateProfile(ctx, {
+      businessName: "Muster Design",
+      address: { line1: "Hauptstraße 1", city: "Berlin", postalCode: "10115", country: "DE" },
+      taxId: "DE123456789",
+      email: "rechnung@muster-design.de",
+    });
+    const client = await createClient(ctx, {
+      name: "Beispiel AG",
+      currency: "EUR",
+      address: { line1: "Marktplatz 5", city: "München", postalCode: "80331", country: "DE" },
+    });
+    const draft = await createInvoice(ctx, {
+      clientId: client.id,
+      lineItems: [{ description: "Beratung", unitPrice: "100.00", taxRate: "0.19" }],
+    });
+    const invoice = await finalizeInvoice(ctx, draft.id);
+    const path = `/public/invoices/${invoice.publicToken}/e-invoice`;
+    const event = httpApiEvent("GET", path, { query: "format=facturx", routeKey: routeFor(fn, path) });
+    const copied = (fn.copyFiles ?? []).map((copy) => copy.to ?? copy.from);
+    expect(copied).toEqual(Object.values(EMBEDDED_FONT_FILES).map((file) => `${EMBEDDED_FONT_PACKAGE}/${file}`));
+
+    const [facturx] = (await invoke(fn, [event])).map(httpApiResponse);
+    expect(facturx!.status).toBe(200);
+    expect(facturx!.headers["content-type"]).toBe("application/pdf");
+    const bare = mkdtempSync(join(tmpdir(), "task-root-"));
+    try {
+      const [without] = (await invoke(fn, [event], "environment", linked, bare)).map(httpApiResponse);
+      expect(without!.status).toBe(500);
+      expect(without!.text).not.toContain("arimo"); // the cause is logged, never shown
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 });
 

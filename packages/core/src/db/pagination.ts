@@ -56,6 +56,12 @@ export interface ListQuery<P extends number | string = number> {
   partitionValue: string;
   /** Table queries: the sort key prefix (e.g. "INVOICE#"). */
   skPrefix?: string;
+  /**
+   * Only items whose sort key (the table's `sk`, or the index's) is at least this: a list whose
+   * sort key starts with the time (events) leaves out what is past its retention, even before
+   * DynamoDB's TTL (which may take days) has deleted it.
+   */
+  sortFrom?: string;
   /** Extra equality filters applied after the key condition (e.g. status within a client's records). */
   filters?: Record<string, string | number>;
   /** Identifies the filters; a cursor made for other filters is ignored. */
@@ -68,6 +74,8 @@ export interface ListQuery<P extends number | string = number> {
    */
   position?: { of: (item: Record<string, unknown>) => P; valid: (value: unknown) => value is P };
 }
+
+const SORT_KEY_OF = { byStatus: "gsi1sk", byClient: "gsi2sk" } as const;
 
 /** Lists newest first (ids descending), honouring offset, limit and cursor. */
 export async function listPage<T extends { id: number | string }, P extends number | string = number>(
@@ -84,10 +92,20 @@ export async function listPage<T extends { id: number | string }, P extends numb
   const names: Record<string, string> = { "#p": q.partitionName };
   const values: Record<string, unknown> = { ":p": q.partitionValue };
   let keyCondition = "#p = :p";
-  if (q.skPrefix) {
-    names["#s"] = "sk";
-    values[":s"] = q.skPrefix;
-    keyCondition += " AND begins_with(#s, :s)";
+  if (q.skPrefix !== undefined || q.sortFrom !== undefined) {
+    names["#s"] = q.index === undefined ? "sk" : SORT_KEY_OF[q.index];
+    if (q.sortFrom === undefined) {
+      values[":s"] = q.skPrefix;
+      keyCondition += " AND begins_with(#s, :s)";
+    } else if (q.skPrefix === undefined) {
+      values[":from"] = q.sortFrom;
+      keyCondition += " AND #s >= :from";
+    } else {
+      // One condition per sort key: the prefix becomes the upper end of a range.
+      values[":from"] = q.sortFrom;
+      values[":to"] = `${q.skPrefix}\uffff`;
+      keyCondition += " AND #s BETWEEN :from AND :to";
+    }
   }
   const filterParts: string[] = [];
   for (const [i, [name, value]] of Object.entries(q.filters ?? {}).entries()) {

@@ -91,12 +91,21 @@ export interface EventFilters {
 const isPosition = (value: unknown): value is string => typeof value === "string" && value.length < 120;
 
 /**
- * The user's events, newest first. A type goes to its own index partition, a resource (type and
- * id) to its own, the rest is filtered within the chosen partition.
+ * The user's events of the last 30 days as of `now`, newest first. A type goes to its own index
+ * partition, a resource (type and id) to its own, the rest is filtered within the chosen partition.
+ * Older events are left out by the key condition (positions start with the time), so one that
+ * TTL has not deleted yet is neither listed nor read.
  */
-export function listEvents(db: Db, userId: string, filters: EventFilters, page: PageRequest): Promise<Page<EventItem>> {
+export function listEvents(
+  db: Db,
+  userId: string,
+  filters: EventFilters,
+  page: PageRequest,
+  now: Date,
+): Promise<Page<EventItem>> {
   const signature = `${userId}|EVENT|${filters.type ?? ""}|${filters.resourceType ?? ""}|${filters.resourceId ?? ""}`;
   const position = { of: (item: Record<string, unknown>) => String(item.position), valid: isPosition };
+  const oldest = new Date(now.getTime() - EVENT_RETENTION_SECONDS * 1000).toISOString();
   const base = (p: string) => ({ pk: userPk(userId), sk: `EVENT#${p}` });
   const equal: Record<string, string | number> = {};
   if (filters.resourceType !== undefined && filters.resourceId !== undefined) {
@@ -108,6 +117,7 @@ export function listEvents(db: Db, userId: string, filters: EventFilters, page: 
         index: "byClient",
         partitionName: "gsi2pk",
         partitionValue: partition,
+        sortFrom: oldest,
         filters: equal,
         signature,
         position,
@@ -126,6 +136,7 @@ export function listEvents(db: Db, userId: string, filters: EventFilters, page: 
         index: "byStatus",
         partitionName: "gsi1pk",
         partitionValue: partition,
+        sortFrom: oldest,
         filters: equal,
         signature,
         position,
@@ -140,6 +151,7 @@ export function listEvents(db: Db, userId: string, filters: EventFilters, page: 
       partitionName: "pk",
       partitionValue: userPk(userId),
       skPrefix: "EVENT#",
+      sortFrom: `EVENT#${oldest}`,
       filters: equal,
       signature,
       position,

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from "pdf-lib";
+import { SRGB_PROFILE_NAME, srgbProfile } from "./srgb-profile";
 import { xmlSafe } from "./xml";
 
 /**
@@ -6,6 +8,11 @@ import { xmlSafe } from "./xml";
  * attached as `factur-x.xml` (relationship "Alternative": the XML is the same invoice) and the
  * XMP metadata that declares PDF/A-3 and the Factur-X profile (EN 16931). Readers find the XML
  * through the catalog's /AF array and the embedded-files name tree.
+ *
+ * What PDF/A-3b asks of the file beyond the attachment and the XMP: fonts embedded (the caller
+ * renders the PDF with `archival: true`, pdf/fonts.ts), an sRGB output intent for the DeviceRGB
+ * the pages draw in (srgb-profile.ts), and a file identifier in the trailer. docs/e-invoices.md
+ * says how far this is checked.
  */
 export const FACTURX_FILE_NAME = "factur-x.xml";
 const FX_NS = "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#";
@@ -42,17 +49,39 @@ export async function toFacturX(pdfBytes: Uint8Array, ciiXml: string, options: F
   catalog.set(PDFName.of("Names"), context.obj({ EmbeddedFiles: { Names: [PDFString.of(FACTURX_FILE_NAME), spec] } }));
   catalog.set(PDFName.of("AF"), context.obj([spec]));
 
-  // PDF/A wants the XMP to agree with the document information dictionary: same title and dates.
-  const info = {
+  // PDF/A wants the XMP to state every entry of the document information dictionary that it has
+  // a property for, with the same value: title, author, subject, creator, producer, dates.
+  const info: XmpInfo = {
     title: pdf.getTitle() ?? options.title,
+    author: pdf.getAuthor(),
+    subject: pdf.getSubject(),
+    creator: pdf.getCreator() ?? "Invoicing",
     created: pdf.getCreationDate() ?? options.now,
     modified: options.now,
     producer: pdf.getProducer() ?? "Invoicing",
   };
+  pdf.setTitle(info.title);
+  pdf.setCreator(info.creator);
+  pdf.setProducer(info.producer);
+  pdf.setCreationDate(info.created);
   const xmp = new TextEncoder().encode(xmpMetadata(info));
   const metadata = context.register(context.stream(xmp, { Type: "Metadata", Subtype: "XML", Length: xmp.length }));
   catalog.set(PDFName.of("Metadata"), metadata);
   catalog.set(PDFName.of("PageMode"), PDFName.of("UseAttachments"));
+
+  const profile = srgbProfile();
+  const icc = context.register(context.flateStream(profile, { N: 3 }));
+  const intent = context.obj({
+    Type: "OutputIntent",
+    S: "GTS_PDFA1",
+    OutputConditionIdentifier: PDFString.of(SRGB_PROFILE_NAME),
+    Info: PDFString.of(SRGB_PROFILE_NAME),
+    DestOutputProfile: icc,
+  });
+  catalog.set(PDFName.of("OutputIntents"), context.obj([intent]));
+  // The file identifier: the same for the same invoice XML, as both halves of a first version are.
+  const id = PDFHexString.of(createHash("sha256").update(ciiXml).digest("hex").slice(0, 32));
+  context.trailerInfo.ID = context.obj([id, id]);
   pdf.setModificationDate(options.now);
   return pdf.save({ useObjectStreams: false });
 }
@@ -76,7 +105,17 @@ export async function readFacturXml(pdfBytes: Uint8Array): Promise<string | null
 const esc = (s: string) =>
   xmlSafe(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-function xmpMetadata(info: { title: string; created: Date; modified: Date; producer: string }): string {
+interface XmpInfo {
+  title: string;
+  author: string | undefined;
+  subject: string | undefined;
+  creator: string;
+  created: Date;
+  modified: Date;
+  producer: string;
+}
+
+function xmpMetadata(info: XmpInfo): string {
   const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
   const property = (name: string, description: string) => `
             <rdf:li rdf:parseType="Resource">
@@ -94,10 +133,20 @@ function xmpMetadata(info: { title: string; created: Date; modified: Date; produ
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">
       <dc:format>application/pdf</dc:format>
-      <dc:title><rdf:Alt><rdf:li xml:lang="x-default">${esc(info.title)}</rdf:li></rdf:Alt></dc:title>
+      <dc:title><rdf:Alt><rdf:li xml:lang="x-default">${esc(info.title)}</rdf:li></rdf:Alt></dc:title>${
+        info.author === undefined
+          ? ""
+          : `
+      <dc:creator><rdf:Seq><rdf:li>${esc(info.author)}</rdf:li></rdf:Seq></dc:creator>`
+      }${
+        info.subject === undefined
+          ? ""
+          : `
+      <dc:description><rdf:Alt><rdf:li xml:lang="x-default">${esc(info.subject)}</rdf:li></rdf:Alt></dc:description>`
+      }
     </rdf:Description>
     <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
-      <xmp:CreatorTool>Invoicing</xmp:CreatorTool>
+      <xmp:CreatorTool>${esc(info.creator)}</xmp:CreatorTool>
       <xmp:CreateDate>${iso(info.created)}</xmp:CreateDate>
       <xmp:ModifyDate>${iso(info.modified)}</xmp:ModifyDate>
       <xmp:MetadataDate>${iso(info.modified)}</xmp:MetadataDate>

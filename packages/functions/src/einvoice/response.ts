@@ -33,8 +33,10 @@ export async function eInvoiceResponse(
   if (!write || !render) throw new Error("this app writes no e-invoices: mount einvoice/writer.ts and pdf/renderer.ts");
   const deps = c.get("deps");
   const now = deps.clock();
-  // Factur-X is the invoice PDF itself: drawn (with the seller and logo) only when the format needs it.
-  const pdf = async () => render(invoiceView(invoice, await documentAssets(deps, userId, invoice), deps), { now });
+  // Factur-X is the invoice PDF itself: drawn (with the seller and logo, its fonts embedded as
+  // PDF/A requires) only when the format needs it.
+  const pdf = async () =>
+    render(invoiceView(invoice, await documentAssets(deps, userId, invoice), deps), { now, archival: true });
   const outcome = await write(invoice, format, pdf, now);
   if (!outcome.ok) {
     const detail = `the ${format} e-invoice needs: ${outcome.errors.map((e) => e.path).join(", ")}`;

@@ -1,11 +1,12 @@
-import { PDFDocument, StandardFonts, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+import { PDFDocument, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
 import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/public/view";
+import { documentFonts } from "./fonts";
 
 /**
  * The PDF of an invoice or estimate: the same view the public page renders (core/src/public/view.ts),
- * laid out on A4 pages with pdf-lib's standard fonts — pure JS, nothing to install in the Lambda.
- * User text is only ever drawn as text. Standard fonts speak WinAnsi only, so text is reduced to
- * what they can draw (accents kept, other letters decomposed or shown as "?"). Every page repeats
+ * laid out on A4 pages with pdf-lib — pure JS, nothing to install in the Lambda; the fonts are in
+ * fonts.ts. User text is only ever drawn as text. Both fonts cover WinAnsi's letters only, so text
+ * is reduced to what they can draw (accents kept, other letters decomposed or shown as "?"). Every page repeats
  * the table header when the lines run over, and carries the page number and the seller's footer;
  * a draft carries a DRAFT watermark on every page.
  */
@@ -32,6 +33,8 @@ const COLUMNS = [
 export interface PdfOptions {
   /** When the PDF was made (its metadata dates): the caller's clock. */
   now: Date;
+  /** Fonts embedded, as PDF/A requires (the Factur-X e-invoice); otherwise the standard fonts. */
+  archival?: boolean;
 }
 
 export async function renderDocumentPdf(view: DocumentView, options: PdfOptions): Promise<Uint8Array> {
@@ -43,11 +46,7 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
   pdf.setProducer("Invoicing (pdf-lib)");
   pdf.setCreationDate(options.now);
   pdf.setModificationDate(options.now);
-  const fonts = {
-    regular: await pdf.embedFont(StandardFonts.Helvetica),
-    bold: await pdf.embedFont(StandardFonts.HelveticaBold),
-    italic: await pdf.embedFont(StandardFonts.HelveticaOblique),
-  };
+  const fonts = await documentFonts(pdf, options.archival === true);
   const logo = await embedLogo(pdf, view);
   const layout = new Layout(pdf, fonts);
 
@@ -228,7 +227,7 @@ function watermark(page: PDFPage, font: PDFFont): void {
   });
 }
 
-/** Text the standard fonts can draw: every character WinAnsi has, the rest decomposed or "?". */
+/** Text the font can draw: every character it has, the rest decomposed or "?". */
 export function sanitize(text: string, font: PDFFont): string {
   const supported = charsetOf(font);
   const out: string[] = [];
@@ -254,7 +253,7 @@ function charsetOf(font: PDFFont): Set<number> {
 
 /**
  * Text width from per-character advance widths, each character measured once per font and cached.
- * The standard fonts apply no kerning, so the sum is exactly pdf-lib's width of the whole string,
+ * Neither font is kerned nor ligated (fonts.ts), so the sum is exactly pdf-lib's width of the whole string,
  * and measuring is linear in the text's length whatever the text is.
  */
 const advances = new WeakMap<PDFFont, Map<string, number>>();

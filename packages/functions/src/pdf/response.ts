@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import type { DocumentView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
+import type { PdfOptions } from "./document-pdf";
 
 /** Draws a document view as PDF bytes. */
-export type RenderPdf = (view: DocumentView, options: { now: Date }) => Promise<Uint8Array>;
+export type RenderPdf = (view: DocumentView, options: PdfOptions) => Promise<Uint8Array>;
 
 /**
  * An `application/pdf` response of a document view, named after its number. The renderer comes

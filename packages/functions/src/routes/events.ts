@@ -37,7 +37,7 @@ export const events = new Hono<AppEnv>()
       const { page, type, resourceType, resourceId } = c.req.valid("query");
       const ctx = c.get("ctx");
       const filters = { type, resourceType, resourceId };
-      return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page), page, toEvent);
+      return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page, ctx.clock()), page, toEvent);
     },
   )
   .post(
