@@ -1,11 +1,8 @@
-import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
 import { attachMeter, type Meter } from "@invoicing/core/db/metering";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
-import { ensureTable } from "@invoicing/local/bootstrap";
+import { createFreshTable } from "../test/support/table";
 
 /** A fresh table in the bench's DynamoDB Local, the real app over it, metered, with a settable clock. */
 export interface World {
@@ -18,16 +15,8 @@ export interface World {
 }
 
 export async function createWorld(endpoint: string, now = "2026-11-22T09:30:00.000Z"): Promise<World> {
-  const tableName = `bench-${randomUUID()}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  await ensureTable(client, tableName);
-  client.destroy();
+  const { db } = await createFreshTable(endpoint, "bench");
   const clock = { now: new Date(now) };
-  const db = createDb({ tableName, dynamoEndpoint: endpoint, region: "local" });
   const deps: Deps = { db, clock: () => clock.now, publicBaseUrl: "http://localhost:3000" };
   const meter = attachMeter(db.doc);
   const userId = "bench";

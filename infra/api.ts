@@ -73,8 +73,10 @@ export const documents = new sst.aws.Function("Documents", {
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, api],
-  // The Factur-X PDF embeds its fonts (PDF/A); they are read from disk at the first one
-  // (packages/functions/src/pdf/fonts.ts), so they are copied next to the code, not bundled.
+  // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
+  // code rather than bundled (900 KiB that every cold start would parse, for a rare request), and
+  // the fonts are read from disk at the first one (packages/functions/src/pdf/fonts.ts).
+  nodejs: { ...lambdaRuntime.nodejs, install: ["@pdf-lib/fontkit"] },
   copyFiles: Object.values(EMBEDDED_FONT_FILES).map((file) => ({
     from: `node_modules/${EMBEDDED_FONT_PACKAGE}/${file}`,
     to: `${EMBEDDED_FONT_PACKAGE}/${file}`,

@@ -2,7 +2,7 @@
  * Bundles a Lambda handler the way SST 4.17.1 does when it deploys a Node.js function (its Go
  * builder, pkg/runtime/node/build.go; function.ts packs the result): esbuild, one ESM file named
  * `bundle.mjs` per function (the handler becomes `bundle.<export>`), platform node, everything
- * bundled but sharp, pg-native and `nodejs.install`, `module` before `main`, names kept, a linked
+ * bundled but sharp, pg-native and `nodejs.install` (which go to the zip's node_modules/), `module` before `main`, names kept, a linked
  * source map, and a banner that gives ESM code the `require`, `__filename` and `__dirname` that
  * CommonJS dependencies expect. The target is SST's for the runtime (nodejs22.x → es2023). It
  * minifies only when `nodejs.minify` is true (SST's documented default is true, its code's is false;
@@ -11,7 +11,7 @@
  * `npm run build` and the bundle test (test/deploy/bundles.test.ts) both call this, on the handlers
  * infra names (scripts/infra.mjs).
  */
-import { cpSync, existsSync, readdirSync, statSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { root } from "./infra.mjs";
@@ -69,10 +69,33 @@ function buildOptions(fn) {
     keepNames: true,
     sourcemap: "linked",
     mainFields: ["module", "main"],
-    external: ["sharp", "pg-native", ...(nodejs.install ?? []), ...(nodejs.esbuild?.external ?? [])],
+    external: ["sharp", "pg-native", ...installed(nodejs), ...(nodejs.esbuild?.external ?? [])],
     banner: { js: banner },
     logLevel: "silent",
   };
+}
+
+/** `nodejs.install`'s package names (SST takes a list or a name → version record). */
+const installed = (nodejs) => (Array.isArray(nodejs.install) ? nodejs.install : Object.keys(nodejs.install ?? {}));
+
+/**
+ * `nodejs.install`: left out of the bundle, and put in the zip's node_modules/ with what they depend
+ * on. SST npm-installs them there; here they are copied from the project's node_modules, which
+ * package-lock.json pins to the same versions.
+ */
+function installInto(dir, names) {
+  const copied = new Set();
+  const copy = (name, from) => {
+    if (copied.has(name)) return;
+    copied.add(name);
+    if (!existsSync(from)) throw new Error(`nodejs.install: ${name} is not in node_modules (npm ci first)`);
+    cpSync(from, join(dir, "node_modules", name), { recursive: true, dereference: true });
+    const { dependencies = {} } = JSON.parse(readFileSync(join(from, "package.json"), "utf8"));
+    // A dependency nested under the package came along with it; the others are hoisted to the top.
+    for (const dep of Object.keys(dependencies))
+      if (!existsSync(join(from, "node_modules", dep))) copy(dep, join(root, "node_modules", dep));
+  };
+  for (const name of names) copy(name, join(root, "node_modules", name));
 }
 
 /** Every file under `dir`, relative to it. */
@@ -117,6 +140,7 @@ export async function bundleFunctions(functions, outdir) {
         if (to.startsWith("/")) throw new Error(`${fn.id}: copyFiles destination "${to}" must be relative`);
         cpSync(join(root, copy.from), join(dir, to), { recursive: true });
       }
+      installInto(dir, installed(fn.nodejs ?? {}));
       const keepMap = fn.nodejs?.sourcemap === true;
       const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
       built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size, dir, zip });

@@ -1,15 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestEnv, type TestEnv } from "../support/env";
-import { BUYER, LINES, SELLER } from "../support/documents";
-
-const LOGO = readFileSync(resolve(import.meta.dirname, "../fixtures/logo.png"));
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
+import { LINES, sellerWithBuyer } from "../support/documents";
 
 /**
  * The public invoice page as a person sees it: served over real HTTP by @hono/node-server, opened
@@ -79,6 +77,20 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** Finalizes and sends the draft, then opens its public page, keeping every error the browser reports. */
+  async function sendAndOpen(user: TestUser, draftId: number) {
+    await user.call("POST", `/invoices/${draftId}/finalize`);
+    const invoice = (await user.call("POST", `/invoices/${draftId}/send`)).body;
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    page.on("pageerror", (e) => problems.push(e.message));
+    const response = await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    return { invoice, page, problems, response };
+  }
+
   it("shows the number, the total, the status and a working pay link; user text stays text", async () => {
     const user = await env.user();
     const clientId = (
@@ -102,17 +114,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
         { description: "Setup", unitPrice: "100.00" },
       ],
     });
-    await user.call("POST", `/invoices/${created.body.id}/finalize`);
-    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
-
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    page.on("pageerror", (e) => problems.push(e.message));
-
-    const response = await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    const { invoice, page, problems, response } = await sendAndOpen(user, created.body.id);
     expect(response?.status()).toBe(200);
 
     await expect.poll(() => page.title()).toBe(`Invoice ${invoice.invoiceNumber}`);
@@ -146,15 +148,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
   }, 60_000);
 
   it("shows a full invoice as a client sees it: logo, seller, a long address, two tax rates, payment instructions", async () => {
-    const user = await env.user();
-    expect((await user.call("PATCH", "/profile", SELLER)).status).toBe(200);
-    const upload = await env.app.request("http://localhost/profile/logo", {
-      method: "PUT",
-      body: LOGO,
-      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
-    });
-    expect(upload.status).toBe(204);
-    const clientId = (await user.call("POST", "/clients", BUYER)).body.id;
+    const { user, clientId } = await sellerWithBuyer(env);
     const created = await user.call("POST", "/invoices", {
       clientId,
       currency: "EUR",
@@ -165,15 +159,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
       notes: "Thank you for the pleasant collaboration.",
       terms: "Payable within 14 days without deduction.",
     });
-    await user.call("POST", `/invoices/${created.body.id}/finalize`);
-    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
-
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push(m.text());
-    });
-    await page.goto(`${baseUrl}/public/invoices/${invoice.publicToken}`);
+    const { invoice, page, problems } = await sendAndOpen(user, created.body.id);
     // The logo is drawn (a data: image the page's CSP allows), at its natural aspect ratio.
     const logo = page.getByTestId("logo");
     expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(360);

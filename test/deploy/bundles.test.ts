@@ -192,6 +192,8 @@ describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its 
   });
 });
 
+const isModule = (file: string) => file.startsWith("node_modules/");
+
 describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => {
   it("bundle.mjs with SST's banner and a linked source map that stays out of the zip; copyFiles in it", () => {
     expect(built.size).toBe(functions.length);
@@ -204,7 +206,15 @@ describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => 
       expect(existsSync(`${bundle.bundle}.map`), fn.id).toBe(true);
       const copied = (fn.copyFiles ?? []).map((copy) => copy.to ?? copy.from);
       // SST uploads the map to its bootstrap bucket unless nodejs.sourcemap is true.
-      expect(bundle.zip, fn.id).toEqual(["bundle.mjs", ...copied].sort());
+      const [modules, rest] = [bundle.zip.filter(isModule), bundle.zip.filter((f) => !isModule(f))];
+      expect(rest, fn.id).toEqual(["bundle.mjs", ...copied].sort());
+      // nodejs.install: each package (with what it depends on) in node_modules/, not in the bundle.
+      const install = (fn.nodejs?.install ?? []) as string[];
+      for (const name of install) {
+        expect(modules, fn.id).toContain(`node_modules/${name}/package.json`);
+        expect(code, fn.id).not.toContain(`node_modules/${name}/`);
+      }
+      if (install.length === 0) expect(modules, fn.id).toEqual([]);
     }
   });
 

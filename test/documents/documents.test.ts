@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BUYER, LINES, SELLER } from "../support/documents";
+import { BUYER, LINES, sellerWithBuyer } from "../support/documents";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 /**
@@ -12,7 +12,6 @@ import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } fr
  * PDFs are written to test-artifacts/ to be looked at.
  */
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts");
-const LOGO = readFileSync(join(import.meta.dirname, "../fixtures/logo.png"));
 
 let env: TestEnv;
 let alice: TestUser;
@@ -20,15 +19,7 @@ let clientId: number;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  alice = await env.user();
-  expect((await alice.call("PATCH", "/profile", SELLER)).status).toBe(200);
-  const logo = await env.app.request("http://localhost/profile/logo", {
-    method: "PUT",
-    body: LOGO,
-    headers: { Authorization: `Bearer ${alice.key}`, "Content-Type": "image/png" },
-  });
-  expect(logo.status).toBe(204);
-  clientId = (await alice.call("POST", "/clients", BUYER)).body.id;
+  ({ user: alice, clientId } = await sellerWithBuyer(env));
 });
 
 async function sentInvoice(extra: Record<string, unknown> = {}) {

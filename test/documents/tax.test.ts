@@ -8,6 +8,7 @@ import {
   type LineItemInput,
 } from "@invoicing/core/documents/line-items";
 import { centsOf } from "@invoicing/core/money/money";
+import { FRENCH_CLIENT } from "../support/documents";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
 let env: TestEnv;
@@ -24,18 +25,12 @@ const PROFILE = {
   defaultNotes: "Thanks!",
   defaultTerms: "Net 14",
 };
-const CLIENT = {
-  name: "Acme SARL",
-  email: "ap@acme.test",
-  taxId: "FR40303265045",
-  address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
-};
 
 beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
   expect((await alice.call("PATCH", "/profile", PROFILE)).status).toBe(200);
-  clientId = (await alice.call("POST", "/clients", CLIENT)).body.id;
+  clientId = (await alice.call("POST", "/clients", FRENCH_CLIENT)).body.id;
 });
 
 const mixed = [
@@ -178,15 +173,8 @@ describe("new fields and snapshots", () => {
       terms: "Net 14",
       seller: null,
       taxExemptionReason: null,
-      clientAddress: {
-        line1: "12 rue de la Paix",
-        line2: null,
-        city: "Paris",
-        postalCode: "75002",
-        region: null,
-        country: "FR",
-      },
-      clientTaxId: "FR40303265045",
+      clientAddress: { ...FRENCH_CLIENT.address, line2: null, region: null },
+      clientTaxId: FRENCH_CLIENT.taxId,
     });
     const explicitNull = await alice.call("POST", "/invoices", { clientId, notes: null, terms: null });
     expect(explicitNull.body).toMatchObject({ notes: null, terms: null });
@@ -222,7 +210,7 @@ describe("new fields and snapshots", () => {
   it("freezes seller and client copies at finalize (invoices) and send (estimates)", async () => {
     const bob = await env.user();
     await bob.call("PATCH", "/profile", PROFILE);
-    const cid = (await bob.call("POST", "/clients", CLIENT)).body.id;
+    const cid = (await bob.call("POST", "/clients", FRENCH_CLIENT)).body.id;
     const inv = (await bob.call("POST", "/invoices", { clientId: cid, lineItems: [mixed[0]] })).body;
     const est = (await bob.call("POST", "/estimates", { clientId: cid, lineItems: [mixed[0]] })).body;
     // Edits before issuing are picked up…

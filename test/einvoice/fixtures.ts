@@ -1,26 +1,14 @@
-import {
-  centsOf,
-  formatMoney,
-  formatQuantity,
-  formatTaxRate,
-  lineAmount,
-  lineTax,
-  parseMoney,
-  parseQuantity,
-  parseTaxRate,
-} from "@invoicing/core/money/money";
-import type {
-  EInvoiceSource,
-  Seller,
-  SourceLine,
-  TaxBreakdownEntry,
-  TaxCategory,
-} from "@invoicing/functions/einvoice/source";
+import { buildLineItems, computeTotals, taxBreakdown } from "@invoicing/core/documents/line-items";
+import { centsOf, formatMoney } from "@invoicing/core/money/money";
+import { FRENCH_CLIENT } from "../support/documents";
+import type { EInvoiceSource, Seller, SourceLine, TaxCategory } from "@invoicing/functions/einvoice/source";
 
 /**
  * The e-invoice test set: invoices as the API returns them (money as strings, the seller snapshot
  * and the client's copies), each complete for every format, covering the cases the official
- * validators care about. Amounts are computed with the service's own rules (core/src/money).
+ * validators care about. Lines, totals and the tax breakdown are built by the service's own code
+ * (core/src/documents/line-items.ts), so each invoice is one the API could return; the official
+ * validators, not these fixtures, are the check on the arithmetic.
  */
 type LineSpec = [description: string, quantity: string, unitPrice: string, taxRate: string, category?: TaxCategory];
 
@@ -45,60 +33,26 @@ export const SELLER: Seller = {
   footer: "Geschäftsführerin: Erika Mustermann",
 };
 
-const value = (r: { ok: true; value: bigint } | { ok: false }) => {
-  if (!r.ok) throw new Error("bad fixture number");
-  return r.value;
-};
-
-export function lines(specs: LineSpec[]): SourceLine[] {
-  return specs.map(([description, quantity, unitPrice, taxRate, category], i) => {
-    const q = value(parseQuantity(quantity));
-    const p = value(parseMoney(unitPrice));
-    const r = value(parseTaxRate(taxRate));
-    return {
-      id: i + 1,
+/** The lines as the API stores and returns them: built by the service's own code from the specs. */
+export const lines = (specs: LineSpec[]): SourceLine[] =>
+  buildLineItems(
+    specs.map(([description, quantity, unitPrice, taxRate, taxCategory]) => ({
       description,
-      quantity: formatQuantity(q),
-      unitPrice: formatMoney(p),
-      taxRate: formatTaxRate(r),
-      amount: formatMoney(lineAmount(q, p)),
-      taxCategory: category ?? (r > 0n ? "standard" : "zero_rated"),
-      sortOrder: i,
-    };
-  });
-}
-
-/** One entry per (category, rate), rate descending then category name, as the API orders them. */
-export function breakdown(items: SourceLine[]): TaxBreakdownEntry[] {
-  const groups = new Map<string, { taxCategory: TaxCategory; rate: bigint; taxable: bigint; tax: bigint }>();
-  for (const l of items) {
-    const rate = value(parseTaxRate(l.taxRate));
-    const key = `${l.taxCategory}|${rate}`;
-    const g = groups.get(key) ?? { taxCategory: l.taxCategory, rate, taxable: 0n, tax: 0n };
-    const amount = centsOf(l.amount);
-    g.taxable += amount;
-    g.tax += lineTax(amount, rate);
-    groups.set(key, g);
-  }
-  return [...groups.values()]
-    .sort((a, b) => (a.rate === b.rate ? a.taxCategory.localeCompare(b.taxCategory) : a.rate > b.rate ? -1 : 1))
-    .map((g) => ({
-      taxCategory: g.taxCategory,
-      taxRate: formatTaxRate(g.rate),
-      taxableAmount: formatMoney(g.taxable),
-      taxAmount: formatMoney(g.tax),
-    }));
-}
+      quantity,
+      unitPrice,
+      taxRate,
+      taxCategory,
+    })),
+    1,
+  );
 
 type Over = Partial<Omit<EInvoiceSource, "lineItems">> & { lines: LineSpec[]; paid?: "none" | "part" | "all" };
 
 export function invoice(over: Over): EInvoiceSource {
   const { lines: specs, paid = "none", ...rest } = over;
   const items = lines(specs);
-  const taxes = breakdown(items);
-  const subtotal = taxes.reduce((s, t) => s + centsOf(t.taxableAmount), 0n);
-  const taxTotal = taxes.reduce((s, t) => s + centsOf(t.taxAmount), 0n);
-  const total = subtotal + taxTotal;
+  const totals = computeTotals(items);
+  const total = centsOf(totals.total);
   const amountPaid = paid === "all" ? total : paid === "part" ? total / 3n : 0n;
   return {
     invoiceNumber: "INV-000001",
@@ -112,9 +66,7 @@ export function invoice(over: Over): EInvoiceSource {
     buyerReference: "04011000-12345-34",
     purchaseOrderReference: "PO-2026-117",
     taxExemptionReason: null,
-    subtotal: formatMoney(subtotal),
-    taxTotal: formatMoney(taxTotal),
-    total: formatMoney(total),
+    ...totals,
     amountPaid: formatMoney(amountPaid),
     amountDue: formatMoney(total - amountPaid),
     clientName: "Beispiel AG",
@@ -130,7 +82,7 @@ export function invoice(over: Over): EInvoiceSource {
     clientTaxId: "DE987654321",
     seller: SELLER,
     lineItems: items,
-    taxBreakdown: taxes,
+    taxBreakdown: taxBreakdown(items),
     payLink: null,
     ...rest,
   };
@@ -168,15 +120,8 @@ export const CASES: Record<string, EInvoiceSource> = {
     invoiceNumber: "INV-000005",
     taxExemptionReason: "Reverse charge: VAT liability of the recipient (Art. 196 VAT Directive)",
     clientName: "Exemple SARL",
-    clientAddress: {
-      line1: "12 rue de la Paix",
-      line2: null,
-      city: "Paris",
-      postalCode: "75002",
-      region: null,
-      country: "FR",
-    },
-    clientTaxId: "FR40303265045",
+    clientAddress: { ...FRENCH_CLIENT.address, line2: null, region: null },
+    clientTaxId: FRENCH_CLIENT.taxId,
     lines: [["Software development", "80", "110.00", "0", "reverse_charge"]],
   }),
   "intra-community": invoice({

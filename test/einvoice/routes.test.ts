@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readFacturXml } from "@invoicing/functions/einvoice/facturx";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { ARTEFACTS, missingArtefacts, OFFICIAL, schematron } from "./validators";
 
 /**
@@ -17,11 +17,8 @@ let clientId: number;
 const line = { description: "Beratung <&> 😀", quantity: "2", unitPrice: "100.00", taxRate: "0.19" };
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (
-    await alice.call("POST", "/clients", { name: "Beispiel AG", email: "einkauf@beispiel.de", currency: "EUR" })
-  ).body.id;
+  const beispiel = { name: "Beispiel AG", email: "einkauf@beispiel.de", currency: "EUR" };
+  ({ env, user: alice, clientId } = await createTestEnvWithClient(beispiel));
 });
 
 async function finalized() {

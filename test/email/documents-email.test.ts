@@ -4,7 +4,7 @@ import PostalMime from "postal-mime";
 import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
-import { BUYER, LINES, SELLER } from "../support/documents";
+import { BUYER, LINES, SELLER, sellerWithBuyer } from "../support/documents";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 
 /**
@@ -17,9 +17,7 @@ let clientId: number;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  alice = await env.user();
-  await alice.call("PATCH", "/profile", SELLER);
-  clientId = (await alice.call("POST", "/clients", BUYER)).body.id;
+  ({ user: alice, clientId } = await sellerWithBuyer(env, { logo: false }));
 });
 
 const emls = (dir: string) =>

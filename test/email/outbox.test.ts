@@ -12,21 +12,17 @@ import { commit } from "@invoicing/core/db/commit";
 import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnv, createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { WIDGET as line } from "../support/line-items";
 
 let env: TestEnv;
 let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (
-    await alice.call("POST", "/clients", { name: "Acme GmbH", email: "billing@acme.test", paymentTermsDays: 14 })
-  ).body.id;
+  ({ env, user: alice, clientId } = await createTestEnvWithClient({ name: "Acme GmbH", paymentTermsDays: 14 }));
 });
 
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 const emlFiles = (dir: string): string[] => {
   try {
     return readdirSync(dir)

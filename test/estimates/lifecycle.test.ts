@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { WIDGET, widgetLine } from "../support/line-items";
 
 // Many requests per test through one shared DynamoDB Local on a busy two-core machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -11,7 +12,6 @@ let alice: TestUser;
 let acme: number;
 
 const NOW = "2026-11-22T09:30:00.000Z";
-const widget = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 const setup = { description: "Setup", unitPrice: 100, taxRate: 0.1 };
 
 beforeAll(async () => {
@@ -36,7 +36,7 @@ async function estimateIn(
   status: "draft" | "sent" | "accepted" | "declined" | "converted" | "expired",
   clientId = acme,
 ) {
-  const est = await newEstimate(alice, { clientId, lineItems: [widget], validUntil: "2026-12-01" });
+  const est = await newEstimate(alice, { clientId, lineItems: [WIDGET], validUntil: "2026-12-01" });
   const go = (action: string) => alice.call("POST", `/estimates/${est.id}/${action}`);
   if (status !== "draft") expect((await go("send")).status).toBe(200);
   if (status === "accepted") expect((await go("accept")).status).toBe(200);
@@ -55,7 +55,7 @@ describe("estimate resource", () => {
   it("creates a draft with every field present, exact totals, ETag and Location", async () => {
     const bob = await env.user();
     const client = await newClient(bob, { name: "Bob's client", email: "pay@bob.test", currency: "GBP" });
-    const res = await bob.call("POST", "/estimates", { clientId: client, lineItems: [widget, setup], notes: "Thanks" });
+    const res = await bob.call("POST", "/estimates", { clientId: client, lineItems: [WIDGET, setup], notes: "Thanks" });
     expect(res.status).toBe(201);
     expect(res.headers.get("location")).toBe(`/estimates/${res.body.id}`);
     expect(res.headers.get("etag")).toBe('"1"');
@@ -75,16 +75,7 @@ describe("estimate resource", () => {
       clientName: "Bob's client",
       clientEmail: "pay@bob.test",
       lineItems: [
-        {
-          id: 1,
-          description: "Widget",
-          quantity: "3.00",
-          unitPrice: "19.99",
-          taxRate: "0.0825",
-          taxCategory: "standard",
-          amount: "59.97",
-          sortOrder: 0,
-        },
+        widgetLine(),
         {
           id: 2,
           description: "Setup",
@@ -137,7 +128,7 @@ describe("estimate resource", () => {
   });
 
   it("another user's estimate is 404 on every endpoint, exactly like a missing one", async () => {
-    const est = await newEstimate(alice, { clientId: acme, lineItems: [widget] });
+    const est = await newEstimate(alice, { clientId: acme, lineItems: [WIDGET] });
     const mallory = await env.user();
     const mClient = await newClient(mallory);
     for (const id of [est.id, 999_999]) {
@@ -168,7 +159,7 @@ describe("estimate lifecycle", () => {
       validUntil: "2026-12-31",
     });
     // Replace the lines so the estimate's line ids (2, 3) differ from the invoice's fresh ones (1, 2).
-    const patched = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [widget, setup] });
+    const patched = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [WIDGET, setup] });
     expect(patched.body.lineItems.map((l: { id: number }) => l.id)).toEqual([2, 3]);
 
     env.clock.set("2026-11-23T10:00:00.000Z");
@@ -237,7 +228,7 @@ describe("estimate lifecycle", () => {
 
   it("send needs a recipient: `to`, else the client's email taken at send time", async () => {
     const silent = await newClient(alice, { email: null, name: "No mail" });
-    const est = await newEstimate(alice, { clientId: silent, lineItems: [widget] });
+    const est = await newEstimate(alice, { clientId: silent, lineItems: [WIDGET] });
     expectProblem(await alice.call("POST", `/estimates/${est.id}/send`), 422, "client_email_missing");
     expect((await alice.call("GET", `/estimates/${est.id}`)).body.status).toBe("draft");
     const withTo = await alice.call("POST", `/estimates/${est.id}/send`, { to: "someone@else.test" });
@@ -342,7 +333,7 @@ describe("every 422 of an estimate", () => {
 
 describe("PATCH of an estimate", () => {
   it("edits a draft and a sent estimate with the invoice rules", async () => {
-    const est = await newEstimate(alice, { clientId: acme, lineItems: [widget], notes: "first", terms: "t" });
+    const est = await newEstimate(alice, { clientId: acme, lineItems: [WIDGET], notes: "first", terms: "t" });
     env.clock.set("2026-11-22T10:00:00.000Z");
     const empty = await alice.call("PATCH", `/estimates/${est.id}`, {});
     expect(empty.status).toBe(200);
@@ -354,7 +345,7 @@ describe("PATCH of an estimate", () => {
       clientId: other,
       notes: null,
       validUntil: "2026-12-15",
-      lineItems: [setup, widget, setup],
+      lineItems: [setup, WIDGET, setup],
     });
     expect(moved.status).toBe(200);
     expect(moved.headers.get("etag")).toBe('"2"');
@@ -383,7 +374,7 @@ describe("PATCH of an estimate", () => {
     const sentEdit = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [], currency: "USD" });
     expect(sentEdit.status).toBe(200);
     expect(sentEdit.body).toMatchObject({ status: "sent", currency: "USD", lineItems: [], total: "0.00" });
-    const again = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [widget] });
+    const again = await alice.call("PATCH", `/estimates/${est.id}`, { lineItems: [WIDGET] });
     expect(again.body.lineItems[0].id).toBe(5);
     env.clock.set(NOW);
   });
@@ -417,7 +408,7 @@ describe("client references", () => {
 
   it("a converted estimate and its invoice each hold the client", async () => {
     const client = await newClient(alice);
-    const est = await newEstimate(alice, { clientId: client, lineItems: [widget] });
+    const est = await newEstimate(alice, { clientId: client, lineItems: [WIDGET] });
     const invoice = (await alice.call("POST", `/estimates/${est.id}/convert`)).body;
     expect((await alice.call("DELETE", `/invoices/${invoice.id}`)).status).toBe(204);
     expectProblem(await alice.call("DELETE", `/clients/${client}`), 422, "client_in_use");
@@ -453,7 +444,7 @@ describe("validation of estimate requests", () => {
       415,
       "unsupported_media_type",
     );
-    const tooMany = Array.from({ length: 101 }, () => widget);
+    const tooMany = Array.from({ length: 101 }, () => WIDGET);
     expect(
       paths(
         expectProblem(
@@ -539,7 +530,7 @@ describe("listing estimates", () => {
     const b = await newClient(lister);
     const made: { id: number; clientId: number }[] = [];
     for (let i = 0; i < 7; i++)
-      made.push((await newEstimate(lister, { clientId: i % 2 ? b : a, lineItems: [widget] })) as never);
+      made.push((await newEstimate(lister, { clientId: i % 2 ? b : a, lineItems: [WIDGET] })) as never);
     const ids = (res: { body: { id: number }[] }) => res.body.map((e) => e.id);
     const all = made.map((e) => e.id).reverse();
 

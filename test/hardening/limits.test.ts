@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@invoicing/functions/app";
 import { httpApiEvent, httpApiResponse } from "../deploy/lambda";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
-import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 /** The limits of docs/reliability.md ("Limits"), each with what it defends. */
 let env: TestEnv;
@@ -11,9 +11,7 @@ let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (await newClient(alice)).id;
+  ({ env, user: alice, clientId } = await createTestEnvWithClient());
 });
 
 describe("error amplification", () => {

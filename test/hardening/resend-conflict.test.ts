@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { op, type FaultKind } from "../support/fault-proxy";
 import { createFaultyEnv, partition, type FaultyEnv } from "../reliability/harness";
 
@@ -12,8 +12,7 @@ import { createFaultyEnv, partition, type FaultyEnv } from "../reliability/harne
 let world: FaultyEnv;
 
 beforeAll(async () => {
-  world = await createFaultyEnv();
-  vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  world = await createFaultyEnv({ silenceWarnings: true });
 });
 
 afterAll(async () => {

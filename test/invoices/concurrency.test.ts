@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTestEnv, expectProblem, type TestEnv, type TestResponse, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { invoiceIn, line, newClient, newInvoice, ok } from "./fixtures";
 
 /**
@@ -13,9 +13,7 @@ let alice: TestUser;
 let acme: number;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  acme = (await newClient(alice, { name: "Acme", email: "billing@acme.test" })).id;
+  ({ env, user: alice, clientId: acme } = await createTestEnvWithClient());
 });
 
 const N = 20;

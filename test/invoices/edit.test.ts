@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { WIDGET_TOTALS, widgetLine } from "../support/line-items";
 import { invoiceIn, line, newClient, newInvoice, ok, type Status } from "./fixtures";
 
 /** PATCH and DELETE /invoices/{id} (If-Match and error order from section 1). */
@@ -118,19 +119,8 @@ describe("PATCH /invoices/{id}", () => {
     const second = ok(
       await alice.call("PATCH", `/invoices/${draft.id}`, { lineItems: [line({ description: "Only" })] }),
     ).body;
-    expect(second.lineItems).toEqual([
-      {
-        id: 6,
-        description: "Only",
-        quantity: "3.00",
-        unitPrice: "19.99",
-        taxRate: "0.0825",
-        taxCategory: "standard",
-        amount: "59.97",
-        sortOrder: 0,
-      },
-    ]);
-    expect(second).toMatchObject({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
+    expect(second.lineItems).toEqual([widgetLine({ id: 6, description: "Only" })]);
+    expect(second).toMatchObject(WIDGET_TOTALS);
 
     const emptied = ok(await alice.call("PATCH", `/invoices/${draft.id}`, { lineItems: [] })).body;
     expect(emptied).toMatchObject({ lineItems: [], subtotal: "0.00", taxTotal: "0.00", total: "0.00" });

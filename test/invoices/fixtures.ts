@@ -1,57 +1,12 @@
 import { expect } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
 import type { TestEnv, TestResponse, TestUser } from "../support/env";
+import { WIDGET } from "../support/line-items";
 
 /** Builders for the invoice API tests: each call goes through the HTTP API and checks its status. */
 
-export const line = (over: Record<string, unknown> = {}) => ({
-  description: "Widget",
-  quantity: "3",
-  unitPrice: "19.99",
-  taxRate: "0.0825",
-  ...over,
-});
-
-/** Every field of the Invoice resource: as the API lists it. */
-export const INVOICE_FIELDS = [
-  "id",
-  "clientId",
-  "invoiceNumber",
-  "status",
-  "currency",
-  "subtotal",
-  "taxTotal",
-  "total",
-  "amountPaid",
-  "amountDue",
-  "notes",
-  "terms",
-  "dueDate",
-  "issueDate",
-  "sentAt",
-  "paidAt",
-  "publicToken",
-  "clientName",
-  "clientEmail",
-  "lineItems",
-  "cardProcessorPaymentLink",
-  "cardProcessorCheckoutSessionId",
-  "altProcessorPaymentLink",
-  "createdAt",
-  "updatedAt",
-  "paymentMethod",
-  "paymentReference",
-  "recurringScheduleId",
-  "estimateId",
-  "taxBreakdown",
-  "taxExemptionReason",
-  "buyerReference",
-  "purchaseOrderReference",
-  "deliveryDate",
-  "clientAddress",
-  "clientTaxId",
-  "seller",
-].sort();
+/** A line item: the contract's worked example (test/support/line-items.ts), with `over` changed. */
+export const line = (over: Record<string, unknown> = {}) => ({ ...WIDGET, ...over });
 
 export function ok(res: TestResponse, status = 200): TestResponse {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text.slice(0, 500)}`);

@@ -1,23 +1,19 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { jobs } from "@invoicing/core/jobs/all";
+import { WIDGET, widgetLine } from "../support/line-items";
 
 let env: TestEnv;
 let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", paymentTermsDays: 14 }))
-    .body.id;
+  ({ env, user: alice, clientId } = await createTestEnvWithClient({ paymentTermsDays: 14 }));
 });
-
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 describe("invoice lifecycle", () => {
   it("computes the API.md example exactly and walks draft → finalized → sent → paid", async () => {
-    const created = await alice.call("POST", "/invoices", { clientId, lineItems: [line] });
+    const created = await alice.call("POST", "/invoices", { clientId, lineItems: [WIDGET] });
     expect(created.status).toBe(201);
     expect(created.headers.get("location")).toBe(`/invoices/${created.body.id}`);
     expect(created.headers.get("etag")).toBe('"1"');
@@ -32,17 +28,7 @@ describe("invoice lifecycle", () => {
       clientName: "Acme",
       clientEmail: "billing@acme.test",
       paymentMethod: null,
-      lineItems: [
-        {
-          id: 1,
-          description: "Widget",
-          quantity: "3.00",
-          unitPrice: "19.99",
-          taxRate: "0.0825",
-          amount: "59.97",
-          sortOrder: 0,
-        },
-      ],
+      lineItems: [widgetLine()],
     });
     expect(created.body.publicToken).toMatch(/^[A-Za-z0-9_-]{22,}$/);
 
@@ -107,7 +93,7 @@ describe("invoice lifecycle", () => {
     const cid = (await bob.call("POST", "/clients", { name: "B" })).body.id;
     const ids: number[] = [];
     for (let i = 0; i < 20; i++)
-      ids.push((await bob.call("POST", "/invoices", { clientId: cid, lineItems: [line] })).body.id);
+      ids.push((await bob.call("POST", "/invoices", { clientId: cid, lineItems: [WIDGET] })).body.id);
     const results = await Promise.all(ids.map((id) => bob.call("POST", `/invoices/${id}/finalize`)));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const numbers = results.map((r) => r.body.invoiceNumber).sort();
@@ -115,7 +101,7 @@ describe("invoice lifecycle", () => {
   });
 
   it("20 concurrent mark-paid on one invoice: exactly one succeeds", async () => {
-    const inv = await alice.call("POST", "/invoices", { clientId, lineItems: [line] });
+    const inv = await alice.call("POST", "/invoices", { clientId, lineItems: [WIDGET] });
     await alice.call("POST", `/invoices/${inv.body.id}/finalize`);
     await alice.call("POST", `/invoices/${inv.body.id}/send`);
     const results = await Promise.all(
@@ -128,7 +114,7 @@ describe("invoice lifecycle", () => {
   });
 
   it("the overdue job flips only sent invoices past due, once", async () => {
-    const inv = await alice.call("POST", "/invoices", { clientId, lineItems: [line], dueDate: "2026-11-25" });
+    const inv = await alice.call("POST", "/invoices", { clientId, lineItems: [WIDGET], dueDate: "2026-11-25" });
     await alice.call("POST", `/invoices/${inv.body.id}/finalize`);
     await alice.call("POST", `/invoices/${inv.body.id}/send`);
     const before = await jobs.overdue!(env.deps, new Date("2026-11-25T00:00:00.000Z"));

@@ -1,13 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { allOperations } from "@invoicing/functions/openapi/operations";
-import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
 import { Conformance, operationsOf, type DocOperation, type Json } from "./doc";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * Document and behaviour cannot disagree: this walks GET /openapi.json and, for every operation it
@@ -36,7 +36,6 @@ const GROUP_TIMEOUT = 180_000;
 /** The operations the routes describe, known before the document is fetched (it.for needs them). */
 const operations = allOperations();
 const LOGO = makePng(40, 20);
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 let fake: FakeStripe;
 let env: TestEnv;
@@ -51,13 +50,9 @@ let prism: Prism | undefined;
 let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: SECRET_KEY,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  env = await createTestEnv({ extraDeps: { payments }, now: NOW });
+  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  env = await createTestEnv({ extraDeps: { payments: stripe.payments }, now: NOW });
   fake.now = () => env.clock.now;
   alice = await env.user();
   const res = await request(env.app, "GET", "/openapi.json");

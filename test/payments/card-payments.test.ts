@@ -1,9 +1,9 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { createApp } from "@invoicing/functions/app";
-import { signedStripeEvent, startFakeStripe, type FakeSession, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startStripeCardProcessor, type FakeSession, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * Card payments end to end: the real `stripe` SDK against a local server that answers like Stripe's
@@ -11,7 +11,6 @@ import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } fr
  */
 const SECRET_KEY = "sk_test_4eC39HqLyjWDarjtT1zdp7dc";
 const WEBHOOK_SECRET = "whsec_test_card_processor";
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }; // total 64.92
 
 let fake: FakeStripe;
 let env: TestEnv;
@@ -19,13 +18,9 @@ let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: SECRET_KEY,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  env = await createTestEnv({ extraDeps: { payments } });
+  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  env = await createTestEnv({ extraDeps: { payments: stripe.payments } });
   fake.now = () => env.clock.now;
   alice = await env.user();
   clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { op } from "../support/fault-proxy";
-import { signedStripeEvent, startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { expectProblem, request, type TestUser } from "../support/env";
 import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
 
@@ -19,13 +18,9 @@ let faulty: FaultyEnv;
 let alice: TestUser;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: SECRET_KEY,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  faulty = await createFaultyEnv({ extraDeps: { payments } });
+  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  faulty = await createFaultyEnv({ extraDeps: { payments: stripe.payments } });
   fake.now = () => faulty.env.clock.now;
   alice = await faulty.env.user();
 });

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { FRENCH_CLIENT, SELLER } from "../support/documents";
 import { makePng } from "../support/images";
 
 let env: TestEnv;
@@ -37,22 +38,14 @@ const EMPTY_PROFILE = {
   updatedAt: null,
 };
 
+/** Every field of the profile: the documents tests' seller, its IBAN typed the way people write it. */
 const FULL = {
-  businessName: "Northwind Studio",
-  legalName: "Northwind Studio GmbH",
-  address: { line1: "Torstraße 1", city: "Berlin", postalCode: "10119", country: "DE" },
-  taxId: "DE123456789",
-  companyId: "HRB 12345 B",
-  contactName: "Ada Muster",
-  email: "billing@northwind.test",
-  phone: "+49 30 1234567",
-  website: "https://northwind.test",
-  bankAccount: { accountName: "Northwind Studio GmbH", iban: "de89 3704 0044 0532 0130 00", bic: "COBADEFFXXX" },
+  ...SELLER,
+  bankAccount: { ...SELLER.bankAccount, iban: "de89 3704 0044 0532 0130 00" },
   defaultCurrency: "EUR",
   defaultPaymentTermsDays: 14,
   defaultNotes: "Thank you for your business.",
   defaultTerms: "Payable within 14 days.",
-  footer: "Northwind Studio GmbH · Amtsgericht Charlottenburg",
 };
 
 /** A raw request (binary body, any content type) as alice. */
@@ -77,8 +70,8 @@ describe("business profile", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...FULL,
-      address: { line1: "Torstraße 1", line2: null, city: "Berlin", postalCode: "10119", region: null, country: "DE" },
-      bankAccount: { accountName: "Northwind Studio GmbH", iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
+      address: { ...SELLER.address, region: null },
+      bankAccount: { ...SELLER.bankAccount, iban: "DE89370400440532013000" },
       // Links are stored as their normalized href (what every later reader gets).
       website: new URL(FULL.website).href,
       hasLogo: false,
@@ -211,21 +204,11 @@ describe("logo", () => {
 
 describe("client addresses and tax ids", () => {
   it("takes a structured address (replaced whole) and a taxId; refuses bad ones by path", async () => {
-    const created = await alice.call("POST", "/clients", {
-      name: "Acme SARL",
-      taxId: "FR40303265045",
-      address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
-    });
+    const { name, taxId, address } = FRENCH_CLIENT;
+    const created = await alice.call("POST", "/clients", { name, taxId, address });
     expect(created.status).toBe(201);
-    expect(created.body.address).toEqual({
-      line1: "12 rue de la Paix",
-      line2: null,
-      city: "Paris",
-      postalCode: "75002",
-      region: null,
-      country: "FR",
-    });
-    expect(created.body.taxId).toBe("FR40303265045");
+    expect(created.body.address).toEqual({ ...address, line2: null, region: null }); // every field, null if not given
+    expect(created.body.taxId).toBe(taxId);
     const patched = await alice.call("PATCH", `/clients/${created.body.id}`, {
       address: { country: "BE", city: "Bruxelles" },
     });

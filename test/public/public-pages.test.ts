@@ -5,7 +5,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "@invoicing/core/db/client";
 import { createApp } from "@invoicing/functions/app";
-import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnvWithClient, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 let env: TestEnv;
 let alice: TestUser;
@@ -16,10 +16,8 @@ const HOSTILE_LINE = `<img src=x onerror="alert(1)"> Design & "build"`;
 const HOSTILE_NOTES = `</p><script>document.title='owned'</script>\nSecond line`;
 
 beforeAll(async () => {
-  env = await createTestEnv();
-  alice = await env.user();
-  clientId = (await alice.call("POST", "/clients", { name: HOSTILE_NAME, email: "ap@sons.test", paymentTermsDays: 14 }))
-    .body.id;
+  const hostile = { name: HOSTILE_NAME, email: "ap@sons.test", paymentTermsDays: 14 };
+  ({ env, user: alice, clientId } = await createTestEnvWithClient(hostile));
 });
 
 /** Public requests carry no Authorization header. */

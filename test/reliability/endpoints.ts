@@ -3,6 +3,7 @@ import { createApp } from "@invoicing/functions/app";
 import { isPublicPath } from "@invoicing/functions/middleware";
 import { expect } from "vitest";
 import type { TestUser } from "../support/env";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * The endpoints, read from the app itself (app.routes), so an endpoint added later is fuzzed and
@@ -64,8 +65,6 @@ export interface Fixtures {
   invoiceToken: string;
   estimateToken: string;
 }
-
-export const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" };
 
 /** A body each write endpoint accepts (given the fixtures it acts on). Absent: no body. */
 export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {

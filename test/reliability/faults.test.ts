@@ -1,10 +1,11 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
 import type { JobName } from "@invoicing/core/jobs/registry";
 import { op, type FaultKind, type RequestMatcher } from "../support/fault-proxy";
 import { expectProblem, type TestResponse, type TestUser } from "../support/env";
 import { RUNS, chaos, createFaultyEnv, partition, problemShape, prng, type FaultyEnv } from "./harness";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * DynamoDB misbehaving under a real request: a proxy in front of DynamoDB Local throttles, fails,
@@ -15,16 +16,12 @@ import { RUNS, chaos, createFaultyEnv, partition, problemShape, prng, type Fault
 let world: FaultyEnv;
 
 beforeAll(async () => {
-  world = await createFaultyEnv();
-  // Every 503 logs a warning with the SDK error (by design); here they are expected by the dozen.
-  vi.spyOn(console, "warn").mockImplementation(() => undefined);
+  world = await createFaultyEnv({ silenceWarnings: true });
 });
 
 afterAll(async () => {
   await world?.close();
 });
-
-const line = { description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }; // total 64.92
 
 /** A fresh user (fresh counters) whose requests go through the proxy; set-up calls go direct. */
 async function freshUser(): Promise<{ direct: TestUser; faulty: TestUser }> {

@@ -1,4 +1,5 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { vi } from "vitest";
 import type { Deps } from "@invoicing/core/context";
 import { createDb, type Db } from "@invoicing/core/db/client";
 import { userPk } from "@invoicing/core/db/keys";
@@ -34,7 +35,14 @@ export interface FaultyEnv {
  */
 export const FAULT_REQUEST_TIMEOUT_MS = 1_500;
 
-export async function createFaultyEnv(options: { now?: string; extraDeps?: Partial<Deps> } = {}): Promise<FaultyEnv> {
+/**
+ * `silenceWarnings`: every 503 logs a warning with the SDK error (by design); a test that causes
+ * them by the dozen silences console.warn for its file rather than bury its own output.
+ */
+export async function createFaultyEnv(
+  options: { now?: string; extraDeps?: Partial<Deps>; silenceWarnings?: boolean } = {},
+): Promise<FaultyEnv> {
+  if (options.silenceWarnings) vi.spyOn(console, "warn").mockImplementation(() => undefined);
   const env = await createTestEnv({ now: options.now, extraDeps: options.extraDeps });
   const proxy = await startFaultProxy(env.endpoint);
   const db = createDb(

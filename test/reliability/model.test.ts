@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { counterKey } from "@invoicing/core/db/keys";
 import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { decimalString, referenceRound, scaledDigits } from "../../packages/core/test/money-reference";
@@ -589,9 +589,8 @@ let world: FaultyEnv;
 let env: TestEnv;
 
 beforeAll(async () => {
-  world = await createFaultyEnv();
+  world = await createFaultyEnv({ silenceWarnings: true });
   env = world.env;
-  vi.spyOn(console, "warn").mockImplementation(() => undefined); // 503s log a warning each
 });
 
 afterAll(async () => {

@@ -2,12 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { op } from "../support/fault-proxy";
-import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
+import { startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { request, type TestResponse, type TestUser } from "../support/env";
 import { createFaultyEnv, scanTable, type FaultyEnv } from "./harness";
-import { line } from "./endpoints";
+import { WIDGET as line } from "../support/line-items";
 
 /**
  * Secrets stay secret: API keys are stored only as hashes (read from the table itself), no key,
@@ -22,13 +21,9 @@ let world: FaultyEnv;
 let alice: TestUser;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  const payments = createStripeCardProcessor({
-    secretKey: STRIPE_SECRET,
-    webhookSecret: WEBHOOK_SECRET,
-    apiBase: fake.url,
-  });
-  world = await createFaultyEnv({ extraDeps: { payments } });
+  const stripe = await startStripeCardProcessor({ secretKey: STRIPE_SECRET, webhookSecret: WEBHOOK_SECRET });
+  fake = stripe.fake;
+  world = await createFaultyEnv({ extraDeps: { payments: stripe.payments } });
   fake.now = () => world.env.clock.now;
   alice = await world.env.user();
 });

@@ -1,3 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
+import type { TestEnv, TestUser } from "./env";
+
 /** A complete seller, a buyer with a long address and lines at two VAT rates: the documents tests' world. */
 export const SELLER = {
   businessName: "Northwind Studio",
@@ -26,8 +31,41 @@ export const BUYER = {
     country: "DE",
   },
 };
+/** A client in another EU country than the seller's, giving only the address fields it must. */
+export const FRENCH_CLIENT = {
+  name: "Acme SARL",
+  email: "ap@acme.test",
+  taxId: "FR40303265045",
+  address: { line1: "12 rue de la Paix", city: "Paris", postalCode: "75002", country: "FR" },
+};
 export const LINES = [
   { description: "Brand identity: logo, colours, typography", quantity: "32", unitPrice: "120.00", taxRate: "0.19" },
   { description: "Printed style guide (books)", quantity: "2", unitPrice: "35.00", taxRate: "0.07" },
   { description: "Hosting, 12 months", quantity: "1", unitPrice: "240.00", taxRate: "0.19" },
 ];
+
+/** The seller's logo (360 × 120 PNG). */
+const LOGO = readFileSync(join(import.meta.dirname, "../fixtures/logo.png"));
+
+/**
+ * A new user of `env` set up as SELLER (its profile, and its logo unless `logo: false`) with BUYER as
+ * a client: where each documents test (PDF, email, public page) starts.
+ */
+export async function sellerWithBuyer(
+  env: TestEnv,
+  options: { logo?: boolean } = {},
+): Promise<{ user: TestUser; clientId: number }> {
+  const user = await env.user();
+  expect((await user.call("PATCH", "/profile", SELLER)).status).toBe(200);
+  if (options.logo ?? true) {
+    const upload = await env.app.request("http://localhost/profile/logo", {
+      method: "PUT",
+      body: LOGO,
+      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "image/png" },
+    });
+    expect(upload.status).toBe(204);
+  }
+  const client = await user.call("POST", "/clients", BUYER);
+  expect(client.status).toBe(201);
+  return { user, clientId: client.body.id };
+}

@@ -2,17 +2,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { inject } from "vitest";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app";
 import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
-import { ensureTable } from "@invoicing/local/bootstrap";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
+import { createFreshTable } from "./table";
 
 /**
  * A test's world: a fresh table in the shared DynamoDB Local, the real app over it, a settable clock
@@ -54,14 +52,7 @@ export interface TestResponse {
 
 export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: string } = {}): Promise<TestEnv> {
   const endpoint = inject("dynamoEndpoint");
-  const tableName = `test-${randomUUID()}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "local",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
-  await ensureTable(client, tableName);
-  client.destroy();
+  const { tableName, db } = await createFreshTable(endpoint, "test");
   const clock = {
     now: new Date(options.now ?? "2026-11-22T09:30:00.000Z"),
     set(iso: string) {
@@ -73,7 +64,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
   };
   const outboxDir = mkdtempSync(join(tmpdir(), "invoicing-outbox-"));
   const deps: Deps = {
-    db: createDb({ tableName, dynamoEndpoint: endpoint, region: "local" }),
+    db,
     clock: () => clock.now,
     publicBaseUrl: "http://localhost:3000",
     outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
@@ -105,6 +96,21 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     },
   };
   return env;
+}
+
+/**
+ * Where many API test files start: a fresh env, a user in it, and one client of that user's
+ * (Acme, billing@acme.test, unless `client` says otherwise).
+ */
+export async function createTestEnvWithClient(
+  client: Record<string, unknown> = {},
+  options: Parameters<typeof createTestEnv>[0] = {},
+): Promise<{ env: TestEnv; user: TestUser; clientId: number }> {
+  const env = await createTestEnv(options);
+  const user = await env.user();
+  const res = await user.call("POST", "/clients", { name: "Acme", email: "billing@acme.test", ...client });
+  if (res.status !== 201) throw new Error(`client not created: ${res.status} ${res.text.slice(0, 500)}`);
+  return { env, user, clientId: res.body.id };
 }
 
 /** What requests can be sent to: the Hono app (app.request), or an HTTP forwarder with that shape. */

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { CardProcessor } from "@invoicing/core/payments/card-processor";
+import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 
 /**
  * A stand-in for the part of Stripe's API the service calls (there is no internet here): a real
@@ -91,6 +93,19 @@ export interface FakeStripe {
 }
 
 const SESSION_LIFETIME_SECONDS = 24 * 3600;
+
+/**
+ * A fake Stripe and the service's own card processor (core's Stripe adapter: the real SDK inside)
+ * pointed at it with these keys — the `payments` a card-payment test gives its env. The fake keeps
+ * the wall clock until the test ties it to its env's (`fake.now = () => env.clock.now`).
+ */
+export async function startStripeCardProcessor(keys: {
+  secretKey: string;
+  webhookSecret: string;
+}): Promise<{ fake: FakeStripe; payments: CardProcessor }> {
+  const fake = await startFakeStripe();
+  return { fake, payments: createStripeCardProcessor({ ...keys, apiBase: fake.url }) };
+}
 
 export async function startFakeStripe(options: { now?: () => Date } = {}): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];

@@ -8,6 +8,7 @@ import {
   type LineItemInput,
 } from "../src/documents/line-items";
 import { formatScaled } from "../src/money/decimal";
+import { WIDGET, WIDGET_TOTALS, widgetLine } from "../../../test/support/line-items";
 import { decimalString, exactScaled, referenceRound, scaledDigits } from "./money-reference";
 
 /** Line items and totals (amount, lineTax, subtotal, taxTotal, total). */
@@ -22,20 +23,9 @@ const lineInput = fc.record({
 
 describe("buildLineItems", () => {
   it("computes the API.md example: 3 × 19.99 at 0.0825", () => {
-    const lines = buildLineItems([{ description: "Widget", quantity: "3", unitPrice: "19.99", taxRate: "0.0825" }], 1);
-    expect(lines).toEqual([
-      {
-        id: 1,
-        description: "Widget",
-        quantity: "3.00",
-        unitPrice: "19.99",
-        taxRate: "0.0825",
-        taxCategory: "standard",
-        amount: "59.97",
-        sortOrder: 0,
-      },
-    ]);
-    expect(computeTotals(lines)).toEqual({ subtotal: "59.97", taxTotal: "4.95", total: "64.92" });
+    const lines = buildLineItems([WIDGET], 1);
+    expect(lines).toEqual([widgetLine()]);
+    expect(computeTotals(lines)).toEqual(WIDGET_TOTALS);
   });
 
   it("numbers ids from firstId and sortOrder from 0, with defaults quantity 1 and taxRate 0", () => {

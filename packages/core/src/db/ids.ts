@@ -4,6 +4,7 @@ import type { Db } from "./client";
 import { commit, type CommitContext, type Write } from "./commit";
 import { isTransactionConflict } from "./errors";
 import { counterKey } from "./keys";
+import { optimistic, Raced } from "./optimistic";
 
 /**
  * Allocates the next value of a per-user counter (ids per kind: a user's first client is 1).
@@ -75,13 +76,6 @@ export function takeCounterWrite(
   };
 }
 
-/** Many writers of one counter retry often; this bounds the waiting and spreads them out. */
-export const MAX_TAKE_ATTEMPTS = 60;
-export const takeBackoff = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
-
-/** Another writer took the value read: read again. */
-class Taken extends Error {}
 /** This transaction's own earlier copy was applied (its response was lost): the change is done. */
 class AppliedEarlier extends Error {}
 
@@ -92,27 +86,30 @@ export type Take = (counter: string, last: number) => Write;
  * A create that takes counter values inside its own transaction: `build` reads what it needs (the
  * counters' values among it) and returns the writes — with a `take(counter, last)` for each value
  * it takes — and what the change produces. Committed as one transaction; when another writer took a
- * value first (or a concurrent transaction conflicts), `build` runs again on fresh reads. A resend
- * that meets its own applied copy is the success it was. `busy` is the error after too many races.
+ * value first (or a concurrent transaction conflicts), `build` runs again on fresh reads — the
+ * optimistic loop (optimistic.ts), whose backoff spreads a user's concurrent creates out on the hot
+ * counter. A resend that meets its own applied copy is the success it was. `what` names the
+ * counter in the 503 after too many races.
  */
 export async function createTakingValues<T>(
   ctx: CommitContext & CounterCtx,
+  what: string,
   build: (take: Take) => Promise<{ writes: Write[]; result: T }>,
-  busy: () => Error,
 ): Promise<T> {
-  for (let n = 1; ; n++) {
-    const token = randomUUID();
-    const { writes, result } = await build((counter, last) =>
-      takeCounterWrite(ctx, counter, last, () => new Taken(), token),
-    );
-    try {
-      await commit(ctx, writes, result);
+  return optimistic(
+    what,
+    async () => {
+      const token = randomUUID();
+      const { writes, result } = await build((counter, last) =>
+        takeCounterWrite(ctx, counter, last, () => new Raced(), token),
+      );
+      try {
+        await commit(ctx, writes, result);
+      } catch (error) {
+        if (!(error instanceof AppliedEarlier)) throw error;
+      }
       return result;
-    } catch (error) {
-      if (error instanceof AppliedEarlier) return result;
-      if (!(error instanceof Taken || isTransactionConflict(error))) throw error;
-      if (n >= MAX_TAKE_ATTEMPTS) throw busy();
-      await takeBackoff(n);
-    }
-  }
+    },
+    { alsoRaced: isTransactionConflict },
+  );
 }

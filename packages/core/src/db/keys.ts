@@ -65,3 +65,74 @@ export interface IndexedItem {
   duePk?: string;
   dueSk?: string;
 }
+
+/** The index attributes of a listed record: what withIndexKeys derives. */
+export type IndexAttribute = "gsi1pk" | "gsi1sk" | "gsi2pk" | "gsi2sk" | "duePk" | "dueSk";
+
+/**
+ * The jobs each listed kind waits for, and when: a record is on a job's due list while it is in one
+ * of `statuses`, at the time in its `at` attribute (absent or null: on no list) — a sent invoice
+ * until it is overdue (dueDate); an auto-send occurrence of a schedule until the recurring job has
+ * delivered it (deliverAt, schedules/occurrences.ts); a sent estimate until it expires (validUntil);
+ * an active schedule until its next occurrence (nextRunAt). The first rule that applies wins.
+ */
+interface DueRule {
+  job: DueJob;
+  statuses: readonly string[];
+  at: string;
+}
+export const DUE_LISTS: Record<"INVOICE" | "ESTIMATE" | "SCHEDULE", readonly DueRule[]> = {
+  INVOICE: [
+    { job: "overdue", statuses: ["sent"], at: "dueDate" },
+    { job: "recurring", statuses: ["draft", "finalized"], at: "deliverAt" },
+  ],
+  ESTIMATE: [{ job: "expire-estimates", statuses: ["sent"], at: "validUntil" }],
+  SCHEDULE: [{ job: "recurring", statuses: ["active"], at: "nextRunAt" }],
+};
+
+export type ListedKind = keyof typeof DUE_LISTS;
+
+/** Exactly an entity's sort key (entitySk) of a listed kind; a payment's (INVOICE#…#PAYMENT#…) is not one. */
+const LISTED_SK = /^(INVOICE|ESTIMATE|SCHEDULE)#\d{10}$/;
+
+/**
+ * A listed record (invoice, estimate, schedule) with the index attributes that follow from its
+ * state, in one place: its byStatus and byClient entries, and its due-list entry only while it waits
+ * for its job (DUE_LISTS). putIfVersion and the item builders pass every such record through here,
+ * and transition() derives the same from the status it writes, so a status is never written without
+ * its index entry and a due list never holds a record its job would skip. Any other item is
+ * returned as it is.
+ */
+export function withIndexKeys<T extends object>(item: T): T {
+  const record = item as Record<string, unknown>;
+  const sk = record.sk;
+  const kind = typeof sk === "string" ? (LISTED_SK.exec(sk)?.[1] as ListedKind | undefined) : undefined;
+  if (!kind) return item;
+  const { duePk: _pk, dueSk: _sk, ...rest } = record;
+  const userId = record.userId as string;
+  const id = record.id as number;
+  const indexed: Record<string, unknown> = {
+    ...rest,
+    ...statusIndexKeys(userId, kind, record.status as string, id),
+    ...clientIndexKeys(userId, kind, record.clientId as number, id),
+  };
+  const due = dueListOf(kind, record);
+  if (due) Object.assign(indexed, dueKeys(due.job, userId, sk as string, due.at));
+  return indexed as T;
+}
+
+/** The due list a record of `kind` in this state is on, and at what time; undefined for none. */
+export function dueListOf(kind: ListedKind, record: Record<string, unknown>): { job: DueJob; at: string } | undefined {
+  for (const rule of DUE_LISTS[kind]) {
+    const at = record[rule.at];
+    if (rule.statuses.includes(record.status as string) && typeof at === "string") return { job: rule.job, at };
+  }
+  return undefined;
+}
+
+/** Whether a record of `kind` may be on a due list in `status` (then its dates decide). */
+export const mayBeDue = (kind: ListedKind, status: string): boolean =>
+  DUE_LISTS[kind].some((rule) => rule.statuses.includes(status));
+
+/** For item builders: the new record, its index attributes derived (withIndexKeys). */
+export const indexed = <T extends IndexedItem>(item: Omit<T, IndexAttribute>): T => withIndexKeys(item) as T;

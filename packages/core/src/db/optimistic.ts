@@ -12,13 +12,27 @@ export class Raced extends Error {
   }
 }
 
-/** How many rounds (read, decide, write) a change gets before a record that keeps changing is a 503. */
-export const MAX_ROUNDS = 8;
+/**
+ * How many rounds (read, decide, write) a change gets before a record that keeps changing is a 503.
+ * One limit for every loop: of N concurrent writers of one item each round one wins, so the last
+ * needs N rounds, and the busiest items — a user's number and id counters, an invoice's payments,
+ * the email quota — take a few dozen writers at once (20 concurrent payments of one invoice, a
+ * dozen concurrent creates of one user are tested). A record edited by hand rarely needs a second.
+ */
+export const MAX_ROUNDS = 60;
+
+/**
+ * After lost round `round`: a random wait up to 5·2^(round−1) ms (5, 10, 20, …), at most 200 ms. The
+ * losers of a round would otherwise come back together and collide again; the first waits are a few
+ * ms, so a single lost race costs almost nothing, and the cap bounds a request's whole wait.
+ */
+const backoff = (round: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** (round - 1))));
 
 export interface OptimisticOptions {
   /** The caller named the version it saw (If-Match): a change in between is a 412, not a retry. */
   ifMatch?: string;
-  /** Other errors that mean a lost race (a transaction conflict). */
+  /** Other errors that mean a lost race (a transaction conflict, the email quota changed). */
   alsoRaced?: (error: unknown) => boolean;
 }
 
@@ -26,23 +40,24 @@ export interface OptimisticOptions {
  * Optimistic concurrency, the loop written once: `round` reads the record, decides, and writes
  * conditioned on the version it read (putIfVersion), throwing Raced when the write lost the race;
  * then the round runs again on a fresh read — so of two concurrent changes one wins and the other
- * is re-decided against the winner's result (and may be refused). `what` names the record in the
- * 412 and 503 details.
+ * is re-decided against the winner's result (and may be refused). `round` gets its number (1 for
+ * the first). `what` names the record in the 412 and 503 details.
  */
 export async function optimistic<T>(
   what: string,
-  round: () => Promise<T>,
+  round: (round: number) => Promise<T>,
   options: OptimisticOptions = {},
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  for (let n = 1; ; n++) {
     try {
-      return await round();
+      return await round(n);
     } catch (error) {
       if (!(error instanceof Raced || options.alsoRaced?.(error))) throw error;
       if (options.ifMatch !== undefined)
         throw new DomainError("precondition_failed", `the ${what} was changed concurrently`);
-      if (attempt >= MAX_ROUNDS)
-        throw new DomainError("service_unavailable", `the ${what} keeps changing concurrently; retry`);
+      if (n >= MAX_ROUNDS)
+        throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
+      await backoff(n);
     }
   }
 }

@@ -6,26 +6,47 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Ctx } from "../context";
 import { commit, onceOnlyUpdate, writtenBy } from "./commit";
 import { optimistic, Raced } from "./optimistic";
+import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
 
 /**
- * A status change of one record, as one conditional write: it happens only if the record is in one
- * of the `from` statuses, so N concurrent identical transitions give exactly one success.
+ * A status change of one listed record, as one conditional write: it happens only if the record is
+ * in one of the `from` statuses (and, with `before`, while an attribute of it is earlier than a
+ * time), so N concurrent identical transitions give exactly one success. The index attributes
+ * follow from the status written, as keys.ts withIndexKeys derives them: the byStatus entry moves,
+ * and the record leaves its job's due list.
  *
  * Without a commit hook it is a single UpdateItem returning the new record (one DynamoDB call).
  * With one (an idempotent request) the new record must be known before the write, so it reads,
  * computes the record, and writes it conditioned on the version it read, in the hook's transaction.
  */
 export interface TransitionSpec {
-  key: { pk: string; sk: string };
+  kind: ListedKind;
+  id: number;
   from: readonly string[];
-  /** Attributes to set (status included). */
-  set: Record<string, unknown>;
-  /** Attributes to set from another attribute of the same record (e.g. amountPaid ← total). */
-  copy?: Record<string, string>;
-  remove?: readonly string[];
+  to: string;
+  /** Other attributes to set. */
+  set?: Record<string, unknown>;
+  /** The transition applies only while `attr` is earlier than `at` (ISO times compare as strings). */
+  before?: { attr: string; at: string };
   notFound: () => Error;
-  /** The error for a record in a status the transition does not start from. */
+  /** The error for a record in a status (or state) the transition does not start from. */
   invalid: (current: Record<string, unknown>) => Error;
+}
+
+/** What the transition sets: the status, its byStatus entry, and the caller's attributes. */
+function changes(ctx: Pick<Ctx, "userId">, spec: TransitionSpec): Record<string, unknown> {
+  // An UpdateItem cannot read the record's date for a due-list entry: a change INTO a due list's
+  // status is a whole-record write (putIfVersion), which derives the entry from the item.
+  if (mayBeDue(spec.kind, spec.to)) throw new Error(`transition() cannot put a record on a due list`);
+  return { ...spec.set, status: spec.to, ...statusIndexKeys(ctx.userId, spec.kind, spec.to, spec.id) };
+}
+
+/** The transition's condition, on a record read (as DynamoDB evaluates it: a missing attribute is never earlier). */
+function applies(spec: TransitionSpec, current: Record<string, unknown>): boolean {
+  if (!spec.from.includes(current.status as string)) return false;
+  if (!spec.before) return true;
+  const value = current[spec.before.attr];
+  return typeof value === "string" && value < spec.before.at;
 }
 
 export async function transition<T extends Record<string, unknown>>(ctx: Ctx, spec: TransitionSpec): Promise<T> {
@@ -33,17 +54,12 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
   const names: Record<string, string> = { "#status": "status", "#version": "version" };
   const values: Record<string, unknown> = { ":one": 1 };
   const sets: string[] = ["#version = #version + :one"];
-  Object.entries(spec.set).forEach(([attr, value], i) => {
+  Object.entries(changes(ctx, spec)).forEach(([attr, value], i) => {
     names[`#s${i}`] = attr;
     values[`:s${i}`] = value;
     sets.push(`#s${i} = :s${i}`);
   });
-  Object.entries(spec.copy ?? {}).forEach(([attr, source], i) => {
-    names[`#c${i}`] = attr;
-    names[`#cs${i}`] = source;
-    sets.push(`#c${i} = #cs${i}`);
-  });
-  const removes = (spec.remove ?? []).map((attr, i) => {
+  const removes = ["duePk", "dueSk"].map((attr, i) => {
     names[`#r${i}`] = attr;
     return `#r${i}`;
   });
@@ -51,6 +67,12 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
     values[`:f${i}`] = status;
     return `:f${i}`;
   });
+  let condition = `attribute_exists(pk) AND #status IN (${from.join(", ")})`;
+  if (spec.before) {
+    names["#before"] = spec.before.attr;
+    values[":before"] = spec.before.at;
+    condition += " AND #before < :before";
+  }
   // At most once, like commit()'s single writes (see WRITE_TOKEN there): an SDK resend after a lost
   // response finds the status already changed by its own first copy — that is this transition's
   // success (the item returned is the record it wrote), not invalid_transition.
@@ -61,9 +83,9 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
         onceOnlyUpdate(
           {
             TableName: ctx.db.table,
-            Key: spec.key,
-            UpdateExpression: `SET ${sets.join(", ")}${removes.length ? ` REMOVE ${removes.join(", ")}` : ""}`,
-            ConditionExpression: `attribute_exists(pk) AND #status IN (${from.join(", ")})`,
+            Key: entityKey(ctx.userId, spec.kind, spec.id),
+            UpdateExpression: `SET ${sets.join(", ")} REMOVE ${removes.join(", ")}`,
+            ConditionExpression: condition,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
             ReturnValues: "ALL_NEW" as const,
@@ -85,14 +107,17 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
 }
 
 async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, spec: TransitionSpec): Promise<T> {
+  const key = entityKey(ctx.userId, spec.kind, spec.id);
   return optimistic("record", async () => {
-    const out = await ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: spec.key, ConsistentRead: true }));
+    const out = await ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: key, ConsistentRead: true }));
     const current = out.Item;
     if (!current) throw spec.notFound();
-    if (!spec.from.includes(current.status as string)) throw spec.invalid(current);
-    const next: Record<string, unknown> = { ...current, ...spec.set, version: (current.version as number) + 1 };
-    for (const [attr, source] of Object.entries(spec.copy ?? {})) next[attr] = current[source];
-    for (const attr of spec.remove ?? []) delete next[attr];
+    if (!applies(spec, current)) throw spec.invalid(current);
+    const next: Record<string, unknown> = {
+      ...current,
+      ...changes(ctx, spec),
+      version: (current.version as number) + 1,
+    };
     await commit(
       ctx,
       [
@@ -100,13 +125,13 @@ async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, s
           op: putIfVersion(ctx.db.table, next, current.version),
           onConditionFailed: (old) => {
             if (!old) return spec.notFound();
-            if (!spec.from.includes(old.status as string)) return spec.invalid(old);
+            if (!applies(spec, old)) return spec.invalid(old);
             return new Raced();
           },
         },
       ],
       next,
     );
-    return next as T;
+    return withIndexKeys(next) as T;
   });
 }

@@ -1,5 +1,6 @@
 import type { TransactItem } from "./commit";
 import { DomainError } from "../errors";
+import { withIndexKeys } from "./keys";
 
 /**
  * Optimistic concurrency: every mutable record has a `version` that each write increments and
@@ -19,7 +20,8 @@ export function assertIfMatch(ifMatch: string | undefined, version: number): voi
  * The write of a record read at `version`, replaced whole by `item` only if nobody has written it
  * since (and, with `statuses`, only while it is in one of them): optimistic concurrency in one
  * conditional Put. The caller's onConditionFailed tells a vanished record, a wrong status and a
- * lost race apart from the record as it is (ALL_OLD).
+ * lost race apart from the record as it is (ALL_OLD). A listed record's index attributes are
+ * derived from the item as written (keys.ts withIndexKeys), never taken from the caller.
  */
 export function putIfVersion(
   table: string,
@@ -40,7 +42,7 @@ export function putIfVersion(
   return {
     Put: {
       TableName: table,
-      Item: item as Record<string, unknown>,
+      Item: withIndexKeys(item) as Record<string, unknown>,
       ConditionExpression: condition,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,

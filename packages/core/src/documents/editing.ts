@@ -3,7 +3,7 @@ import { clientRefWrite, requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { clientIndexKeys, entityKey } from "../db/keys";
+import { entityKey } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { type DomainError, notFound } from "../errors";
@@ -81,8 +81,6 @@ export interface PatchRules<T extends DocumentItem> extends DocumentRules {
   editable: readonly string[];
   /** Fields taken from the patch as given (`null` clears a nullable one). */
   fields: readonly (keyof T & string)[];
-  /** Recomputes what depends on the patched fields (e.g. a sent estimate's expiry keys). */
-  derive?: (next: T) => void;
 }
 
 /** Whether a patch names at least one field: `{}` changes nothing, not even updatedAt or the ETag. */
@@ -113,10 +111,8 @@ export async function patchDocument<T extends DocumentItem>(
       const writes: Write[] = [];
       if (patch.clientId !== undefined && patch.clientId !== current.clientId) {
         const client = await requireClient(ctx, patch.clientId);
-        Object.assign(next, clientIndexKeys(ctx.userId, rules.kind, client.id, id), {
-          clientId: client.id,
-          ...clientCopies(client),
-        });
+        // Its byClient entry follows from clientId when written (putIfVersion).
+        Object.assign(next, { clientId: client.id, ...clientCopies(client) });
         writes.push(clientRefWrite(ctx, client.id, 1), clientRefWrite(ctx, current.clientId, -1));
       }
       const given = patch as Record<string, unknown>;
@@ -128,7 +124,6 @@ export async function patchDocument<T extends DocumentItem>(
         next.nextLineId = current.nextLineId + patch.lineItems.length;
         Object.assign(next, computeTotals(next.lineItems));
       }
-      rules.derive?.(next);
 
       await commit(
         ctx,

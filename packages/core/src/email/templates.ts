@@ -5,7 +5,7 @@ import { amountDue, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
 import { displayDate, displayMoney } from "./format";
 import { renderEmailHtml, type EmailLayout } from "./html";
-import { publicEstimateUrl, publicInvoiceUrl } from "./links";
+import { publicEstimateUrl, publicInvoiceUrl } from "../public/links";
 import type { OutgoingEmail } from "./outbox";
 
 /**

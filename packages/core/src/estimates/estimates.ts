@@ -2,7 +2,7 @@ import { clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { counterValue, createTakingValues } from "../db/ids";
-import { clientIndexKeys } from "../db/keys";
+import { indexed } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
   deleteDocument,
@@ -21,9 +21,7 @@ import {
   DELETABLE_STATUSES,
   EDITABLE_STATUSES,
   estimateKey,
-  estimateStatusKeys,
   formatEstimateNumber,
-  syncExpiryKeys,
   type EstimateItem,
   type EstimateStatus,
 } from "./model";
@@ -50,9 +48,9 @@ const RULES = { kind: "ESTIMATE", noun: "estimate", notEditable } as const;
 const PATCH_RULES: PatchRules<EstimateItem> = {
   ...RULES,
   editable: EDITABLE_STATUSES,
+  // A sent estimate whose validUntil moves (or is cleared) moves on the expiry list with it: the
+  // index attributes follow from the item written (db/keys.ts withIndexKeys).
   fields: ["currency", "validUntil", "notes", "terms", "taxExemptionReason"],
-  // A sent estimate whose validUntil moves (or is cleared) moves on the expiry list with it.
-  derive: syncExpiryKeys,
 };
 
 const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
@@ -67,55 +65,49 @@ const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
 export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<EstimateItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
   const publicToken = newPublicToken();
-  return createTakingValues(
-    ctx,
-    async (take) => {
-      const [{ client, profile }, lastId, last] = await Promise.all([
-        requireParties(ctx, input.clientId),
-        counterValue(ctx, "estimate"),
-        lastNumber(ctx, "estimateNumber"),
-      ]);
-      const id = lastId + 1;
-      const now = nowIso(ctx);
-      const item: EstimateItem = {
-        ...estimateKey(ctx.userId, id),
-        ...estimateStatusKeys(ctx.userId, "draft", id),
-        ...clientIndexKeys(ctx.userId, "ESTIMATE", client.id, id),
-        kind: "estimate",
-        userId: ctx.userId,
-        version: 1,
-        id,
-        clientId: client.id,
-        estimateNumber: formatEstimateNumber(last + 1),
-        status: "draft",
-        currency: input.currency ?? client.currency,
-        ...computeTotals(lines),
-        // Absent notes and terms take the profile's defaults; an explicit null stays null.
-        notes: input.notes === undefined ? profile.defaultNotes : input.notes,
-        terms: input.terms === undefined ? profile.defaultTerms : input.terms,
-        validUntil: input.validUntil ?? null,
-        convertedInvoiceId: null,
-        ...clientCopies(client),
-        taxExemptionReason: input.taxExemptionReason ?? null,
-        seller: null,
-        lineItems: lines,
-        nextLineId: nextLineId(lines),
-        publicToken,
-        recipient: null,
-        sentAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const writes = [
-        take("estimate", lastId),
-        take("estimateNumber", last),
-        { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
-        clientRefWrite(ctx, client.id, 1),
-      ];
-      return { writes, result: item };
-    },
-    () => new DomainError("service_unavailable", "estimate numbering is busy; retry"),
-  );
+  return createTakingValues(ctx, "estimate counters", async (take) => {
+    const [{ client, profile }, lastId, last] = await Promise.all([
+      requireParties(ctx, input.clientId),
+      counterValue(ctx, "estimate"),
+      lastNumber(ctx, "estimateNumber"),
+    ]);
+    const id = lastId + 1;
+    const now = nowIso(ctx);
+    const item = indexed<EstimateItem>({
+      ...estimateKey(ctx.userId, id),
+      kind: "estimate",
+      userId: ctx.userId,
+      version: 1,
+      id,
+      clientId: client.id,
+      estimateNumber: formatEstimateNumber(last + 1),
+      status: "draft",
+      currency: input.currency ?? client.currency,
+      ...computeTotals(lines),
+      // Absent notes and terms take the profile's defaults; an explicit null stays null.
+      notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+      terms: input.terms === undefined ? profile.defaultTerms : input.terms,
+      validUntil: input.validUntil ?? null,
+      convertedInvoiceId: null,
+      ...clientCopies(client),
+      taxExemptionReason: input.taxExemptionReason ?? null,
+      seller: null,
+      lineItems: lines,
+      nextLineId: nextLineId(lines),
+      publicToken,
+      recipient: null,
+      sentAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const writes = [
+      take("estimate", lastId),
+      take("estimateNumber", last),
+      { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
+      clientRefWrite(ctx, client.id, 1),
+    ];
+    return { writes, result: item };
+  });
 }
 
 export const getEstimate = (ctx: Ctx, id: number, consistent = false): Promise<EstimateItem> =>

@@ -2,27 +2,20 @@ import { putIfVersion } from "../db/versioning";
 import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { commit, type Write } from "../db/commit";
+import { commit } from "../db/commit";
 import { isTransactionConflict } from "../db/errors";
 import { nextId } from "../db/ids";
+import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { copyLineItems } from "../documents/line-items";
 import { assertExemptionReason, clientCopies, readParties } from "../documents/parties";
 import { sellerOf } from "../profile/profile";
+import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { DomainError, invalidTransition, notFound } from "../errors";
-import { queueEmail } from "../email/outbox";
-import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { estimateEmail } from "../email/templates";
 import { createInvoiceWrites, newDraftInvoice, type InvoiceItem } from "../invoices/model";
 import { getEstimate } from "./estimates";
-import {
-  CONVERTIBLE_STATUSES,
-  estimateKey,
-  estimateStatusKeys,
-  syncExpiryKeys,
-  type EstimateItem,
-  type EstimateStatus,
-} from "./model";
+import { CONVERTIBLE_STATUSES, type EstimateItem, type EstimateStatus } from "./model";
 
 /**
  * The estimate state machine:
@@ -34,71 +27,26 @@ import {
 const wrongState = (id: number, action: string) => (current: Record<string, unknown>) =>
   invalidTransition(`estimate ${id}`, String(current.status), action);
 
-const MAX_ATTEMPTS = 10;
-
-export interface SendOptions {
-  to?: string;
-}
+const SEND_RULES: SendRules<EstimateItem> = {
+  kind: "ESTIMATE",
+  noun: "estimate",
+  from: "draft",
+  // The estimate is being issued, so like an invoice's finalize: the buyer as the client is now, the
+  // seller as the profile is now, both frozen.
+  issue: async (ctx, estimate) => {
+    assertExemptionReason(estimate, `estimate ${estimate.id}`);
+    const { client, profile } = await readParties(ctx, estimate.clientId);
+    return { ...(client ? clientCopies(client) : {}), seller: sellerOf(profile) };
+  },
+  email: estimateEmail,
+};
 
 /**
- * draft → sent. The estimate is being issued, so like an invoice's finalize it takes the client's
- * current name and email; the recipient is `to`, else that email (else client_email_missing). A
- * validUntil puts it on the expire-estimates job's list.
+ * draft → sent (documents/send.ts), to the client's current email unless `to` is given. A
+ * validUntil puts it on the expire-estimates job's list (db/keys.ts DUE_LISTS).
  */
-export async function sendEstimate(ctx: Ctx, id: number, options: SendOptions = {}): Promise<EstimateItem> {
-  for (let attempt = 1; ; attempt++) {
-    const estimate = await getEstimate(ctx, id, true);
-    if (estimate.status !== "draft") throw wrongState(id, "send")(estimate as unknown as Record<string, unknown>);
-    assertExemptionReason(estimate, `estimate ${id}`);
-    const { client, profile } = await readParties(ctx, estimate.clientId);
-    const clientEmail = client ? (client.email ?? null) : estimate.clientEmail;
-    const recipient = options.to ?? clientEmail;
-    if (!recipient) {
-      throw new DomainError(
-        "client_email_missing",
-        `estimate ${id} has no recipient: give "to" or set the client's email`,
-      );
-    }
-    const now = nowIso(ctx);
-    const quota = await reserveEmails(ctx, ctx.userId, now);
-    const next: EstimateItem = {
-      ...estimate,
-      ...estimateStatusKeys(ctx.userId, "sent", id),
-      status: "sent",
-      // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
-      ...(client ? clientCopies(client) : {}),
-      seller: sellerOf(profile),
-      recipient,
-      sentAt: now,
-      updatedAt: now,
-      version: estimate.version + 1,
-    };
-    syncExpiryKeys(next);
-    const email = queueEmail(ctx, ctx.userId, estimateEmail(ctx, next, recipient), now);
-    let raced = false;
-    const writes: Write[] = [
-      {
-        op: putIfVersion(ctx.db.table, next, estimate.version, ["draft"]),
-        onConditionFailed: (old) => {
-          if (!old) return notFound("estimate", id);
-          if (old.status !== "draft") return wrongState(id, "send")(old);
-          raced = true; // edited meanwhile: send what it is now
-          return new DomainError("service_unavailable", "the estimate is being changed; retry");
-        },
-      },
-      // EMAIL OUTBOX — the estimate email (link to its public page) commits with the send, or not at all.
-      email.write,
-      quota, // counted with the email it queues (email/quota.ts)
-    ];
-    try {
-      await commit(ctx, writes, next);
-      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
-      return next;
-    } catch (error) {
-      if (!(raced || error instanceof EmailQuotaRaced) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
-}
+export const sendEstimate = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<EstimateItem> =>
+  sendDocument(ctx, SEND_RULES, id, options.to);
 
 /** sent → accepted or declined: the client's answer. Either leaves the expiry list. */
 function answer(
@@ -108,10 +56,11 @@ function answer(
   action: string,
 ): Promise<EstimateItem> {
   return transition<EstimateItem & Record<string, unknown>>(ctx, {
-    key: estimateKey(ctx.userId, id),
+    kind: "ESTIMATE",
+    id,
     from: ["sent"],
-    set: { status: to, ...estimateStatusKeys(ctx.userId, to, id), updatedAt: nowIso(ctx) },
-    remove: ["duePk", "dueSk"],
+    to,
+    set: { updatedAt: nowIso(ctx) },
     notFound: () => notFound("estimate", id),
     invalid: wrongState(id, action),
   });
@@ -138,7 +87,7 @@ const refuseConvert = (id: number) => (current: Record<string, unknown>) =>
  */
 export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem> {
   let invoiceId: number | undefined;
-  for (let attempt = 1; ; attempt++) {
+  const round = async (): Promise<InvoiceItem> => {
     const estimate = await getEstimate(ctx, id, true);
     if (!CONVERTIBLE_STATUSES.includes(estimate.status))
       throw refuseConvert(id)(estimate as unknown as Record<string, unknown>);
@@ -162,49 +111,28 @@ export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem
     );
     const next: EstimateItem = {
       ...estimate,
-      ...estimateStatusKeys(ctx.userId, "converted", id),
       status: "converted",
       convertedInvoiceId: invoice.id,
       updatedAt: now,
       version: estimate.version + 1,
     };
-    syncExpiryKeys(next);
-    const values: Record<string, unknown> = { ":v": estimate.version };
-    const from = CONVERTIBLE_STATUSES.map((status, i) => {
-      values[`:s${i}`] = status;
-      return `:s${i}`;
-    });
-    let raced = false;
-    try {
-      await commit(
-        ctx,
-        [
-          ...createInvoiceWrites(ctx, invoice),
-          {
-            op: {
-              Put: {
-                TableName: ctx.db.table,
-                Item: next,
-                ConditionExpression: `#version = :v AND #status IN (${from.join(", ")})`,
-                ExpressionAttributeNames: { "#version": "version", "#status": "status" },
-                ExpressionAttributeValues: values,
-              },
-            },
-            onConditionFailed: (old) => {
-              if (!old) return notFound("estimate", id);
-              if (!CONVERTIBLE_STATUSES.includes(old.status as EstimateStatus)) return refuseConvert(id)(old);
-              raced = true; // edited meanwhile: convert what it is now
-              return new DomainError("service_unavailable", "the estimate is being changed; retry");
-            },
+    await commit(
+      ctx,
+      [
+        ...createInvoiceWrites(ctx, invoice),
+        {
+          op: putIfVersion(ctx.db.table, next, estimate.version, CONVERTIBLE_STATUSES),
+          onConditionFailed: (old) => {
+            if (!old) return notFound("estimate", id);
+            if (!CONVERTIBLE_STATUSES.includes(old.status as EstimateStatus)) return refuseConvert(id)(old);
+            return new Raced(); // edited meanwhile: convert what it is now
           },
-        ],
-        invoice,
-      );
-      return invoice;
-    } catch (error) {
-      // Concurrent converts also collide as transaction conflicts; reading again settles them.
-      if (!(raced || isTransactionConflict(error)) || attempt >= MAX_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-    }
-  }
+        },
+      ],
+      invoice,
+    );
+    return invoice;
+  };
+  // Concurrent converts also collide as transaction conflicts; reading again settles them.
+  return optimistic("estimate", round, { alsoRaced: isTransactionConflict });
 }

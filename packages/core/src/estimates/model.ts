@@ -1,4 +1,4 @@
-import { dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
+import { entityKey, type IndexedItem } from "../db/keys";
 import { formatDocumentNumber } from "../documents/numbering";
 import type { DocumentItem } from "../documents/editing";
 import { readLineItems, taxBreakdown } from "../documents/line-items";
@@ -33,26 +33,4 @@ export const toEstimate = (item: EstimateItem): Estimate => ({
 });
 
 export const estimateKey = (userId: string, id: number) => entityKey(userId, "ESTIMATE", id);
-export const estimateStatusKeys = (userId: string, status: EstimateStatus, id: number) =>
-  statusIndexKeys(userId, "ESTIMATE", status, id);
 export const formatEstimateNumber = (n: number): string => formatDocumentNumber("EST", n);
-
-/**
- * The expiry keys of a sent estimate: on the expire-estimates job's list at its validUntil, or on no
- * list without one. Spread over the item, or removed, whenever status or validUntil changes.
- */
-export function expiryKeys(
-  item: Pick<EstimateItem, "userId" | "sk" | "validUntil">,
-): { duePk: string; dueSk: string } | undefined {
-  return item.validUntil ? dueKeys("expire-estimates", item.userId, item.sk, item.validUntil) : undefined;
-}
-
-/** Puts a sent estimate on, or takes it off, the expiry list to match its current validUntil. */
-export function syncExpiryKeys(item: EstimateItem): void {
-  const keys = item.status === "sent" ? expiryKeys(item) : undefined;
-  if (keys) Object.assign(item, keys);
-  else {
-    delete item.duePk;
-    delete item.dueSk;
-  }
-}

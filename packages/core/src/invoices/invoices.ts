@@ -36,28 +36,21 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">>
  */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
-  return createTakingValues(
-    ctx,
-    async (take) => {
-      const [{ client, profile }, lastId] = await Promise.all([
-        requireParties(ctx, input.clientId),
-        counterValue(ctx, "invoice"),
-      ]);
-      // Absent notes and terms take the profile's defaults; an explicit null stays null.
-      const fields = {
-        ...input,
-        notes: input.notes === undefined ? profile.defaultNotes : input.notes,
-        terms: input.terms === undefined ? profile.defaultTerms : input.terms,
-      };
-      const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
-      return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
-    },
-    idsBusy,
-  );
+  return createTakingValues(ctx, "invoice id counter", async (take) => {
+    const [{ client, profile }, lastId] = await Promise.all([
+      requireParties(ctx, input.clientId),
+      counterValue(ctx, "invoice"),
+    ]);
+    // Absent notes and terms take the profile's defaults; an explicit null stays null.
+    const fields = {
+      ...input,
+      notes: input.notes === undefined ? profile.defaultNotes : input.notes,
+      terms: input.terms === undefined ? profile.defaultTerms : input.terms,
+    };
+    const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
+    return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
+  });
 }
-
-const idsBusy = () =>
-  new DomainError("service_unavailable", "invoice ids are being taken by concurrent requests; retry");
 
 export function findInvoice(ctx: Ctx, id: number, consistent = false): Promise<InvoiceItem | undefined> {
   return findDocument<InvoiceItem>(ctx, "INVOICE", id, consistent);

@@ -1,29 +1,23 @@
 import { putIfVersion } from "../db/versioning";
-import { findClient, type ClientItem } from "../clients/clients";
+import type { ClientItem } from "../clients/clients";
 import { batchGet, batchKey } from "../db/batch-get";
 import { assertExemptionReason, clientCopies } from "../documents/parties";
 import { profileKey, readProfile, sellerOf } from "../profile/profile";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { counterKey, dueKeys, entityKey } from "../db/keys";
-import {
-  formatDocumentNumber,
-  MAX_NUMBERING_ATTEMPTS,
-  numberingBackoff,
-  takeNumberWrite,
-} from "../documents/numbering";
+import { counterKey, entityKey } from "../db/keys";
+import { formatDocumentNumber, takeNumberWrite } from "../documents/numbering";
+import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
 import { expireCheckoutSession, payLinkForSend } from "../payments/checkout";
-import { queueEmail } from "../email/outbox";
-import { EmailQuotaRaced, reserveEmails } from "../email/quota";
+import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { invoiceEmail } from "../email/templates";
 import { scheduleReminderWrites } from "../reminders/reminders";
-import { getInvoice } from "./invoices";
-import { invoiceKey, invoiceStatusKeys, type InvoiceItem, type InvoiceStatus } from "./model";
+import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**
  * The invoice state machine:
@@ -42,55 +36,48 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  * in finalization order, and a draft deleted before finalizing never consumed one.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  for (let attempt = 0; ; attempt++) {
-    const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
-    if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
-    if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
-    if (centsOf(invoice.total) < 0n)
-      throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
-    assertExemptionReason(invoice, `invoice ${id}`);
+  // A lost race: the number was taken first, or the draft was edited meanwhile. A transaction
+  // conflict is commit()'s to retry (db/commit.ts); one that persists past that is a 503 at once.
+  return optimistic("invoice", () => finalizeRound(ctx, id));
+}
 
-    const now = nowIso(ctx);
-    const issueDate = invoice.issueDate ?? now;
-    const terms = client?.paymentTermsDays ?? 30;
-    const number = lastNumber + 1;
-    const next: InvoiceItem = {
-      ...invoice,
-      ...invoiceStatusKeys(ctx.userId, "finalized", id),
-      status: "finalized",
-      invoiceNumber: formatInvoiceNumber(number),
-      issueDate,
-      dueDate: invoice.dueDate ?? addDays(issueDate, terms),
-      // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
-      ...(client ? clientCopies(client) : {}),
-      seller: sellerOf(profile),
-      updatedAt: now,
-      version: invoice.version + 1,
-    };
-    let retry = false;
-    const writes: Write[] = [
-      takeNumberWrite(ctx, "invoiceNumber", lastNumber, () => {
-        retry = true; // another finalize took this number first: read again
-        return new DomainError("service_unavailable", "invoice numbering is busy; retry");
-      }),
-      {
-        op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
-        onConditionFailed: (old) => {
-          if (!old) return notFound("invoice", id);
-          if (old.status !== "draft") return wrongState(id, "finalize")(old);
-          retry = true; // edited meanwhile: finalize what it is now
-          return new DomainError("service_unavailable", "the invoice is being changed; retry");
-        },
+async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
+  if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
+  if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
+  if (centsOf(invoice.total) < 0n)
+    throw new DomainError("negative_total", `invoice ${id} has a negative total (${invoice.total})`);
+  assertExemptionReason(invoice, `invoice ${id}`);
+
+  const now = nowIso(ctx);
+  const issueDate = invoice.issueDate ?? now;
+  const terms = client?.paymentTermsDays ?? 30;
+  const number = lastNumber + 1;
+  const next: InvoiceItem = {
+    ...invoice,
+    status: "finalized",
+    invoiceNumber: formatInvoiceNumber(number),
+    issueDate,
+    dueDate: invoice.dueDate ?? addDays(issueDate, terms),
+    // Issued now: the buyer as the client is now, the seller as the profile is now, both frozen.
+    ...(client ? clientCopies(client) : {}),
+    seller: sellerOf(profile),
+    updatedAt: now,
+    version: invoice.version + 1,
+  };
+  const writes: Write[] = [
+    takeNumberWrite(ctx, "invoiceNumber", lastNumber), // another finalize took this number first: Raced
+    {
+      op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
+      onConditionFailed: (old) => {
+        if (!old) return notFound("invoice", id);
+        if (old.status !== "draft") return wrongState(id, "finalize")(old);
+        return new Raced(); // edited meanwhile: finalize what it is now
       },
-    ];
-    try {
-      await commit(ctx, writes, next);
-      return next;
-    } catch (error) {
-      if (!retry || attempt >= MAX_NUMBERING_ATTEMPTS) throw error;
-      await numberingBackoff(attempt);
-    }
-  }
+    },
+  ];
+  await commit(ctx, writes, next);
+  return next;
 }
 
 /**
@@ -113,71 +100,23 @@ async function readForFinalize(ctx: Ctx, id: number) {
   };
 }
 
-export interface SendOptions {
-  to?: string;
-}
+const SEND_RULES: SendRules<InvoiceItem> = {
+  kind: "INVOICE",
+  noun: "invoice",
+  from: "finalized",
+  // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
+  finish: (ctx, next) => payLinkForSend(ctx, next),
+  email: invoiceEmail,
+  // The reminder schedule commits with the send, or not at all.
+  alsoWrites: scheduleReminderWrites,
+};
 
 /**
- * finalized → sent: records sentAt and the recipient (the `to` given, else the client's email on
- * the invoice), and puts the invoice on the overdue job's due list at its dueDate.
+ * finalized → sent (documents/send.ts): the invoice email, its reminder schedule, and the overdue
+ * job's due list at its dueDate (db/keys.ts DUE_LISTS).
  */
-export async function sendInvoice(ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> {
-  for (let attempt = 0; ; attempt++) {
-    const invoice = await getInvoice(ctx, id, true);
-    if (invoice.status !== "finalized") throw wrongState(id, "send")(invoice as unknown as Record<string, unknown>);
-    // The client's email as the invoice froze it at finalize; when it had none, the client's current
-    // one (an email added to the client later still counts as "the client's email").
-    const recipient = options.to ?? invoice.clientEmail ?? (await findClient(ctx, invoice.clientId))?.email;
-    if (!recipient) {
-      throw new DomainError(
-        "client_email_missing",
-        `invoice ${id} has no recipient: give "to" or set the client's email`,
-      );
-    }
-    const now = nowIso(ctx);
-    // Before anything else happens (a checkout session made): past the quota, send changes nothing.
-    const quota = await reserveEmails(ctx, ctx.userId, now);
-    const next: InvoiceItem = {
-      ...invoice,
-      ...invoiceStatusKeys(ctx.userId, "sent", id),
-      ...dueKeys("overdue", ctx.userId, invoice.sk, invoice.dueDate!),
-      status: "sent",
-      sentAt: now,
-      recipient,
-      updatedAt: now,
-      version: invoice.version + 1,
-    };
-    // The pay link (docs/payments.md): our own /pay URL, no call to the card processor.
-    Object.assign(next, payLinkForSend(ctx, next));
-    // The invoice email and the reminder schedule commit with the send, or not at all.
-    const email = queueEmail(ctx, ctx.userId, invoiceEmail(ctx, next, recipient), now);
-    let raced = false;
-    try {
-      await commit(
-        ctx,
-        [
-          {
-            op: putIfVersion(ctx.db.table, next, invoice.version, ["finalized"]),
-            onConditionFailed: (old) => {
-              if (!old) return notFound("invoice", id);
-              if (old.status !== "finalized") return wrongState(id, "send")(old);
-              raced = true;
-              return new DomainError("service_unavailable", "the invoice is being changed; retry");
-            },
-          },
-          ...scheduleReminderWrites(ctx, next),
-          email.write,
-          quota,
-        ],
-        next,
-      );
-      // Delivery is the stream subscriber's: the outbox record's insert triggers it (docs/events.md).
-      return next;
-    } catch (error) {
-      if (!(raced || error instanceof EmailQuotaRaced) || attempt >= 5) throw error;
-    }
-  }
-}
+export const sendInvoice = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> =>
+  sendDocument(ctx, SEND_RULES, id, options.to);
 
 // mark-paid is a payment of the whole amount due: payments/payments.ts.
 
@@ -189,10 +128,11 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
-    key: invoiceKey(ctx.userId, id),
+    kind: "INVOICE",
+    id,
     from: VOIDABLE,
-    set: { status: "void", ...invoiceStatusKeys(ctx.userId, "void", id), updatedAt: nowIso(ctx) },
-    remove: ["duePk", "dueSk"],
+    to: "void",
+    set: { updatedAt: nowIso(ctx) },
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });

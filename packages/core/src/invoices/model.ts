@@ -2,7 +2,7 @@ import type { Ctx } from "../context";
 import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
-import { clientIndexKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
+import { entityKey, indexed, type IndexedItem } from "../db/keys";
 import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem } from "../documents/line-items";
 import { clientCopies } from "../documents/parties";
 import { centsOf, formatMoney } from "../money/money";
@@ -13,6 +13,14 @@ import { Invoice, type InvoiceStatus, type PaymentMethod } from "./resource";
 /** The invoice's stored item; the resource's shape is its response schema (./resource.ts). */
 export { INVOICE_STATUSES, PAYMENT_METHODS } from "./resource";
 export type { Invoice, InvoiceStatus, PaymentMethod };
+/**
+ * Two rules about payment, each in one place. An invoice TAKES a payment (manual, mark-paid, card,
+ * the pay link's checkout session) once it was sent, until it is paid or void. Its document ASKS for
+ * payment (bank details and pay button on the public page and PDF) from the moment it is issued: a
+ * finalized invoice may reach its client without `send` (as a PDF, or its public link).
+ */
+export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ["sent", "overdue"];
+export const PAYMENT_REQUESTED_STATUSES: readonly InvoiceStatus[] = ["finalized", ...PAYABLE_STATUSES];
 
 export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">, IndexedItem {
   version: number;
@@ -20,6 +28,8 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">
   nextLineId: number;
   /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */
   nextPaymentId?: number;
+  /** An auto-send occurrence not yet delivered: on the recurring job's due list at this time. */
+  deliverAt?: string;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
 }
@@ -35,8 +45,6 @@ export function toInvoice(item: InvoiceItem): Invoice {
 }
 
 export const invoiceKey = (userId: string, id: number) => entityKey(userId, "INVOICE", id);
-export const invoiceStatusKeys = (userId: string, status: InvoiceStatus, id: number) =>
-  statusIndexKeys(userId, "INVOICE", status, id);
 
 export interface DraftFields {
   currency?: string;
@@ -62,10 +70,8 @@ export function newDraftInvoice(
   fields: DraftFields,
   now: string,
 ): InvoiceItem {
-  return {
+  return indexed<InvoiceItem>({
     ...invoiceKey(ctx.userId, id),
-    ...invoiceStatusKeys(ctx.userId, "draft", id),
-    ...clientIndexKeys(ctx.userId, "INVOICE", client.id, id),
     userId: ctx.userId,
     version: 1,
     id,
@@ -99,7 +105,7 @@ export function newDraftInvoice(
     deliveryDate: fields.deliveryDate ?? null,
     createdAt: now,
     updatedAt: now,
-  };
+  });
 }
 
 /**

@@ -3,7 +3,6 @@ import { dueItems } from "../db/due";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
 import type { JobResult } from "../jobs/registry";
-import { invoiceKey, invoiceStatusKeys } from "./model";
 
 /**
  * The `overdue` job: a sent invoice whose dueDate is earlier than `now` becomes overdue. It reads
@@ -21,10 +20,11 @@ export async function runOverdueJob(deps: Deps, now: Date): Promise<JobResult> {
       await transition(
         { ...deps, userId },
         {
-          key: invoiceKey(userId, id),
+          kind: "INVOICE",
+          id,
           from: ["sent"],
-          set: { status: "overdue", ...invoiceStatusKeys(userId, "overdue", id), updatedAt: nowIso },
-          remove: ["duePk", "dueSk"],
+          to: "overdue",
+          set: { updatedAt: nowIso },
           notFound: () => new DomainError("not_found", "gone"),
           invalid: () => new DomainError("invalid_transition", "no longer sent"),
         },

@@ -2,20 +2,18 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
-import type { InvoiceItem } from "../invoices/model";
-import { formatMoney } from "../money/money";
+import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
-import { checkoutPaymentKey, paymentKey, type NeedsRefundReason, type PaymentItem } from "./model";
-import { afterSettled, paymentWrite } from "./payments";
 import {
-  amountDueCents,
-  invoiceWrite,
-  PAYABLE,
-  Raced,
-  settledInvoice,
-  takePaymentId,
-  untilSettled,
-} from "./settlement";
+  checkoutPaymentKey,
+  newPaymentItem,
+  type NeedsRefundReason,
+  type PaymentFacts,
+  type PaymentItem,
+} from "./model";
+import { afterSettled, paymentWrite } from "./payments";
+import { Raced } from "../db/optimistic";
+import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of
@@ -91,7 +89,7 @@ export async function handleCardProcessorEvent(deps: Deps, event: CardProcessorE
 function needsRefundReason(invoice: InvoiceItem, event: CheckoutPaidEvent): NeedsRefundReason | undefined {
   if (invoice.status === "void") return "invoice_void";
   if (invoice.status === "paid") return "invoice_already_paid";
-  if (!PAYABLE.includes(invoice.status)) return "invoice_not_payable";
+  if (!PAYABLE_STATUSES.includes(invoice.status)) return "invoice_not_payable";
   if (event.currency !== invoice.currency) return "currency_mismatch";
   if (event.amountCents! > amountDueCents(invoice)) return "amount_exceeds_due";
   return undefined;
@@ -104,27 +102,20 @@ function cardPayment(
   event: CheckoutPaidEvent,
   reason: NeedsRefundReason | undefined,
 ): PaymentItem {
-  return {
-    ...paymentKey(ctx.userId, invoice.id, id),
-    type: "payment",
-    userId: ctx.userId,
-    invoiceId: invoice.id,
-    currency: event.currency!,
-    version: 1,
+  const facts: PaymentFacts = {
     id,
-    amount: formatMoney(event.amountCents!),
+    currency: event.currency!,
     paymentMethod: "card",
     paidAt: event.occurredAt,
     reference: event.paymentReference,
     source: "card_processor",
     status: reason ? "needs_refund" : "succeeded",
-    refundedAmount: "0.00",
-    createdAt: nowIso(ctx),
     checkoutSessionId: event.sessionId,
     ...(event.paymentIntentId ? { paymentIntentId: event.paymentIntentId } : {}),
     eventId: event.eventId,
     ...(reason ? { reason } : {}),
   };
+  return newPaymentItem(ctx.userId, invoice.id, event.amountCents!, facts, nowIso(ctx));
 }
 
 /** The session's "paid once" marker (see model.ts), pointing at its payment. */

@@ -3,11 +3,13 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { DomainError, notFound } from "../errors";
-import type { InvoiceItem } from "../invoices/model";
+import { optimistic, Raced } from "../db/optimistic";
+import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { findPublicInvoice } from "../public/documents";
+import { publicInvoicePath, publicInvoicePayUrl, publicInvoiceUrl } from "../public/links";
 import { CardProcessorError, type CheckoutSession } from "./card-processor";
-import { amountDueCents, PAYABLE } from "./settlement";
+import { amountDueCents } from "./settlement";
 
 /**
  * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as
@@ -36,8 +38,7 @@ export function payLinkForSend(
   invoice: Pick<InvoiceItem, "publicToken">,
 ): { cardProcessorPaymentLink?: string } {
   if (!ctx.payments || !ctx.publicBaseUrl) return {};
-  const base = ctx.publicBaseUrl.replace(/\/+$/, "");
-  return { cardProcessorPaymentLink: `${base}/public/invoices/${invoice.publicToken}/pay` };
+  return { cardProcessorPaymentLink: publicInvoicePayUrl(ctx, invoice.publicToken) };
 }
 
 /**
@@ -47,13 +48,15 @@ export function payLinkForSend(
  * paid, void). 404 for an unknown token or a draft, exactly as the public page.
  */
 export async function payLocation(deps: Deps, token: string): Promise<string> {
-  let invoice = await findInvoiceByToken(deps, token);
-  if (!invoice || invoice.status === "draft") throw notFound("invoice");
-  const page = `/public/invoices/${token}`;
-  const ctx: Ctx = { ...deps, userId: invoice.userId };
+  const found = await findInvoiceByToken(deps, token);
+  if (!found || found.status === "draft") throw notFound("invoice");
+  const page = publicInvoicePath(token);
+  const ctx: Ctx = { ...deps, userId: found.userId };
 
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (!PAYABLE.includes(invoice.status)) return page;
+  return optimistic("invoice", async (round) => {
+    const invoice = round === 1 ? found : await readInvoice(ctx, found);
+    if (!invoice) throw notFound("invoice");
+    if (!PAYABLE_STATUSES.includes(invoice.status)) return page;
     if (!ctx.payments) {
       if (invoice.altProcessorPaymentLink) return invoice.altProcessorPaymentLink;
       throw notFound("payment link");
@@ -81,11 +84,8 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
       if (invoice.cardProcessorCheckoutSessionId !== session.id) await expireCheckoutSession(ctx, invoice);
       return session.url!;
     }
-    // Changed meanwhile (another click stored its session, a payment, a void): look again.
-    invoice = await readInvoice(ctx, invoice);
-    if (!invoice) throw notFound("invoice");
-  }
-  throw new DomainError("service_unavailable", "the invoice is changing; retry");
+    throw new Raced(); // changed meanwhile (another click stored its session, a payment, a void): look again
+  });
 }
 
 /**
@@ -122,7 +122,7 @@ async function createSession(ctx: Ctx, invoice: InvoiceItem): Promise<CheckoutSe
     warn("no card checkout session", ctx.userId, invoice.id, new Error("no public base URL for the return pages"));
     return undefined;
   }
-  const page = `${ctx.publicBaseUrl.replace(/\/+$/, "")}/public/invoices/${invoice.publicToken}`;
+  const page = publicInvoiceUrl(ctx, invoice.publicToken);
   const session = await ctx.payments!.createCheckoutSession({
     userId: ctx.userId,
     invoiceId: invoice.id,
@@ -168,6 +168,7 @@ async function currentSession(
 /** Stores a new session on the invoice if it is still the version read (so still the amount due) and payable. */
 async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSession): Promise<boolean> {
   const stale = new Error("stale");
+  const payable = PAYABLE_STATUSES.map((_, i) => `:payable${i}`);
   try {
     await commit(ctx, [
       {
@@ -179,7 +180,7 @@ async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSes
               "SET cardProcessorSessionUrl = :url, cardProcessorCheckoutSessionId = :id, " +
               "cardProcessorSessionExpiresAt = :exp, cardProcessorSessionAmount = :amount, " +
               "updatedAt = :now, #version = #version + :one",
-            ConditionExpression: "#version = :v AND #status IN (:sent, :overdue)",
+            ConditionExpression: `#version = :v AND #status IN (${payable.join(", ")})`,
             ExpressionAttributeNames: { "#version": "version", "#status": "status" },
             ExpressionAttributeValues: {
               ":url": session.url,
@@ -189,8 +190,7 @@ async function storeSession(ctx: Ctx, invoice: InvoiceItem, session: CheckoutSes
               ":now": nowIso(ctx),
               ":one": 1,
               ":v": invoice.version,
-              ":sent": "sent",
-              ":overdue": "overdue",
+              ...Object.fromEntries(PAYABLE_STATUSES.map((status, i) => [payable[i], status])),
             },
           },
         },

@@ -1,5 +1,5 @@
 import { pad, userPk } from "../db/keys";
-import { centsOf } from "../money/money";
+import { centsOf, formatMoney } from "../money/money";
 import { toResource } from "../resource";
 import { Payment, type PaymentSource, type PaymentStatus } from "./resource";
 
@@ -47,6 +47,32 @@ export const paymentPrefix = (invoiceId: number): string => `PAYMENT#${pad(invoi
 export const paymentKey = (userId: string, invoiceId: number, paymentId: number) => ({
   pk: userPk(userId),
   sk: `${paymentPrefix(invoiceId)}${pad(paymentId)}`,
+});
+
+/** What a payment's source states about it; the rest of a new payment item is the same for all. */
+export type PaymentFacts = Pick<
+  PaymentItem,
+  "id" | "currency" | "paymentMethod" | "paidAt" | "reference" | "source" | "status"
+> &
+  Pick<PaymentItem, "checkoutSessionId" | "paymentIntentId" | "eventId" | "reason">;
+
+/** A new payment item of invoice `invoiceId`, of `amountCents`, nothing refunded yet. */
+export const newPaymentItem = (
+  userId: string,
+  invoiceId: number,
+  amountCents: bigint,
+  facts: PaymentFacts,
+  now: string,
+): PaymentItem => ({
+  ...paymentKey(userId, invoiceId, facts.id),
+  type: "payment",
+  userId,
+  invoiceId,
+  version: 1,
+  amount: formatMoney(amountCents),
+  refundedAmount: "0.00",
+  createdAt: now,
+  ...facts,
 });
 
 /**

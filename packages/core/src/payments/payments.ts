@@ -5,19 +5,12 @@ import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { expireCheckoutSession } from "./checkout";
-import { countedCents, paymentKey, paymentPrefix, type PaymentItem } from "./model";
-import {
-  amountDueCents,
-  invoiceWrite,
-  PAYABLE,
-  Raced,
-  settledInvoice,
-  takePaymentId,
-  untilSettled,
-} from "./settlement";
+import { countedCents, newPaymentItem, paymentKey, paymentPrefix, type PaymentItem } from "./model";
+import { Raced } from "../db/optimistic";
+import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -43,8 +36,8 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
   const paidAt = checkPaidAt(ctx, input.paidAt);
   const result = await untilSettled(async (round) => {
     const invoice = await getInvoice(ctx, invoiceId, true);
-    if (!PAYABLE.includes(invoice.status)) {
-      if (round > 0 && invoice.status === "paid") throw overpayment(invoice, input.amountCents);
+    if (!PAYABLE_STATUSES.includes(invoice.status)) {
+      if (round > 1 && invoice.status === "paid") throw overpayment(invoice, input.amountCents);
       throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "record a payment on");
     }
     if (input.amountCents > amountDueCents(invoice)) throw overpayment(invoice, input.amountCents);
@@ -73,17 +66,18 @@ export async function markInvoicePaid(ctx: Ctx, invoiceId: number, input: MarkPa
   const paidAt = checkPaidAt(ctx, input.paidAt);
   const result = await untilSettled(async () => {
     const invoice = await getInvoice(ctx, invoiceId, true);
-    if (!PAYABLE.includes(invoice.status)) throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
+    if (!PAYABLE_STATUSES.includes(invoice.status))
+      throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "mark paid");
     const due = amountDueCents(invoice);
     const completion = { paidAt, paymentMethod: input.paymentMethod, reference: input.reference ?? null };
     const next = settledInvoice(ctx, invoice, due, completion);
-    // A zero total has nothing to pay: the invoice is paid without a payment of 0.00.
-    const writes = [invoiceWrite(ctx, next, invoice.version)];
-    if (due > 0n) {
-      const id = takePaymentId(invoice, next);
-      const payment = manualPayment(ctx, invoice, id, due, input.paymentMethod, paidAt, input.reference);
-      writes.unshift(paymentWrite(ctx, payment));
-    }
+    // A zero total has nothing to pay: the invoice is paid without a payment of 0.00. The payment id
+    // is taken from `next` before its write is built (the write holds the item as it is then).
+    const payment =
+      due > 0n
+        ? manualPayment(ctx, invoice, takePaymentId(invoice, next), due, input.paymentMethod, paidAt, input.reference)
+        : undefined;
+    const writes = [...(payment ? [paymentWrite(ctx, payment)] : []), invoiceWrite(ctx, next, invoice.version)];
     await commit(ctx, writes, next);
     return { invoice: next, before: invoice };
   });
@@ -187,23 +181,14 @@ function manualPayment(
   paidAt: string,
   reference: string | null | undefined,
 ): PaymentItem {
-  return {
-    ...paymentKey(ctx.userId, invoice.id, id),
-    type: "payment",
-    userId: ctx.userId,
-    invoiceId: invoice.id,
-    currency: invoice.currency,
-    version: 1,
-    id,
-    amount: formatMoney(amountCents),
-    paymentMethod,
-    paidAt,
-    reference: reference ?? null,
-    source: "manual",
-    status: "succeeded",
-    refundedAmount: "0.00",
-    createdAt: nowIso(ctx),
-  };
+  const facts = { id, currency: invoice.currency, paymentMethod, paidAt, reference: reference ?? null };
+  return newPaymentItem(
+    ctx.userId,
+    invoice.id,
+    amountCents,
+    { ...facts, source: "manual", status: "succeeded" },
+    nowIso(ctx),
+  );
 }
 
 function checkPaidAt(ctx: Ctx, paidAt: string | undefined): string {

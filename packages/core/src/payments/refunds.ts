@@ -6,7 +6,8 @@ import { centsOf, formatMoney } from "../money/money";
 import { CardProcessorError, type Refund } from "./card-processor";
 import { countedCents, type PaymentItem } from "./model";
 import { readPayment } from "./payments";
-import { invoiceWrite, Raced, settledInvoice, untilSettled } from "./settlement";
+import { Raced } from "../db/optimistic";
+import { invoiceWrite, settledInvoice, untilSettled } from "./settlement";
 
 /**
  * POST /invoices/{id}/payments/{paymentId}/refund: card payments only, through the card processor,

@@ -5,7 +5,7 @@ import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { userPk } from "../db/keys";
 import { assertIfMatch } from "../db/versioning";
-import { DomainError } from "../errors";
+import { optimistic, Raced } from "../db/optimistic";
 import { toResource } from "../resource";
 import { Profile, Seller, type BankAccount } from "./resource";
 
@@ -80,25 +80,25 @@ export async function getProfile(ctx: Pick<Ctx, "db" | "userId">, consistent = f
  * otherwise the patch is applied again to the fresh profile.
  */
 export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: string): Promise<ProfileItem> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await getProfile(ctx, true);
-    assertIfMatch(ifMatch, current.version);
-    if (Object.values(patch).every((value) => value === undefined)) return current;
-    const next: ProfileItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
-    for (const [field, value] of Object.entries(patch)) {
-      if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
-    }
-    // Replaced whole, every member present (null when not given).
-    if (patch.address) next.address = toAddress(patch.address);
-    if (patch.bankAccount) {
-      next.bankAccount = {
-        accountName: patch.bankAccount.accountName ?? null,
-        iban: patch.bankAccount.iban,
-        bic: patch.bankAccount.bic ?? null,
-      };
-    }
-    let raced = false;
-    try {
+  return optimistic(
+    "profile",
+    async () => {
+      const current = await getProfile(ctx, true);
+      assertIfMatch(ifMatch, current.version);
+      if (Object.values(patch).every((value) => value === undefined)) return current;
+      const next: ProfileItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
+      for (const [field, value] of Object.entries(patch)) {
+        if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
+      }
+      // Replaced whole, every member present (null when not given).
+      if (patch.address) next.address = toAddress(patch.address);
+      if (patch.bankAccount) {
+        next.bankAccount = {
+          accountName: patch.bankAccount.accountName ?? null,
+          iban: patch.bankAccount.iban,
+          bic: patch.bankAccount.bic ?? null,
+        };
+      }
       await commit(
         ctx,
         [
@@ -113,19 +113,13 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: str
                 ExpressionAttributeValues: { ":v": current.version },
               },
             },
-            onConditionFailed: () => {
-              raced = true;
-              return ifMatch !== undefined
-                ? new DomainError("precondition_failed", "the profile was changed concurrently")
-                : new DomainError("service_unavailable", "the profile keeps changing concurrently; retry");
-            },
+            onConditionFailed: () => new Raced(),
           },
         ],
         next,
       );
       return next;
-    } catch (error) {
-      if (!raced || ifMatch !== undefined || attempt >= 6) throw error;
-    }
-  }
+    },
+    { ifMatch },
+  );
 }

@@ -1,10 +1,10 @@
 import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
-import { publicInvoicePayUrl } from "../email/links";
+import { publicInvoicePayUrl } from "./links";
 import { displayDate, displayMoney } from "../email/format";
 import type { Estimate } from "../estimates/model";
-import type { Invoice } from "../invoices/model";
+import { PAYMENT_REQUESTED_STATUSES, type Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
 import { displayIban } from "../profile/iban";
 import type { Logo } from "../profile/logo";
@@ -87,8 +87,6 @@ export interface DocumentAssets {
   logo: Logo | null;
 }
 
-const PAYABLE: readonly string[] = ["finalized", "sent", "overdue"];
-
 /**
  * THE pay button's target, in one place: the card processor's link when there is one, else the
  * alternative processor's; none once the invoice is paid or void. Only https links: they come
@@ -98,7 +96,7 @@ export function payLinkOf(
   invoice: Pick<Invoice, "status" | "publicToken" | "cardProcessorPaymentLink" | "altProcessorPaymentLink">,
   deps: Pick<Deps, "publicBaseUrl">,
 ): string | null {
-  if (!PAYABLE.includes(invoice.status)) return null;
+  if (!PAYMENT_REQUESTED_STATUSES.includes(invoice.status)) return null;
   // A checkout session expires after a day: the button goes through our /pay route, which reuses
   // the session while it is open and makes a new one after.
   if (invoice.cardProcessorPaymentLink) return publicInvoicePayUrl(deps, invoice.publicToken);
@@ -262,7 +260,7 @@ export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick
   if (invoice.status !== "void") totals.push({ label: "Amount due", value: money(due), emphasis: true });
 
   const bank = assets.seller?.bankAccount;
-  const owing = (draft || PAYABLE.includes(invoice.status)) && centsOf(due) > 0n;
+  const owing = (draft || PAYMENT_REQUESTED_STATUSES.includes(invoice.status)) && centsOf(due) > 0n;
   const payment =
     bank && owing
       ? {

@@ -1,4 +1,4 @@
-import { clientIndexKeys, dueKeys, entityKey, statusIndexKeys, type IndexedItem } from "../db/keys";
+import { entityKey, withIndexKeys, type IndexedItem } from "../db/keys";
 import { readLineItems, taxBreakdown } from "../documents/line-items";
 import { toResource } from "../resource";
 import { occurrenceAt } from "./recurrence";
@@ -47,25 +47,10 @@ export function nextOccurrenceState(
 }
 
 /**
- * The index attributes that follow from a schedule's state, in one place: its status list, its
- * client list, and — only while it is active — the recurring job's due list at nextRunAt. Every
- * write of a schedule passes its item through here, so the due list never holds a paused,
- * completed or cancelled schedule.
+ * Moves a schedule to `completed` when its state says it is over; otherwise leaves it as is. Its
+ * index attributes follow (db/keys.ts withIndexKeys): the recurring job's due list holds a schedule
+ * only while it is active.
  */
-export function withIndexKeys(item: ScheduleItem): ScheduleItem {
-  const { duePk: _p, dueSk: _s, ...rest } = item;
-  const indexed: ScheduleItem = {
-    ...rest,
-    ...statusIndexKeys(item.userId, "SCHEDULE", item.status, item.id),
-    ...clientIndexKeys(item.userId, "SCHEDULE", item.clientId, item.id),
-  };
-  if (item.status === "active" && item.nextRunAt !== null) {
-    Object.assign(indexed, dueKeys("recurring", item.userId, item.sk, item.nextRunAt));
-  }
-  return indexed;
-}
-
-/** Moves a schedule to `completed` when its state says it is over; otherwise leaves it as is. */
 export function settle(item: ScheduleItem): ScheduleItem {
   if (item.status !== "active" && item.status !== "paused") return item;
   const { nextRunAt, finished } = nextOccurrenceState(item, item.nextOccurrence);

@@ -2,7 +2,7 @@ import type { ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
-import { DUE_SHARDS, duePartition, dueKeys } from "../db/keys";
+import { DUE_SHARDS, duePartition, withIndexKeys } from "../db/keys";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError } from "../errors";
 import { findInvoice } from "../invoices/invoices";
@@ -57,7 +57,8 @@ export function buildOccurrence(
     },
     now,
   );
-  if (schedule.autoSend) Object.assign(invoice, deliveryMarker(ctx.userId, invoice.sk, issueDate));
+  // Its delivery marker (below) follows from deliverAt, like every index attribute (db/keys.ts).
+  const delivered = schedule.autoSend ? withIndexKeys({ ...invoice, deliverAt: issueDate }) : invoice;
   const next = settle({
     ...schedule,
     occurrencesGenerated: schedule.occurrencesGenerated + 1,
@@ -67,7 +68,7 @@ export function buildOccurrence(
     updatedAt: now,
     version: schedule.version + 1,
   });
-  return { invoice, schedule: next };
+  return { invoice: delivered, schedule: next };
 }
 
 /** A generation lost to another run (or to a pause, cancel or edit in between): read again. */
@@ -102,7 +103,8 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
  * Auto-send and crashes. Finalizing and sending are the invoice's own transitions (with their own
  * numbering transaction), so they cannot join the generation transaction. To make "generated ⇒
  * eventually sent" survive a crash in between, an auto-send invoice is written — atomically with its
- * generation — carrying a delivery marker: entries on the recurring job's due list at its issueDate.
+ * generation — carrying a delivery marker: `deliverAt` = its issueDate, which puts it on the
+ * recurring job's due list while it is a draft or finalized (db/keys.ts DUE_LISTS).
  * Every run of the job therefore sees a generated-but-undelivered invoice (it is due at once) and
  * finishes its delivery, whatever happened to the run that generated it, and even after the
  * schedule was completed or paused. The marker goes away by itself when the invoice is sent (send
@@ -113,8 +115,6 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
 const RECURRING_PARTITIONS = new Set(
   Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)),
 );
-
-const deliveryMarker = (userId: string, sk: string, issueDate: string) => dueKeys("recurring", userId, sk, issueDate);
 
 const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
   invoice.duePk !== undefined && RECURRING_PARTITIONS.has(invoice.duePk);
@@ -174,7 +174,7 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: "REMOVE duePk, dueSk",
+            UpdateExpression: "REMOVE deliverAt, duePk, dueSk",
             ConditionExpression: "duePk = :pk AND dueSk = :sk",
             ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
           },

@@ -12,7 +12,8 @@ import { buildLineItems, computeTotals, nextLineId, type LineItemInput } from ".
 import { DomainError, ValidationError, invalidTransition, notFound, type FieldError } from "../errors";
 import { createInvoiceWrites } from "../invoices/model";
 import { startOfUtcDay } from "../time";
-import { scheduleKey, settle, withIndexKeys, type ScheduleItem, type ScheduleStatus } from "./model";
+import { scheduleKey, settle, type ScheduleItem, type ScheduleStatus } from "./model";
+import { withIndexKeys } from "../db/keys";
 import { buildOccurrence, deliverInvoice } from "./occurrences";
 import { firstOccurrenceAtOrAfter, type Frequency } from "./recurrence";
 
@@ -81,72 +82,68 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
   const immediate = startDate <= now;
   // One read (the client, copied into the template, and the counters of the ids taken — on a
   // request's first read with the API key too), then one transaction (db/ids.ts).
-  const first = await createTakingValues(
-    ctx,
-    async (take) => {
-      const [client, lastId, lastInvoiceId] = await Promise.all([
-        requireClient(ctx, input.clientId),
-        counterValue(ctx, "schedule"),
-        immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
-      ]);
-      const id = lastId + 1;
-      const created = settle({
-        ...scheduleKey(ctx.userId, id),
-        userId: ctx.userId,
-        version: 1,
-        id,
-        clientId: client.id,
-        status: "active",
-        frequency: input.frequency,
-        startDate,
-        endDate: input.endDate ?? null,
-        maxOccurrences: input.maxOccurrences ?? null,
-        occurrencesGenerated: 0,
-        nextOccurrence: 0,
-        nextRunAt: startDate,
-        lastRunAt: null,
-        lastInvoiceId: null,
-        autoSend: input.autoSend ?? false,
-        paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
-        currency: input.currency ?? client.currency,
-        notes: input.notes ?? null,
-        terms: input.terms ?? null,
-        taxExemptionReason: input.taxExemptionReason ?? null,
-        buyerReference: input.buyerReference ?? null,
-        purchaseOrderReference: input.purchaseOrderReference ?? null,
-        lineItems,
-        nextLineId: nextLineId(lineItems),
-        ...computeTotals(lineItems),
-        createdAt: now,
-        updatedAt: now,
-        gsi1pk: "",
-        gsi1sk: "",
-        gsi2pk: "",
-        gsi2sk: "", // set by settle → withIndexKeys
-      });
+  const first = await createTakingValues(ctx, "schedule id counter", async (take) => {
+    const [client, lastId, lastInvoiceId] = await Promise.all([
+      requireClient(ctx, input.clientId),
+      counterValue(ctx, "schedule"),
+      immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
+    ]);
+    const id = lastId + 1;
+    const created = settle({
+      ...scheduleKey(ctx.userId, id),
+      userId: ctx.userId,
+      version: 1,
+      id,
+      clientId: client.id,
+      status: "active",
+      frequency: input.frequency,
+      startDate,
+      endDate: input.endDate ?? null,
+      maxOccurrences: input.maxOccurrences ?? null,
+      occurrencesGenerated: 0,
+      nextOccurrence: 0,
+      nextRunAt: startDate,
+      lastRunAt: null,
+      lastInvoiceId: null,
+      autoSend: input.autoSend ?? false,
+      paymentTermsDays: input.paymentTermsDays ?? client.paymentTermsDays,
+      currency: input.currency ?? client.currency,
+      notes: input.notes ?? null,
+      terms: input.terms ?? null,
+      taxExemptionReason: input.taxExemptionReason ?? null,
+      buyerReference: input.buyerReference ?? null,
+      purchaseOrderReference: input.purchaseOrderReference ?? null,
+      lineItems,
+      nextLineId: nextLineId(lineItems),
+      ...computeTotals(lineItems),
+      createdAt: now,
+      updatedAt: now,
+      gsi1pk: "",
+      gsi1sk: "",
+      gsi2pk: "",
+      gsi2sk: "", // set by settle → withIndexKeys
+    });
 
-      const putNew = (item: ScheduleItem): Write => ({
-        op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
-      });
-      const takeId = take("schedule", lastId);
-      if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
-      const invoiceId = lastInvoiceId + 1;
-      const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
-      const withInvoice: ScheduleItem = { ...schedule, version: 1 };
-      // The invoice's own Put, but one client-reference update for both documents (a transaction may
-      // touch an item only once).
-      const [invoicePut] = createInvoiceWrites(ctx, invoice);
-      const writes = [
-        takeId,
-        take("invoice", lastInvoiceId),
-        putNew(withInvoice),
-        invoicePut!,
-        clientRefWrite(ctx, client.id, 2),
-      ];
-      return { writes, result: withInvoice };
-    },
-    () => new DomainError("service_unavailable", "schedule ids are being taken by concurrent requests; retry"),
-  );
+    const putNew = (item: ScheduleItem): Write => ({
+      op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
+    });
+    const takeId = take("schedule", lastId);
+    if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
+    const invoiceId = lastInvoiceId + 1;
+    const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
+    const withInvoice: ScheduleItem = { ...schedule, version: 1 };
+    // The invoice's own Put, but one client-reference update for both documents (a transaction may
+    // touch an item only once).
+    const [invoicePut] = createInvoiceWrites(ctx, invoice);
+    const writes = [
+      takeId,
+      take("invoice", lastInvoiceId),
+      putNew(withInvoice),
+      invoicePut!,
+      clientRefWrite(ctx, client.id, 2),
+    ];
+    return { writes, result: withInvoice };
+  });
   if (!immediate) return first;
   const invoiceId = first.lastInvoiceId!;
   // Delivery is not part of the creation (nor of its Idempotency-Key record): the schedule and its

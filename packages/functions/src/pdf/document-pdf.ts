@@ -1,6 +1,6 @@
 import { PDFDocument, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
 import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/public/view";
-import { documentFonts } from "./fonts";
+import { documentFonts, type Fontkit } from "./fonts";
 
 /**
  * The PDF of an invoice or estimate: the same view the public page renders (core/src/public/view.ts),
@@ -33,8 +33,8 @@ const COLUMNS = [
 export interface PdfOptions {
   /** When the PDF was made (its metadata dates): the caller's clock. */
   now: Date;
-  /** Fonts embedded, as PDF/A requires (the Factur-X e-invoice); otherwise the standard fonts. */
-  archival?: boolean;
+  /** Fonts embedded with this font engine, as PDF/A requires (the Factur-X e-invoice); otherwise the standard fonts. */
+  fontkit?: Fontkit;
 }
 
 export async function renderDocumentPdf(view: DocumentView, options: PdfOptions): Promise<Uint8Array> {
@@ -46,7 +46,7 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
   pdf.setProducer("Invoicing (pdf-lib)");
   pdf.setCreationDate(options.now);
   pdf.setModificationDate(options.now);
-  const fonts = await documentFonts(pdf, options.archival === true);
+  const fonts = await documentFonts(pdf, options.fontkit);
   const logo = await embedLogo(pdf, view);
   const layout = new Layout(pdf, fonts);
 

@@ -3,6 +3,9 @@ import { StandardFonts, type PDFDocument, type PDFFont } from "pdf-lib";
 import { packageFile } from "../package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 
+/** fontkit's type as pdf-lib takes it (pdf-lib does not export the name). */
+export type Fontkit = Parameters<PDFDocument["registerFontkit"]>[0];
+
 export interface DocumentFonts {
   regular: PDFFont;
   bold: PDFFont;
@@ -20,6 +23,9 @@ export interface DocumentFonts {
  * Its Latin files (Basic Latin, Latin-1, €, typographic punctuation: what WinAnsi covers) ship in
  * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (package-files.ts; infra
  * copies them next to the Documents function). Only the glyphs used are embedded (a subset).
+ * The font engine that parses and subsets them (fontkit, 900 KiB) is passed in by the one caller
+ * that draws archival PDFs (pdf/renderer.ts, in the Documents function), so that the other bundles
+ * that draw PDFs (email attachments: the stream subscriber, the jobs) do not carry it.
  * Ligatures and kerning are off: the layout measures text character by character (document-pdf.ts)
  * and must measure exactly what is drawn.
  */
@@ -44,16 +50,16 @@ function embeddedPrograms(): Record<keyof DocumentFonts, Uint8Array> {
   return programs;
 }
 
-export async function documentFonts(pdf: PDFDocument, embedded: boolean): Promise<DocumentFonts> {
-  if (!embedded) {
+/** The standard fonts, or, given a font engine (fontkit), the embedded ones. */
+export async function documentFonts(pdf: PDFDocument, fontkit?: Fontkit): Promise<DocumentFonts> {
+  if (!fontkit) {
     return {
       regular: await pdf.embedFont(StandardFonts.Helvetica),
       bold: await pdf.embedFont(StandardFonts.HelveticaBold),
       italic: await pdf.embedFont(StandardFonts.HelveticaOblique),
     };
   }
-  // fontkit (font parsing and subsetting) is loaded only for archival PDFs.
-  pdf.registerFontkit((await import("@pdf-lib/fontkit")).default);
+  pdf.registerFontkit(fontkit);
   const files = embeddedPrograms();
   const embed = (bytes: Uint8Array) => pdf.embedFont(bytes, { subset: true, features: NO_SUBSTITUTION });
   return { regular: await embed(files.regular), bold: await embed(files.bold), italic: await embed(files.italic) };

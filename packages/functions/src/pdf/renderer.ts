@@ -3,8 +3,12 @@ import type { AppEnv } from "../env";
 import type { RenderPdf } from "./response";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
-// requests never render one.
-const render: RenderPdf = async (view, options) => (await import("./document-pdf")).renderDocumentPdf(view, options);
+// requests never render one. fontkit, which embeds fonts, only at the first archival PDF.
+const render: RenderPdf = async (view, { archival, ...options }) => {
+  const { renderDocumentPdf } = await import("./document-pdf");
+  const fontkit = archival ? (await import("@pdf-lib/fontkit")).default : undefined;
+  return renderDocumentPdf(view, { ...options, fontkit });
+};
 
 /**
  * Gives an app its PDF renderer (pdf/response.ts reads it). Mounted, before the PDF routes, only by

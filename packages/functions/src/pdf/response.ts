@@ -4,7 +4,11 @@ import type { AppEnv } from "../env";
 import type { PdfOptions } from "./document-pdf";
 
 /** Draws a document view as PDF bytes. */
-export type RenderPdf = (view: DocumentView, options: PdfOptions) => Promise<Uint8Array>;
+export type RenderPdf = (view: DocumentView, options: RenderOptions) => Promise<Uint8Array>;
+export interface RenderOptions extends Omit<PdfOptions, "fontkit"> {
+  /** Fonts embedded, as PDF/A requires (the Factur-X e-invoice). */
+  archival?: boolean;
+}
 
 /**
  * An `application/pdf` response of a document view, named after its number. The renderer comes
