@@ -303,6 +303,13 @@ describe("e_invoice_incomplete: every missing field, before any XML", () => {
     ]);
   });
 
+  test("a client address stored as free text (no country) names the buyer's country", () => {
+    const legacy = { line1: "Hauptstraße 1", line2: "10115 Berlin", city: null, postalCode: null, region: null };
+    const source = invoice({ lines: [["A", "1", "1.00", "0.19"]], clientAddress: { ...legacy, country: null } });
+    expect(missingForEInvoice(source, "ubl").map((e) => e.path)).toEqual(["client.address.country"]);
+    expect(() => writeEInvoiceXml(source, "cii")).toThrow(/client\.address\.country/);
+  });
+
   test("outside_scope mixed with other categories names lineItems; VAT ids must carry their prefix", () => {
     const mixed = invoice({
       taxExemptionReason: "n/a",

@@ -1,17 +1,10 @@
+import type { Address } from "./resource";
+
 /**
- * A postal address, as clients, the business profile and the documents' snapshots hold it.
- * `country` is an assigned ISO 3166-1 alpha-2 code (address/countries.ts); the others are free text
- * or null. An address is replaced whole, never merged.
+ * A postal address (its shape: ./resource.ts). An address is replaced whole, never merged; `country`
+ * is null only for an address stored as free text before addresses were structured (see below).
  */
-export interface Address {
-  line1: string | null;
-  line2: string | null;
-  city: string | null;
-  postalCode: string | null;
-  region: string | null;
-  /** Null only for an address stored as free text before addresses were structured (see below). */
-  country: string | null;
-}
+export type { Address };
 
 export type AddressInput = Partial<Omit<Address, "country">> & { country: string };
 

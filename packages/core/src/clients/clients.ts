@@ -9,19 +9,9 @@ import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 import { readAddress, toAddress, type Address, type AddressInput } from "../address/address";
 import { getProfile } from "../profile/profile";
+import type { Client } from "./resource";
 
-export interface Client {
-  id: number;
-  name: string;
-  email: string | null;
-  currency: string;
-  paymentTermsDays: number;
-  address: Address | null;
-  /** The client's VAT or tax number. */
-  taxId: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Client };
 
 export interface ClientItem extends Omit<Client, "address"> {
   /** Structured, or free text stored before addresses were structured (read by readAddress). */

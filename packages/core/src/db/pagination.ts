@@ -160,35 +160,26 @@ export function listEntities<T extends { id: number }>(
   // The user is part of the signature: another user's cursor is ignored like any foreign one.
   const signature = `${userId}|${kind}|${filters.status ?? ""}|${filters.clientId ?? ""}`;
   const base = (id: number) => entityKey(userId, kind, id);
+  /** A page of one index partition: its sort key is the padded id, so a cursor's id is its start. */
+  const fromIndex = (index: "byClient" | "byStatus", partition: string, status?: string) => {
+    const [pkName, skName] = index === "byClient" ? ["gsi2pk", "gsi2sk"] : ["gsi1pk", "gsi1sk"];
+    return listPage<T>(
+      db,
+      {
+        index,
+        partitionName: pkName,
+        partitionValue: partition,
+        filters: status ? { status } : undefined,
+        signature,
+        startKey: (id) => ({ ...base(id), [pkName]: partition, [skName]: pad(id) }),
+      },
+      page,
+    );
+  };
   if (filters.clientId !== undefined) {
-    const partition = clientPartition(userId, kind, filters.clientId);
-    return listPage<T>(
-      db,
-      {
-        index: "byClient",
-        partitionName: "gsi2pk",
-        partitionValue: partition,
-        filters: filters.status ? { status: filters.status } : undefined,
-        signature,
-        startKey: (id) => ({ ...base(id), gsi2pk: partition, gsi2sk: pad(id) }),
-      },
-      page,
-    );
+    return fromIndex("byClient", clientPartition(userId, kind, filters.clientId), filters.status);
   }
-  if (filters.status !== undefined) {
-    const partition = statusPartition(userId, kind, filters.status);
-    return listPage<T>(
-      db,
-      {
-        index: "byStatus",
-        partitionName: "gsi1pk",
-        partitionValue: partition,
-        signature,
-        startKey: (id) => ({ ...base(id), gsi1pk: partition, gsi1sk: pad(id) }),
-      },
-      page,
-    );
-  }
+  if (filters.status !== undefined) return fromIndex("byStatus", statusPartition(userId, kind, filters.status));
   return listPage<T>(
     db,
     {

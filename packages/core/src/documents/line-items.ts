@@ -9,6 +9,7 @@ import {
   parseQuantity,
   parseTaxRate,
 } from "../money/money";
+import type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
 
 /**
  * Line items and totals, shared by invoices, estimates and recurring schedules.
@@ -45,17 +46,8 @@ export interface LineItemInput {
   taxCategory?: TaxCategory;
 }
 
-/** A line as stored and as returned: every number a formatted decimal string. */
-export interface LineItem {
-  id: number;
-  description: string;
-  quantity: string;
-  unitPrice: string;
-  taxRate: string;
-  taxCategory: TaxCategory;
-  amount: string;
-  sortOrder: number;
-}
+/** A line as stored and as returned: its shape is the response schema (./resource.ts). */
+export type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
 
 /**
  * A line's category: the one given, else `standard` when it charges tax and `zero_rated` when not.
@@ -67,12 +59,6 @@ export const defaultTaxCategory = (taxRate: bigint): TaxCategory => (taxRate > 0
 export function taxCategoryProblem(category: TaxCategory, taxRate: bigint): string | null {
   if (category === "standard") return taxRate > 0n ? null : "standard needs a taxRate above 0";
   return taxRate === 0n ? null : `${category} needs taxRate 0`;
-}
-
-export interface Totals {
-  subtotal: string;
-  taxTotal: string;
-  total: string;
 }
 
 function must(result: ReturnType<typeof parseMoney>, what: string): bigint {
@@ -116,13 +102,6 @@ export function readLineItems(lines: readonly LineItem[]): LineItem[] {
     amount: line.amount,
     sortOrder: line.sortOrder,
   }));
-}
-
-export interface TaxBreakdownEntry {
-  taxCategory: TaxCategory;
-  taxRate: string;
-  taxableAmount: string;
-  taxAmount: string;
 }
 
 /**

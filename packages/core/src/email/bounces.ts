@@ -3,6 +3,7 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { outboxKey } from "./outbox";
+import type { DeliveryProblem } from "./resource";
 
 /**
  * What SES reports after it took an email: a bounce (the receiving server refused it, or SES gave up),
@@ -32,7 +33,7 @@ export function feedbackTags(userId: string, outboxId: string): { Name: string; 
   ];
 }
 
-export type DeliveryProblem = "bounced" | "complained" | "rejected";
+export type { DeliveryProblem };
 
 export interface EmailFeedback {
   problem: DeliveryProblem;

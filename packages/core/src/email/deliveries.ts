@@ -1,8 +1,8 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Ctx } from "../context";
 import { userPk } from "../db/keys";
-import type { DeliveryProblem } from "./bounces";
-import type { OutboxItem, OutboxStatus } from "./outbox";
+import type { OutboxItem } from "./outbox";
+import type { DeliveryProblem, EmailDelivery } from "./resource";
 
 /**
  * What became of the user's emails (GET /email-deliveries; docs/email-and-public-pages.md): the
@@ -11,20 +11,7 @@ import type { OutboxItem, OutboxStatus } from "./outbox";
  * (e.g. SES's sandbox refusing an unverified recipient, five times) is `failed`, with the error's name.
  * A short, bounded list like the webhook deliveries: not paginated.
  */
-export type DeliveryStatus = OutboxStatus | DeliveryProblem;
-
-export interface EmailDelivery {
-  id: string;
-  to: string;
-  subject: string;
-  status: DeliveryStatus;
-  createdAt: string;
-  sentAt: string | null;
-  /** The bounce type ("Permanent/NoEmail"), complaint type, reject reason, or last send error's name. */
-  detail: string | null;
-  /** When SES reported the bounce, complaint or reject. */
-  reportedAt: string | null;
-}
+export type { EmailDelivery };
 
 export const MAX_LISTED_DELIVERIES = 100;
 

@@ -6,6 +6,7 @@ import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
 import { attachmentsFor, type AttachmentSpec } from "./attachments";
+import type { OutboxStatus } from "./resource";
 import type { EmailMessage } from "./transport";
 
 /**
@@ -27,7 +28,7 @@ import type { EmailMessage } from "./transport";
  * MAX_ATTEMPTS, then `failed`; only a transport that fails AFTER accepting the message (a timeout
  * on a send SES did take) can cause a duplicate.
  */
-export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
+export type { OutboxStatus };
 
 export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
   /** What to attach, rendered at delivery (the PDF is never stored with the email). */
@@ -50,15 +51,9 @@ export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
 }
 
 /** What a use case wants to send: the outbox adds the id, the time and the bookkeeping. */
-export interface OutgoingEmail {
-  to: string;
-  subject: string;
-  text: string;
-  html?: string;
-  fromName?: string | null;
-  replyTo?: string | null;
+export type OutgoingEmail = Pick<EmailMessage, "to" | "subject" | "text" | "html" | "fromName" | "replyTo"> & {
   attachment?: AttachmentSpec;
-}
+};
 
 export const MAX_ATTEMPTS = 5;
 const RETRY_BASE_MS = 60_000;

@@ -36,21 +36,8 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-export type ResourceType = "client" | "invoice" | "payment" | "estimate" | "recurring_schedule";
-export const RESOURCE_TYPES: readonly ResourceType[] = [
-  "client",
-  "invoice",
-  "payment",
-  "estimate",
-  "recurring_schedule",
-];
+export const RESOURCE_TYPES = ["client", "invoice", "payment", "estimate", "recurring_schedule"] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-/** The public Event. */
-export interface Event {
-  id: string;
-  type: EventType;
-  createdAt: string;
-  resourceType: ResourceType;
-  resourceId: number;
-  data: Record<string, unknown>;
-}
+/** The public Event: its shape is the response schema (./resource.ts). */
+export type { Event } from "./resource";

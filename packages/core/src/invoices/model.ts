@@ -3,24 +3,16 @@ import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";
 import { entityKey, indexed, type IndexedItem } from "../db/keys";
-import type { Address } from "../address/address";
-import {
-  computeTotals,
-  nextLineId,
-  readLineItems,
-  taxBreakdown,
-  type LineItem,
-  type TaxBreakdownEntry,
-} from "../documents/line-items";
+import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem } from "../documents/line-items";
 import { clientCopies } from "../documents/parties";
-import type { Seller } from "../profile/profile";
-import { toResource } from "../documents/resource";
 import { centsOf, formatMoney } from "../money/money";
+import { toResource } from "../resource";
 import { newPublicToken } from "../tokens";
+import { Invoice, type InvoiceStatus, type PaymentMethod } from "./resource";
 
-/** The invoice resource and its stored item. */
-export const INVOICE_STATUSES = ["draft", "finalized", "sent", "paid", "overdue", "void"] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+/** The invoice's stored item; the resource's shape is its response schema (./resource.ts). */
+export { INVOICE_STATUSES, PAYMENT_METHODS } from "./resource";
+export type { Invoice, InvoiceStatus, PaymentMethod };
 /**
  * Two rules about payment, each in one place. An invoice TAKES a payment (manual, mark-paid, card,
  * the pay link's checkout session) once it was sent, until it is paid or void. Its document ASKS for
@@ -29,53 +21,6 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
  */
 export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ["sent", "overdue"];
 export const PAYMENT_REQUESTED_STATUSES: readonly InvoiceStatus[] = ["finalized", ...PAYABLE_STATUSES];
-export const PAYMENT_METHODS = ["cash", "check", "bank_transfer", "other"] as const;
-/** `card` is set only by the card processor's payments, never by mark-paid or a manual payment. */
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number] | "card";
-
-export interface Invoice {
-  id: number;
-  clientId: number;
-  invoiceNumber: string | null;
-  status: InvoiceStatus;
-  currency: string;
-  subtotal: string;
-  taxTotal: string;
-  total: string;
-  amountPaid: string;
-  /** total − amountPaid: what is still to be paid (derived, never stored). */
-  amountDue: string;
-  notes: string | null;
-  terms: string | null;
-  dueDate: string | null;
-  issueDate: string | null;
-  sentAt: string | null;
-  paidAt: string | null;
-  publicToken: string;
-  clientName: string;
-  clientEmail: string | null;
-  lineItems: LineItem[];
-  cardProcessorPaymentLink: string | null;
-  cardProcessorCheckoutSessionId: string | null;
-  altProcessorPaymentLink: string | null;
-  paymentMethod: PaymentMethod | null;
-  paymentReference: string | null;
-  recurringScheduleId: number | null;
-  estimateId: number | null;
-  /** Derived from the lines whenever the invoice is shown; never stored. */
-  taxBreakdown: TaxBreakdownEntry[];
-  taxExemptionReason: string | null;
-  buyerReference: string | null;
-  purchaseOrderReference: string | null;
-  /** The date of supply, YYYY-MM-DD. */
-  deliveryDate: string | null;
-  clientAddress: Address | null;
-  clientTaxId: string | null;
-  /** The business profile as it was at finalize; null while draft. */
-  seller: Seller | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">, IndexedItem {
   version: number;
@@ -89,50 +34,11 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">
   recipient?: string | null;
 }
 
-const INVOICE_FIELDS = [
-  "id",
-  "clientId",
-  "invoiceNumber",
-  "status",
-  "currency",
-  "subtotal",
-  "taxTotal",
-  "total",
-  "amountPaid",
-  "amountDue",
-  "notes",
-  "terms",
-  "dueDate",
-  "issueDate",
-  "sentAt",
-  "paidAt",
-  "publicToken",
-  "clientName",
-  "clientEmail",
-  "lineItems",
-  "cardProcessorPaymentLink",
-  "cardProcessorCheckoutSessionId",
-  "altProcessorPaymentLink",
-  "paymentMethod",
-  "paymentReference",
-  "recurringScheduleId",
-  "estimateId",
-  "taxExemptionReason",
-  "buyerReference",
-  "purchaseOrderReference",
-  "deliveryDate",
-  "clientAddress",
-  "clientTaxId",
-  "seller",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof Invoice)[];
-
 /** The public shape: every field present, `null` where there is no value; the breakdown from the lines. */
 export function toInvoice(item: InvoiceItem): Invoice {
   const amountDue = formatMoney(centsOf(item.total) - centsOf(item.amountPaid));
   return {
-    ...toResource<Invoice>({ ...item, amountDue }, INVOICE_FIELDS),
+    ...toResource({ ...item, amountDue }, Invoice),
     lineItems: readLineItems(item.lineItems),
     taxBreakdown: taxBreakdown(item.lineItems),
   };

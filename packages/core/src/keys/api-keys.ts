@@ -11,6 +11,7 @@ import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey, userPk } from "../db/keys";
 import { notFound } from "../errors";
+import type { ApiKey, CreatedApiKey as CreatedKey } from "./resource";
 
 /**
  * API keys. The plain key is shown once; the table holds only its SHA-256, as the partition key of
@@ -33,13 +34,8 @@ const NAMED_KEY_SHAPE = new RegExp(`^inv_([A-Za-z0-9_-]{1,64})_${SECRET}$`);
 /** lastUsedAt is refreshed at most this often, so authentication stays one read per request. */
 const LAST_USED_GRANULARITY_MS = 15 * 60_000;
 
-export interface ApiKey {
-  id: number;
-  name: string | null;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+/** The public key and the answer to a create: their shapes are the response schemas (./resource.ts). */
+export type { ApiKey, CreatedKey };
 
 interface KeyMetaItem {
   id: number;
@@ -122,10 +118,6 @@ export function principalOf(
       .catch(() => undefined); // best effort: a usage timestamp must never fail a request
   }
   return principal;
-}
-
-export interface CreatedKey extends Omit<ApiKey, "lastUsedAt"> {
-  key: string;
 }
 
 export async function createApiKey(db: Db, userId: string, name: string | null, now: Date): Promise<CreatedKey> {

@@ -1,34 +1,15 @@
 import { pad, userPk } from "../db/keys";
-import { toResource } from "../documents/resource";
-import type { PaymentMethod } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
+import { toResource } from "../resource";
+import { Payment, type PaymentSource, type PaymentStatus } from "./resource";
 
 /**
  * Payments as records (docs/payments.md): every payment of an invoice is its own item beside the
  * invoice, written in the same transaction as the invoice's `amountPaid` change. The invoice's
  * `amountPaid` is always the sum of its counted payments: `amount − refundedAmount` of every payment
- * that is not `needs_refund`.
+ * that is not `needs_refund`. The resource's shape is its response schema (./resource.ts).
  */
-export type PaymentSource = "manual" | "card_processor";
-/**
- * `succeeded`: counted in amountPaid (less what was refunded of it). `refunded`: wholly refunded,
- * counts nothing. `needs_refund`: card money that arrived for an invoice that could not take it
- * (void, already paid, more than was due): never counted.
- */
-export type PaymentStatus = "succeeded" | "refunded" | "needs_refund";
-
-export interface Payment {
-  id: number;
-  amount: string;
-  /** cash, check, bank_transfer, other (manual) or card (card processor). */
-  paymentMethod: PaymentMethod;
-  paidAt: string;
-  reference: string | null;
-  source: PaymentSource;
-  status: PaymentStatus;
-  refundedAmount: string;
-  createdAt: string;
-}
+export type { Payment, PaymentSource, PaymentStatus };
 
 /** Why card money was not counted (logged and kept on the item; not in the API's Payment). */
 export type NeedsRefundReason =
@@ -56,19 +37,7 @@ export interface PaymentItem extends Payment {
   refundIds?: string[];
 }
 
-const PAYMENT_FIELDS = [
-  "id",
-  "amount",
-  "paymentMethod",
-  "paidAt",
-  "reference",
-  "source",
-  "status",
-  "refundedAmount",
-  "createdAt",
-] as const satisfies readonly (keyof Payment)[];
-
-export const toPayment = (item: PaymentItem): Payment => toResource<Payment>(item, PAYMENT_FIELDS);
+export const toPayment = (item: PaymentItem): Payment => toResource(item, Payment);
 
 /**
  * Sort key PAYMENT#<invoice id>#<payment id>: one Query lists an invoice's payments in id order

@@ -1,11 +1,13 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { readAddress, toAddress, type Address, type AddressInput } from "../address/address";
+import { readAddress, toAddress, type AddressInput } from "../address/address";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { userPk } from "../db/keys";
 import { assertIfMatch } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
+import { toResource } from "../resource";
+import { Profile, Seller, type BankAccount } from "./resource";
 
 /**
  * The user's business profile: the seller on every invoice and estimate, and the defaults new
@@ -14,32 +16,7 @@ import { optimistic, Raced } from "../db/optimistic";
  * item PROFILE is the account record of api-keys.ts); the logo is its own item (profile/logo.ts),
  * so that reading the profile never drags 256 KiB along.
  */
-export interface BankAccount {
-  accountName: string | null;
-  iban: string;
-  bic: string | null;
-}
-
-export interface Profile {
-  businessName: string | null;
-  legalName: string | null;
-  address: Address | null;
-  taxId: string | null;
-  companyId: string | null;
-  contactName: string | null;
-  email: string | null;
-  phone: string | null;
-  website: string | null;
-  bankAccount: BankAccount | null;
-  defaultCurrency: string;
-  defaultPaymentTermsDays: number;
-  defaultNotes: string | null;
-  defaultTerms: string | null;
-  footer: string | null;
-  hasLogo: boolean;
-  /** Null until the profile is first changed. */
-  updatedAt: string | null;
-}
+export type { BankAccount, Profile, Seller };
 
 export interface ProfileItem extends Profile {
   pk: string;
@@ -47,22 +24,6 @@ export interface ProfileItem extends Profile {
   /** 0 until the first change (the ETag "0"). */
   version: number;
 }
-
-/** What a document freezes of the profile when it is issued (finalize, an estimate's send). */
-export const SELLER_FIELDS = [
-  "businessName",
-  "legalName",
-  "address",
-  "taxId",
-  "companyId",
-  "contactName",
-  "email",
-  "phone",
-  "website",
-  "bankAccount",
-  "footer",
-] as const satisfies readonly (keyof Profile)[];
-export type Seller = Pick<Profile, (typeof SELLER_FIELDS)[number]>;
 
 export type ProfilePatch = Partial<Omit<Profile, "hasLogo" | "updatedAt" | "address" | "bankAccount">> & {
   address?: AddressInput | null;
@@ -100,27 +61,10 @@ export function readProfile(userId: string, stored: Record<string, unknown> | un
   };
 }
 
-export const PROFILE_FIELDS = [
-  ...SELLER_FIELDS,
-  "defaultCurrency",
-  "defaultPaymentTermsDays",
-  "defaultNotes",
-  "defaultTerms",
-  "hasLogo",
-  "updatedAt",
-] as const satisfies readonly (keyof Profile)[];
+export const toProfile = (item: ProfileItem): Profile => toResource(item, Profile);
 
-export function toProfile(item: ProfileItem): Profile {
-  const out: Record<string, unknown> = {};
-  for (const field of PROFILE_FIELDS) out[field] = item[field];
-  return out as unknown as Profile;
-}
-
-export function sellerOf(profile: Profile): Seller {
-  const out: Record<string, unknown> = {};
-  for (const field of SELLER_FIELDS) out[field] = profile[field];
-  return out as unknown as Seller;
-}
+/** What a document freezes of the profile when it is issued (finalize, an estimate's send). */
+export const sellerOf = (profile: Profile): Seller => toResource(profile, Seller);
 
 export async function getProfile(ctx: Pick<Ctx, "db" | "userId">, consistent = false): Promise<ProfileItem> {
   const out = await ctx.db.doc.send(

@@ -204,6 +204,39 @@ function lineViews(lines: readonly LineItem[], currency: string): DocumentView["
 
 const dateOnly = (value: string): string => displayDate(`${value}T00:00:00Z`);
 
+/** What the view of any document takes from the document and the seller's assets alike. */
+function commonView(
+  doc: { status: string } & Pick<
+    PublicEstimate,
+    | "currency"
+    | "lineItems"
+    | "taxBreakdown"
+    | "taxExemptionReason"
+    | "notes"
+    | "terms"
+    | "clientName"
+    | "clientEmail"
+    | "clientAddress"
+    | "clientTaxId"
+  >,
+  assets: DocumentAssets,
+) {
+  return {
+    status: doc.status,
+    statusLabel: statusLabel(doc.status),
+    currency: doc.currency,
+    logo: assets.logo,
+    seller: sellerView(assets.seller),
+    billTo: billToView(doc),
+    lines: lineViews(doc.lineItems, doc.currency),
+    taxRows: taxRows(doc.taxBreakdown),
+    taxExemptionReason: doc.taxExemptionReason,
+    notes: doc.notes,
+    terms: doc.terms,
+    footer: assets.seller?.footer ?? null,
+  };
+}
+
 export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick<Deps, "publicBaseUrl">): DocumentView {
   const money = (amount: string) => displayMoney(amount, invoice.currency);
   const draft = invoice.status === "draft";
@@ -243,59 +276,37 @@ export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick
       : null;
 
   return {
+    ...commonView(invoice, assets),
     kind: "invoice",
     title: invoice.invoiceNumber ? `Invoice ${invoice.invoiceNumber}` : "Draft invoice",
     number: invoice.invoiceNumber,
-    status: invoice.status,
-    statusLabel: statusLabel(invoice.status),
     draft,
-    currency: invoice.currency,
-    logo: assets.logo,
-    seller: sellerView(assets.seller),
-    billTo: billToView(invoice),
     facts,
-    lines: lineViews(invoice.lineItems, invoice.currency),
-    taxRows: taxRows(invoice.taxBreakdown),
     totals,
-    taxExemptionReason: invoice.taxExemptionReason,
     payment,
     payLink: payLinkOf(invoice, deps),
-    notes: invoice.notes,
-    terms: invoice.terms,
-    footer: assets.seller?.footer ?? null,
   };
 }
 
 export function estimateView(estimate: PublicEstimate, assets: DocumentAssets): DocumentView {
   const money = (amount: string) => displayMoney(amount, estimate.currency);
   return {
+    ...commonView(estimate, assets),
     kind: "estimate",
     title: estimate.estimateNumber ? `Estimate ${estimate.estimateNumber}` : "Estimate",
     number: estimate.estimateNumber,
-    status: estimate.status,
-    statusLabel: statusLabel(estimate.status),
     draft: estimate.status === "draft",
-    currency: estimate.currency,
-    logo: assets.logo,
-    seller: sellerView(assets.seller),
-    billTo: billToView(estimate),
     facts: [
       { label: "Estimate no.", value: estimate.estimateNumber ?? "—" },
       { label: "Date", value: displayDate(estimate.sentAt ?? estimate.createdAt) },
       { label: "Valid until", value: displayDate(estimate.validUntil) },
     ],
-    lines: lineViews(estimate.lineItems, estimate.currency),
-    taxRows: taxRows(estimate.taxBreakdown),
     totals: [
       { label: "Subtotal", value: money(estimate.subtotal) },
       { label: "Tax", value: money(estimate.taxTotal) },
       { label: "Total", value: money(estimate.total), emphasis: true },
     ],
-    taxExemptionReason: estimate.taxExemptionReason,
     payment: null,
     payLink: null,
-    notes: estimate.notes,
-    terms: estimate.terms,
-    footer: assets.seller?.footer ?? null,
   };
 }

@@ -1,5 +1,6 @@
 import { pad, userPk } from "../db/keys";
 import { addDays } from "../time";
+import type { Reminder, ReminderKind, ReminderStatus } from "./resource";
 
 /**
  * Payment reminders. Sending an invoice schedules them at fixed day offsets from
@@ -7,17 +8,9 @@ import { addDays } from "../time";
  * item beside the invoice (sk REMINDER#<invoice id>#<scheduledAt>, so one Query lists an invoice's
  * reminders in time order) and, while scheduled, sits on the byDue list "reminders" at its time.
  */
-export const REMINDER_KINDS = ["before_due", "on_due", "after_due"] as const;
-export type ReminderKind = (typeof REMINDER_KINDS)[number];
-export type ReminderStatus = "scheduled" | "sent" | "cancelled";
-
-/** The response shape of GET /invoices/{id}/reminders. */
-export interface Reminder {
-  scheduledAt: string;
-  kind: ReminderKind;
-  status: ReminderStatus;
-  sentAt: string | null;
-}
+export { REMINDER_KINDS } from "./resource";
+/** The response shape of GET /invoices/{id}/reminders is its schema (./resource.ts). */
+export type { Reminder, ReminderKind, ReminderStatus };
 
 export interface ReminderItem extends Reminder {
   pk: string;

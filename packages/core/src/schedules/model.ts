@@ -1,42 +1,12 @@
 import { entityKey, withIndexKeys, type IndexedItem } from "../db/keys";
-import { readLineItems, taxBreakdown, type LineItem, type TaxBreakdownEntry } from "../documents/line-items";
-import { toResource } from "../documents/resource";
-import { occurrenceAt, type Frequency } from "./recurrence";
+import { readLineItems, taxBreakdown } from "../documents/line-items";
+import { toResource } from "../resource";
+import { occurrenceAt } from "./recurrence";
+import { RecurringSchedule, type ScheduleStatus } from "./resource";
 
-/** The recurring schedule resource and its stored item. */
-export const SCHEDULE_STATUSES = ["active", "paused", "completed", "cancelled"] as const;
-export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
-
-export interface RecurringSchedule {
-  id: number;
-  clientId: number;
-  status: ScheduleStatus;
-  frequency: Frequency;
-  startDate: string;
-  endDate: string | null;
-  maxOccurrences: number | null;
-  occurrencesGenerated: number;
-  nextRunAt: string | null;
-  lastRunAt: string | null;
-  lastInvoiceId: number | null;
-  autoSend: boolean;
-  paymentTermsDays: number;
-  currency: string;
-  notes: string | null;
-  terms: string | null;
-  /** Copied to every generated invoice, like notes and terms. */
-  taxExemptionReason: string | null;
-  buyerReference: string | null;
-  purchaseOrderReference: string | null;
-  lineItems: LineItem[];
-  subtotal: string;
-  taxTotal: string;
-  total: string;
-  /** Derived from the lines whenever the schedule is shown; never stored. */
-  taxBreakdown: TaxBreakdownEntry[];
-  createdAt: string;
-  updatedAt: string;
-}
+/** The recurring schedule's stored item; the resource's shape is its response schema (./resource.ts). */
+export { SCHEDULE_STATUSES } from "./resource";
+export type { RecurringSchedule, ScheduleStatus };
 
 export interface ScheduleItem extends Omit<RecurringSchedule, "taxBreakdown">, IndexedItem {
   version: number;
@@ -51,37 +21,9 @@ export interface ScheduleItem extends Omit<RecurringSchedule, "taxBreakdown">, I
   nextLineId: number;
 }
 
-const SCHEDULE_FIELDS = [
-  "id",
-  "clientId",
-  "status",
-  "frequency",
-  "startDate",
-  "endDate",
-  "maxOccurrences",
-  "occurrencesGenerated",
-  "nextRunAt",
-  "lastRunAt",
-  "lastInvoiceId",
-  "autoSend",
-  "paymentTermsDays",
-  "currency",
-  "notes",
-  "terms",
-  "taxExemptionReason",
-  "buyerReference",
-  "purchaseOrderReference",
-  "lineItems",
-  "subtotal",
-  "taxTotal",
-  "total",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof RecurringSchedule)[];
-
 /** The public shape: every field present, `null` where there is no value. */
 export const toSchedule = (item: ScheduleItem): RecurringSchedule => ({
-  ...toResource<RecurringSchedule>(item, SCHEDULE_FIELDS),
+  ...toResource(item, RecurringSchedule),
   lineItems: readLineItems(item.lineItems),
   taxBreakdown: taxBreakdown(item.lineItems),
 });

@@ -8,6 +8,7 @@ import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/stor
 import type { JobResult } from "../jobs/registry";
 import { findEndpoint, subscribes, type WebhookEndpointItem } from "./endpoints";
 import { postWebhook } from "./post";
+import type { Delivery } from "./resource";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -53,17 +54,8 @@ export interface AttemptItem {
   dueSk?: string;
 }
 
-/** The public delivery attempt; a claimed attempt in flight shows as pending. */
-export interface Delivery {
-  eventId: string;
-  type: string;
-  attempt: number;
-  status: "succeeded" | "failed" | "pending";
-  responseStatus: number | null;
-  error: string | null;
-  attemptedAt: string | null;
-  nextAttemptAt: string | null;
-}
+/** The public delivery attempt: its shape is the response schema (./resource.ts). */
+export type { Delivery };
 
 export const toDelivery = (item: AttemptItem): Delivery => ({
   eventId: item.eventId,

@@ -7,6 +7,7 @@ import { nextId } from "../db/ids";
 import { counterKey, pad, userPk } from "../db/keys";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
+import type { WebhookEndpoint } from "./resource";
 import { checkWebhookUrl } from "./url-guard";
 
 /**
@@ -22,15 +23,8 @@ export const MAX_ENDPOINTS = 10;
 const SK_PREFIX = "WEBHOOK_ENDPOINT#";
 const ACTIVE_COUNTER = "webhookEndpointsActive";
 
-export interface WebhookEndpoint {
-  id: number;
-  url: string;
-  /** Event types, or ["*"] for all. */
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  createdAt: string;
-}
+/** The public endpoint: its shape is the response schema (./resource.ts). */
+export type { WebhookEndpoint };
 
 export interface WebhookEndpointItem extends WebhookEndpoint {
   pk: string;

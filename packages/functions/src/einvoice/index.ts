@@ -1,11 +1,10 @@
 import type { FieldError } from "@invoicing/core/errors";
 import type { Invoice } from "@invoicing/core/invoices/model";
-import { centsOf, formatMoney } from "@invoicing/core/money/money";
 import { writeCii } from "./cii";
 import { toFacturX } from "./facturx";
 import { buildModel } from "./model";
 import { missingForEInvoice } from "./requirements";
-import type { EInvoiceFormat, EInvoiceSource, SourceLine } from "./source";
+import type { EInvoiceFormat, EInvoiceSource } from "./source";
 import { writeUbl } from "./ubl";
 
 /**
@@ -54,43 +53,7 @@ export async function writeEInvoice(
   return { ok: true, body: pdf, ...media };
 }
 
-/**
- * The writer's input from the invoice resource. The fields the profile/address/tax-category work
- * adds to the resource (seller, clientAddress, clientTaxId, taxCategory, taxBreakdown, …) are read
- * where present and null otherwise, so an invoice without them is reported incomplete (it names
- * the profile and client fields to fill in), never written wrong. A line without a category has the
- * API's default: standard when taxed, else zero-rated.
- */
+/** The writer's input: the invoice resource as the API shows it, and the link that pays it by card. */
 export function eInvoiceSourceOf(invoice: Invoice): EInvoiceSource {
-  const r = invoice as Invoice & Partial<Omit<EInvoiceSource, "lineItems">> & { lineItems: Partial<SourceLine>[] };
-  return {
-    invoiceNumber: r.invoiceNumber,
-    status: r.status,
-    currency: r.currency,
-    issueDate: r.issueDate,
-    dueDate: r.dueDate,
-    deliveryDate: r.deliveryDate ?? null,
-    notes: r.notes,
-    terms: r.terms,
-    buyerReference: r.buyerReference ?? null,
-    purchaseOrderReference: r.purchaseOrderReference ?? null,
-    taxExemptionReason: r.taxExemptionReason ?? null,
-    subtotal: r.subtotal,
-    taxTotal: r.taxTotal,
-    total: r.total,
-    amountPaid: r.amountPaid,
-    amountDue: r.amountDue ?? formatMoney(centsOf(r.total) - centsOf(r.amountPaid)),
-    clientName: r.clientName,
-    clientEmail: r.clientEmail,
-    clientAddress: r.clientAddress ?? null,
-    clientTaxId: r.clientTaxId ?? null,
-    seller: r.seller ?? null,
-    lineItems: invoice.lineItems.map((line) => ({
-      ...line,
-      taxCategory:
-        (line as Partial<SourceLine>).taxCategory ?? (/[1-9]/.test(line.taxRate) ? "standard" : "zero_rated"),
-    })),
-    taxBreakdown: r.taxBreakdown ?? [],
-    payLink: r.cardProcessorPaymentLink ?? r.altProcessorPaymentLink ?? null,
-  };
+  return { ...invoice, payLink: invoice.cardProcessorPaymentLink ?? invoice.altProcessorPaymentLink ?? null };
 }

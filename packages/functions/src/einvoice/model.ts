@@ -1,4 +1,3 @@
-import { centsOf, formatMoney } from "@invoicing/core/money/money";
 import type { Address, EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
 
 /**
@@ -29,6 +28,10 @@ export const EN16931 = "urn:cen.eu:en16931:2017";
 export const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
 export const PEPPOL_BILLING = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
 
+/** An address an e-invoice can place: EN 16931 needs each party's country (BR-9, BR-11). */
+export type PlacedAddress = Address & { country: string };
+export const isPlaced = (address: Address | null): address is PlacedAddress => !!address?.country;
+
 export interface Party {
   /** BT-27 / BT-44. */
   name: string;
@@ -39,7 +42,7 @@ export interface Party {
   otherTaxId: string | null;
   /** BT-30 (seller only). */
   companyId: string | null;
-  address: Address;
+  address: PlacedAddress;
   /** BT-34 / BT-49, scheme EM. */
   electronicAddress: string | null;
   contact: { name: string | null; phone: string | null; email: string | null } | null;
@@ -87,7 +90,7 @@ export interface EInvoiceModel {
   seller: Party;
   buyer: Party;
   deliveryDate: string;
-  deliverTo: Address | null;
+  deliverTo: PlacedAddress | null;
   paymentReference: string;
   paymentMeans: PaymentMeans[];
   paymentTerms: string | null;
@@ -133,6 +136,7 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
   const buyerTax = splitTaxId(source.clientTaxId, outsideScope);
   const xrechnung = format === "xrechnung";
   const sellerName = seller.legalName ?? seller.businessName!;
+  const buyerAddress = placed(source.clientAddress, "buyer");
   const contact =
     seller.contactName || seller.phone || seller.email
       ? { name: seller.contactName, phone: seller.phone, email: seller.email }
@@ -153,7 +157,7 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       vatId: sellerTax.vatId,
       otherTaxId: sellerTax.otherTaxId,
       companyId: seller.companyId,
-      address: seller.address!,
+      address: placed(seller.address, "seller"),
       electronicAddress: seller.email,
       contact,
     },
@@ -163,13 +167,13 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       vatId: buyerTax.vatId,
       otherTaxId: buyerTax.otherTaxId,
       companyId: null,
-      address: source.clientAddress!,
+      address: buyerAddress,
       electronicAddress: source.clientEmail,
       contact: null,
     },
     deliveryDate: dateOf(source.deliveryDate ?? source.issueDate!),
     // The goods of an intra-community supply go to the buyer's country (BT-80, BR-IC-12).
-    deliverTo: categories.has("intra_community") ? source.clientAddress : null,
+    deliverTo: categories.has("intra_community") ? buyerAddress : null,
     paymentReference: source.invoiceNumber!,
     paymentMeans: paymentMeans(source),
     paymentTerms: source.terms,
@@ -196,8 +200,14 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
     lineTotal: source.subtotal,
     grandTotal: source.total,
     paid: source.amountPaid,
-    due: source.amountDue ?? formatMoney(centsOf(source.total) - centsOf(source.amountPaid)),
+    due: source.amountDue,
   };
+}
+
+/** The completeness check (requirements.ts) ran first: an address missing here is a programming error. */
+function placed(address: Address | null, party: string): PlacedAddress {
+  if (!isPlaced(address)) throw new Error(`unchecked e-invoice: the ${party}'s address has no country`);
+  return address;
 }
 
 function splitTaxId(taxId: string | null, outsideScope: boolean): { vatId: string | null; otherTaxId: string | null } {

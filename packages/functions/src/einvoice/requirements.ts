@@ -1,5 +1,5 @@
 import type { FieldError } from "@invoicing/core/errors";
-import { isVatId } from "./model";
+import { isPlaced, isVatId } from "./model";
 import type { EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
 
 /**
@@ -21,7 +21,10 @@ export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceForma
   // EN 16931: the parties (BR-6, BR-8, BR-9, BR-10, BR-11).
   if (!seller?.legalName && !seller?.businessName) need("profile.businessName", "the seller's name is required");
   if (!sellerAddress) need("profile.address", "the seller's address (at least its country) is required");
+  else if (!isPlaced(sellerAddress)) need("profile.address.country", "the seller's country is required");
   if (!clientAddress) need("client.address", "the buyer's address (at least its country) is required");
+  // A client address stored as free text before addresses were structured has no country.
+  else if (!isPlaced(clientAddress)) need("client.address.country", "the buyer's country is required");
   if (source.lineItems.length === 0) need("lineItems", "an e-invoice needs at least one line");
 
   // The seller's tax identifier for every taxed or exempted supply (BR-S-02, BR-Z-02, BR-E-02, …);

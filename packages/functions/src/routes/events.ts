@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { listEvents, toEvent } from "@invoicing/core/events/store";
-import type { EventType, ResourceType } from "@invoicing/core/events/types";
 import { listDeliveries } from "@invoicing/core/webhooks/deliveries";
 import {
   createEndpoint,
@@ -37,11 +36,7 @@ export const events = new Hono<AppEnv>()
     async (c) => {
       const { page, type, resourceType, resourceId } = c.req.valid("query");
       const ctx = c.get("ctx");
-      const filters = {
-        type: type as EventType | undefined,
-        resourceType: resourceType as ResourceType | undefined,
-        resourceId,
-      };
+      const filters = { type, resourceType, resourceId };
       return pageResponse(c, await listEvents(ctx.db, ctx.userId, filters, page, ctx.clock()), page, toEvent);
     },
   )

@@ -6,9 +6,7 @@ import { pathId } from "./common";
 
 export const eventListFilters = {
   type: v.optional(v.picklist(EVENT_TYPES, "must be an event type (docs/events.md)")),
-  resourceType: v.optional(
-    v.picklist(RESOURCE_TYPES as [string, ...string[]], `must be one of ${RESOURCE_TYPES.join(", ")}`),
-  ),
+  resourceType: v.optional(v.picklist(RESOURCE_TYPES, `must be one of ${RESOURCE_TYPES.join(", ")}`)),
   resourceId: v.optional(pathId),
 };
 

@@ -1,0 +1,40 @@
+import * as v from "valibot";
+import { idOut, timestampOut } from "../resource";
+
+/** The webhook endpoint and delivery response shapes (see ../resource.ts). */
+
+const endpointFields = {
+  id: idOut,
+  url: v.string(),
+  /** Event types, or ["*"] for all. */
+  events: v.array(v.string()),
+  description: v.nullable(v.string()),
+  enabled: v.boolean(),
+  createdAt: timestampOut,
+};
+
+export const WebhookEndpoint = v.strictObject(endpointFields);
+export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpoint>;
+
+/** The answer to a create: the endpoint with its signing secret, shown only then. */
+export const CreatedWebhookEndpoint = v.strictObject({
+  ...endpointFields,
+  secret: v.pipe(
+    v.string(),
+    v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    v.description("The signing secret: shown only in this response"),
+  ),
+});
+
+/** A delivery attempt as listed; a claimed attempt in flight shows as pending. */
+export const Delivery = v.strictObject({
+  eventId: v.string(),
+  type: v.string(),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  status: v.picklist(["succeeded", "failed", "pending"]),
+  responseStatus: v.nullable(v.pipe(v.number(), v.integer())),
+  error: v.nullable(v.string()),
+  attemptedAt: v.nullable(timestampOut),
+  nextAttemptAt: v.nullable(timestampOut),
+});
+export type Delivery = v.InferOutput<typeof Delivery>;
