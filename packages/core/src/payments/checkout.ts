@@ -93,8 +93,13 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
  * carries no card processor. A payment that still comes through first is recorded as needs_refund.
  *
  * Idempotent, as a stream record may come again: a session that is no longer open (expired, paid)
- * is refused by the processor, and that refusal is the outcome wanted. Throws when the processor is
- * unavailable, so the record fails and the stream gives it again.
+ * is refused by the processor, and that refusal is the outcome wanted.
+ *
+ * Never throws for the processor: while it is unavailable (after the SDK's own retry) the expiry
+ * is logged and given up, and the session runs out on its own (Stripe's 24 hours). Failing the
+ * record instead would hold back every later record of its shard — events, webhooks, emails — for
+ * as long as the processor is down, and an unexpired session loses nothing: a payment through it
+ * is recorded as needs_refund.
  */
 export async function expireEndedSession(
   ctx: Ctx,
@@ -111,8 +116,8 @@ export async function expireEndedSession(
   try {
     await ctx.payments.expireSession(id);
   } catch (error) {
-    if (!(error instanceof CardProcessorError) || error.kind === "unavailable") throw error;
-    // Not open any more (paid, expired) or refused for good: asking again would not change that.
+    if (!(error instanceof CardProcessorError)) throw error;
+    // Not open any more (paid, expired), refused for good, or the processor is down (see above).
     warn("checkout session not expired", ctx.userId, before.id, error);
   }
 }
