@@ -67,6 +67,14 @@ type ResourceSchema = v.GenericSchema & { readonly entries: v.ObjectEntries };
 export function toResource<S extends ResourceSchema>(item: object, schema: S): v.InferOutput<S> {
   const stored = item as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const field of Object.keys(schema.entries)) out[field] = stored[field] ?? null;
+  for (const field of fieldsOf(schema)) out[field] = stored[field] ?? null;
   return out as v.InferOutput<S>;
+}
+
+// A page shows up to 100 resources of one schema: its field list is taken once, not per item.
+const fieldLists = new WeakMap<ResourceSchema, readonly string[]>();
+function fieldsOf(schema: ResourceSchema): readonly string[] {
+  let fields = fieldLists.get(schema);
+  if (!fields) fieldLists.set(schema, (fields = Object.keys(schema.entries)));
+  return fields;
 }
