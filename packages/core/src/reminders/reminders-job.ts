@@ -1,6 +1,7 @@
 import type { Deps } from "../context";
 import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
+import { optimistic, Raced } from "../db/optimistic";
 import { queueEmail, sweepOutbox } from "../email/outbox";
 import { EmailQuotaExceeded, EmailQuotaRaced, readEmailQuota, reserveFrom, type QuotaItem } from "../email/quota";
 import { reminderEmail } from "../email/templates";
@@ -52,26 +53,20 @@ class AlreadyHandled extends Error {}
 class InvoiceSettled extends Error {}
 
 type Outcome = "sent" | "cancelled" | "skipped" | "waitingForQuota";
-const MAX_QUOTA_RACES = 5;
 
 async function handleReminder(deps: Deps, quotas: Quotas, reminder: ReminderItem, now: string): Promise<Outcome> {
   const invoice = await findInvoice({ ...deps, userId: reminder.userId }, reminder.invoiceId, true);
   const to = invoice?.recipient ?? invoice?.clientEmail;
   if (!invoice || !to || effectiveStatus(reminder, invoice.status) === "cancelled") return cancel(deps, reminder, now);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await send(deps, quotas, reminder, invoice, to, now);
-    } catch (error) {
-      if (error instanceof AlreadyHandled) return "skipped";
-      if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
-      // Over the quota: nothing was written, the reminder stays scheduled and due; a later run sends it.
-      if (error instanceof EmailQuotaExceeded) return "waitingForQuota";
-      if (error instanceof EmailQuotaRaced && attempt < MAX_QUOTA_RACES) {
-        quotas.delete(reminder.userId); // changed by someone else: read it again
-        continue;
-      }
-      throw error;
-    }
+  try {
+    // A request that queued an email of the same user meanwhile: read its quota again and retry.
+    return await optimistic("email quota", () => send(deps, quotas, reminder, invoice, to, now));
+  } catch (error) {
+    if (error instanceof AlreadyHandled) return "skipped";
+    if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
+    // Over the quota: nothing was written, the reminder stays scheduled and due; a later run sends it.
+    if (error instanceof EmailQuotaExceeded) return "waitingForQuota";
+    throw error;
   }
 }
 
@@ -87,40 +82,46 @@ async function send(
   if (!quotas.has(userId)) quotas.set(userId, await readEmailQuota(deps, userId));
   const quota = reserveFrom(deps, userId, quotas.get(userId), now);
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
-  await commit({ db: deps.db }, [
-    {
-      op: {
-        Update: {
-          TableName: deps.db.table,
-          Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-          UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
-          ConditionExpression: "#status = :scheduled",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: {
-            ":sent": "sent",
-            ":scheduled": "scheduled",
-            ":now": now,
-            ":outbox": email.item.id,
+  try {
+    await commit({ db: deps.db }, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
+            UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
+            ConditionExpression: "#status = :scheduled",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":sent": "sent",
+              ":scheduled": "scheduled",
+              ":now": now,
+              ":outbox": email.item.id,
+            },
           },
         },
+        onConditionFailed: () => new AlreadyHandled(),
       },
-      onConditionFailed: () => new AlreadyHandled(),
-    },
-    {
-      op: {
-        ConditionCheck: {
-          TableName: deps.db.table,
-          Key: invoiceKey(reminder.userId, reminder.invoiceId),
-          ConditionExpression: "#status IN (:sent, :overdue)",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":sent": "sent", ":overdue": "overdue" },
+      {
+        op: {
+          ConditionCheck: {
+            TableName: deps.db.table,
+            Key: invoiceKey(reminder.userId, reminder.invoiceId),
+            ConditionExpression: "#status IN (:sent, :overdue)",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":sent": "sent", ":overdue": "overdue" },
+          },
         },
+        onConditionFailed: () => new InvoiceSettled(),
       },
-      onConditionFailed: () => new InvoiceSettled(),
-    },
-    email.write,
-    quota.write, // counted with the email it queues (email/quota.ts)
-  ]);
+      email.write,
+      quota.write, // counted with the email it queues (email/quota.ts)
+    ]);
+  } catch (error) {
+    if (!(error instanceof EmailQuotaRaced)) throw error;
+    quotas.delete(userId); // changed by a request meanwhile: the next round reads it again
+    throw new Raced();
+  }
   quotas.set(userId, quota.next);
   // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";
