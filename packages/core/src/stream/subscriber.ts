@@ -29,8 +29,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  * - an email outbox record's insert is queued for delivery;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
- *   the processor and the API function carries no card processor. A processor outage fails the
- *   record, so the stream gives it again; an answer "not open" is the outcome wanted.
+ *   the processor and the API function carries no card processor. Never fails the record for the
+ *   processor: an outage is logged and given up, so it holds back no later record of the shard.
  * A record that fails stops the batch there: the records before it are done, and it and those after
  * it are reported as failed (`failedSequenceNumber`), so the stream gives them again — nothing is
  * lost, and nothing already stored is doubled. The bus is at least once: a retried record may
