@@ -149,6 +149,15 @@ describe("business profile", () => {
         JSON.stringify(body),
       ).toContain(path);
     }
+    // A value that is not an object where an Address or bank account belongs: one error, at the field.
+    for (const [field, value] of [
+      ["address", ["x"]],
+      ["address", "Main St"],
+      ["bankAccount", ["DE89370400440532013000"]],
+    ] as const) {
+      const problem = expectProblem(await dave.call("PATCH", "/profile", { [field]: value }), 400, "validation_error");
+      expect(problem.errors, JSON.stringify(value)).toEqual([{ path: field, message: "expected an object" }]);
+    }
     expect((await dave.call("GET", "/profile")).body).toEqual(EMPTY_PROFILE);
     // Valid IBANs of other countries (lengths differ) pass.
     for (const iban of [
