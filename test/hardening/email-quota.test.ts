@@ -82,7 +82,7 @@ describe("email quota", () => {
   it("Retry-After is when a place frees: never more than 24 hours, and a send then goes through", async () => {
     const frank = await env.user();
     const { id: clientId } = await newClient(frank);
-    const invoices = [];
+    const invoices: { id: number }[] = [];
     for (let i = 0; i < 5; i++) invoices.push(await finalized(frank, clientId));
     const send = (i: number) => frank.call("POST", `/invoices/${invoices[i]!.id}/send`);
     for (const [i, at] of ["09:59:00", "09:59:10", "09:59:20"].entries()) {
