@@ -7,6 +7,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@invoicing/local/dynamo";
+import { IN_CI, skipNotice } from "../support/ci";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { LINES, sellerWithBuyer } from "../support/documents";
 import { startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
@@ -35,10 +36,8 @@ const chromiumPath = findChromium();
 if (!chromiumPath) {
   const message =
     "Chromium is not available on this machine and cannot be installed here (see scripts/ensure-chromium.sh)";
-  if (process.env.CI) throw new Error(`${message}: the browser test must run in CI`);
-  console.warn(
-    `\n${"!".repeat(100)}\n!! SKIPPING the browser test of the public invoice page: ${message}\n${"!".repeat(100)}\n`,
-  );
+  if (IN_CI) throw new Error(`${message}: the browser test must run in CI`);
+  skipNotice("the browser test of the public invoice page", message);
 }
 
 const CHROMIUM_ARGS = [
