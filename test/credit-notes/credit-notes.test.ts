@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { invoiceKey } from "@invoicing/core/invoices/model";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnv, expectProblem, type TestEnv } from "../support/env";
 
 /**
  * Credit notes through HTTP (API.md section 17): issuing one and what it does to its invoice, the
@@ -404,7 +404,7 @@ describe("lists", () => {
 
 describe("POST /credit-notes/{id}/send", () => {
   it("emails it with its PDF named for its number; may be repeated; recipient rules as for invoices", async () => {
-    const { user, invoice, credit, get } = await world();
+    const { user, credit, get } = await world();
     const noEmail = ok(await user.call("POST", "/clients", { name: "Hooli" }), 201).body.id;
     const sent = await invoiceIn(env, user, noEmail, "sent", LINES);
     const note = ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201).body;
