@@ -68,11 +68,7 @@ const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>>
   estimate: (item) => ({ ...toEstimate(item as unknown as EstimateItem) }),
   recurring_schedule: (item) => ({ ...toSchedule(item as unknown as ScheduleItem) }),
   credit_note: (item) => ({ ...toCreditNote(item as unknown as CreditNoteItem) }),
-  // A payment's id is counted within its invoice, so the event names the invoice too.
-  payment: (item) => ({
-    ...toPayment(item as unknown as PaymentItem),
-    invoiceId: Number(/^PAYMENT#(\d+)#/.exec(String(item.sk))?.[1]),
-  }),
+  payment: (item) => ({ ...toPayment(item as unknown as PaymentItem) }),
 };
 
 const STATUS_TYPES: Partial<Record<ResourceType, Record<string, EventType>>> = {
