@@ -25,7 +25,8 @@ export type DomainErrorCode =
   | "overpayment"
   | "payment_not_deletable"
   | "refund_not_possible"
-  | "email_quota_exceeded";
+  | "email_quota_exceeded"
+  | "insufficient_scope";
 
 export class DomainError extends Error {
   constructor(
