@@ -3,7 +3,15 @@ import { attachMeter } from "@invoicing/core/db/metering";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
 import { scanTable } from "../reliability/harness";
-import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, pathOf, type Fixtures } from "../reliability/endpoints";
+import {
+  VALID_BODIES,
+  endpointName,
+  endpoints,
+  fixtureParam,
+  makeFixtures,
+  pathOf,
+  type Fixtures,
+} from "../reliability/endpoints";
 
 /**
  * Issue 29: read-only and expiring API keys (API.md sections 2 and 3), through HTTP.
@@ -36,7 +44,9 @@ beforeAll(async () => {
   env = await createTestEnv();
   owner = await env.user();
   fixtures = await makeFixtures(owner);
-  const logo = await owner.call("PUT", "/profile/logo", new Uint8Array(makePng(10, 10)), { "Content-Type": "image/png" });
+  const logo = await owner.call("PUT", "/profile/logo", new Uint8Array(makePng(10, 10)), {
+    "Content-Type": "image/png",
+  });
   expect(logo.status).toBe(204);
   const made = await owner.call("POST", "/api-keys", { name: "accounting", scope: "read_only" });
   expect(made.status).toBe(201);
@@ -117,7 +127,13 @@ describe("a read-only key", () => {
       const body = VALID_BODIES[endpointName(e)]?.(fixtures);
       const res =
         e.path === "/profile/logo"
-          ? await request(env.app, e.method, path, new Uint8Array(makePng(10, 10)), as(readOnly, { "Content-Type": "image/png" }))
+          ? await request(
+              env.app,
+              e.method,
+              path,
+              new Uint8Array(makePng(10, 10)),
+              as(readOnly, { "Content-Type": "image/png" }),
+            )
           : await request(env.app, e.method, path, body, as(readOnly, { "Idempotency-Key": `ro-${endpointName(e)}` }));
       expectProblem(res, 403, "insufficient_scope");
       expect(res.headers.get("location"), endpointName(e)).toBeNull();
