@@ -28,6 +28,8 @@ const routesReady = new Promise<unknown[]>((resolve) => {
  * `transform.stage`: the access-log format (infra/access-log.ts) and the public routes' throttling.
  * API Gateway refuses route settings for a route key it does not have yet, and SST makes the stage
  * before the routes, so the stage waits for them (a dependency on a promise of the route components).
+ * This holds while the API has no custom domain: with one, the API's URL (linked into the functions
+ * behind the routes) comes from a mapping onto this stage, and the wait would be a cycle.
  */
 export function apiStage(
   args: Parameters<typeof withAccessLogFormat>[0] & { routeSettings?: unknown },
