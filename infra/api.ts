@@ -1,8 +1,8 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { withAccessLogFormat } from "./access-log";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
+import { apiStage, routesDeclared } from "./stage";
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
@@ -10,7 +10,8 @@ import { table } from "./storage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production), in a format without the raw path (infra/access-log.ts).
+ * (a year in production), in a format without the raw path (infra/access-log.ts). Public routes
+ * are throttled (PUBLIC_ROUTE_THROTTLING).
  */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: {
@@ -21,7 +22,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
     maxAge: "1 day",
   },
   accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
-  transform: { stage: withAccessLogFormat },
+  transform: { stage: apiStage },
 });
 
 /**
@@ -43,7 +44,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */
-api.route("$default", {
+const defaultRoute = api.route("$default", {
   handler: "packages/functions/src/lambda/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
@@ -91,7 +92,7 @@ export const documents = new sst.aws.Function("Documents", {
     })),
   ],
 });
-for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
 /** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
 export const PAYMENT_PATHS = [
@@ -111,4 +112,5 @@ export const payments = new sst.aws.Function("Payments", {
   memory: "1024 MB",
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
-for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);
+const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
+routesDeclared([defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined));
