@@ -124,11 +124,13 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
   // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
   // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
   // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
-  const lanes = new Map<number, typeof attempts>();
+  // Endpoint ids are counted per user: a lane is a user's endpoint, never every user's endpoint 1.
+  const lanes = new Map<string, typeof attempts>();
   for (const attempt of attempts) {
-    const lane = lanes.get(attempt.endpoint.id) ?? [];
+    const key = `${attempt.item.userId}#${attempt.endpoint.id}`;
+    const lane = lanes.get(key) ?? [];
     lane.push(attempt);
-    lanes.set(attempt.endpoint.id, lane);
+    lanes.set(key, lane);
   }
   await Promise.all([
     withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
