@@ -33,10 +33,18 @@ export const EVENT_TYPES = [
   "recurring_schedule.resumed",
   "recurring_schedule.cancelled",
   "recurring_schedule.completed",
+  "webhook_endpoint.disabled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-export const RESOURCE_TYPES = ["client", "invoice", "payment", "estimate", "recurring_schedule"] as const;
+export const RESOURCE_TYPES = [
+  "client",
+  "invoice",
+  "payment",
+  "estimate",
+  "recurring_schedule",
+  "webhook_endpoint",
+] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** The public Event: its shape is the response schema (./resource.ts). */
