@@ -7,7 +7,7 @@ import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import {
-  FIRST_ATTEMPT_LIMITS,
+  ATTEMPT_LIMITS,
   firstAttempts,
   putAttempt,
   runAttempt,
@@ -130,7 +130,7 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
   await Promise.all([
     attemptFairly(
       attempts.map((a) => a.item),
-      FIRST_ATTEMPT_LIMITS,
+      ATTEMPT_LIMITS,
       async (item) => {
         const { event, endpoint } = known.get(item)!;
         const result = await runAttempt(deps, item, { event, endpoint });

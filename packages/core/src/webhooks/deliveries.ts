@@ -326,10 +326,12 @@ export async function withConcurrency<T>(
   await Promise.all(lanes);
 }
 
-/** The subscriber's first attempts: in stream order per endpoint (one at a time each), users in turn. */
-export const FIRST_ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1 };
-/** The job's: retries need no order (they overtake anyway), so two at a time per endpoint. */
-export const JOB_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 2 };
+/**
+ * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
+ * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
+ * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
+ */
+export const ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1 };
 /**
  * What one run reads of the due list, at most: per shard (oldest due first), and per user across
  * the run, so a user with a deep backlog cannot fill the window the others' attempts are read in.
@@ -357,7 +359,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
   const jobDeps = { ...deps, clock: () => now };
   const { deferred } = await attemptFairly(
     due.items,
-    JOB_LIMITS,
+    ATTEMPT_LIMITS,
     async (item) => {
       const result = await runAttempt(jobDeps, item);
       counts[result]++;
