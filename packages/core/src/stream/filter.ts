@@ -20,7 +20,11 @@ export const RESOURCE_KEY_PREFIXES = ["CLIENT#", "INVOICE#", "PAYMENT#", "ESTIMA
 
 export const OUTBOX_KEY_PREFIX = "OUTBOX#";
 
-export const STREAM_FILTERS = [
+/** A filter pattern: nested objects, and per field a list of alternatives. */
+export type Pattern = { [key: string]: Pattern | Leaf[] };
+export type Leaf = string | { prefix: string } | { exists: boolean };
+
+export const STREAM_FILTERS: Pattern[] = [
   {
     dynamodb: {
       Keys: {
@@ -35,3 +39,27 @@ export const STREAM_FILTERS = [
     dynamodb: { Keys: { pk: { S: [{ prefix: "USER#" }] }, sk: { S: [{ prefix: OUTBOX_KEY_PREFIX }] } } },
   },
 ];
+
+/**
+ * Whether a stream record passes the filters (any one of them), as Lambda's event filtering decides
+ * for the subset of its syntax used above: nested objects, and per field a list of alternatives —
+ * an exact string, `prefix`, `exists`. The local stream reader (packages/local/src/stream-reader.ts)
+ * applies it, so `npm start` and the tests see exactly the records the deployed subscriber sees.
+ */
+export function passesStreamFilters(record: unknown, filters: Pattern[] = STREAM_FILTERS): boolean {
+  return filters.some((filter) => matches(record, filter));
+}
+
+function matches(value: unknown, pattern: Pattern): boolean {
+  return Object.entries(pattern).every(([key, expected]) => {
+    const actual = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    if (Array.isArray(expected)) return expected.some((leaf: Leaf) => matchesLeaf(actual, leaf));
+    return matches(actual, expected as Pattern);
+  });
+}
+
+function matchesLeaf(actual: unknown, leaf: Leaf): boolean {
+  if (typeof leaf === "string") return actual === leaf;
+  if ("prefix" in leaf) return typeof actual === "string" && actual.startsWith(leaf.prefix);
+  return leaf.exists === (actual !== undefined);
+}

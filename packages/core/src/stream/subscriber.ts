@@ -43,6 +43,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 export interface StreamRecord {
   eventID?: string;
   eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
+  /** Set on DynamoDB's own changes (a TTL deletion: principalId "dynamodb.amazonaws.com"). */
+  userIdentity?: { type?: string; principalId?: string };
   dynamodb?: {
     Keys?: Record<string, AttributeValue>;
     NewImage?: Record<string, AttributeValue>;
