@@ -4,8 +4,8 @@ import { METRICS_NAMESPACE, type MetricName } from "./metric-names";
 /**
  * Counting what an operator watches (./metric-names.ts), as CloudWatch Embedded Metric Format: one
  * JSON log line that CloudWatch turns into a metric point, no API call and no dependency. Dimensions
- * `service` ("invoicing") and `stage` (the deployed stage, SST's SST_STAGE... read from the app's
- * linked resource; "local" otherwise), which infra/alarms.ts names.
+ * `service` ("invoicing") and `stage` (the deployed stage, from the app SST links to every function;
+ * "local" otherwise), which infra/alarms.ts names. The line carries the log context's ids too.
  *
  * The same format Powertools' Metrics writes; written here in a few lines so every function, the
  * API's included, can count without carrying the library (docs/operations.md has the measurements).

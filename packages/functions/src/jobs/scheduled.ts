@@ -1,4 +1,6 @@
+import type { Context } from "aws-lambda";
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createDeliveryDeps } from "../delivery-deps";
 
 /**
@@ -7,12 +9,13 @@ import { createDeliveryDeps } from "../delivery-deps";
  * clock, so the handler is the same call `npm run jobs` makes. Dependencies are built once per
  * container, at init, like the API's.
  */
-export function scheduledJob(name: JobName): (event?: unknown) => Promise<JobResult> {
+export function scheduledJob(name: JobName): (event?: unknown, context?: Context) => Promise<JobResult> {
   const deps = createDeliveryDeps();
-  return async () => {
-    const result = await jobs[name](deps, new Date());
-    // The run's summary (counts, never record contents) in the function's log.
-    console.log(JSON.stringify(result));
-    return result;
-  };
+  return (_event, context) =>
+    withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
+      const result = await jobs[name](deps, new Date());
+      // The run's summary (counts, never record contents) in the function's log.
+      log("info", "job run", { ...result });
+      return result;
+    });
 }
