@@ -9,6 +9,7 @@ import { payments } from "./routes/payments";
 import { profile } from "./routes/profile";
 import { publicHeaders } from "./routes/public/headers";
 import { reminders } from "./routes/reminders";
+import { reports } from "./routes/reports";
 import { schedules } from "./routes/schedules";
 
 /**
@@ -32,4 +33,5 @@ export const apiRouteModules = [
   payments,
   emailDeliveries,
   events,
+  reports,
 ] as const;

@@ -17,6 +17,7 @@ import {
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+import { countChange } from "../reports/stream";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
@@ -27,6 +28,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
+ * - an invoice, payment or credit note change that moves a report figure updates the monthly
+ *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
@@ -107,6 +110,8 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           after as unknown as InvoiceItem,
         );
       }
+      // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
+      await countChange(deps, change, before, after);
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
       console.warn(

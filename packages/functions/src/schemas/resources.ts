@@ -10,6 +10,7 @@ import { ApiKey, CreatedApiKey } from "@invoicing/core/keys/resource";
 import { Payment } from "@invoicing/core/payments/resource";
 import { Profile, Seller } from "@invoicing/core/profile/resource";
 import { Reminder } from "@invoicing/core/reminders/resource";
+import { AgingClientRow, AgingReport, AgingTotal, RevenueRow, TaxRow } from "@invoicing/core/reports/resource";
 import { RecurringSchedule } from "@invoicing/core/schedules/resource";
 import { CreatedWebhookEndpoint, Delivery, WebhookEndpoint } from "@invoicing/core/webhooks/resource";
 import { PROBLEM_CODES } from "../openapi/problem-types";
@@ -26,6 +27,9 @@ import { PROBLEM_CODES } from "../openapi/problem-types";
  */
 export {
   Address,
+  AgingClientRow,
+  AgingReport,
+  AgingTotal,
   ApiKey,
   Client,
   CreatedApiKey,
@@ -38,8 +42,10 @@ export {
   Profile,
   RecurringSchedule,
   Reminder,
+  RevenueRow,
   Seller,
   TaxBreakdownEntry,
+  TaxRow,
 };
 export { Delivery as DeliveryResource, Event as EventResource, WebhookEndpoint as WebhookEndpointResource };
 
@@ -89,6 +95,11 @@ export const resources = {
   WebhookEndpoint,
   CreatedWebhookEndpoint,
   WebhookDelivery: Delivery,
+  RevenueRow,
+  TaxRow,
+  AgingTotal,
+  AgingClientRow,
+  AgingReport,
   FieldError,
   Problem,
   Health,
