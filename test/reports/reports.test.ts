@@ -204,3 +204,101 @@ describe("bad input is a 400 naming the parameter", () => {
     ok(await user.call("GET", "/reports/revenue?from=2023-01&to=2026-01"));
   });
 });
+
+describe("aging", () => {
+  let user: TestUser;
+  let acme: number;
+  let globex: number;
+
+  beforeAll(async () => {
+    user = await env.user();
+    acme = (await newClient(user, { name: "Acme", currency: "EUR" })).id;
+    globex = (await newClient(user, { name: "Globex", currency: "USD" })).id;
+    const at = (dueDate: string, clientId: number, unitPrice: string, send = true) =>
+      issued(user, clientId, { dueDate, lineItems: [{ description: "x", unitPrice }] }, send);
+    // The clock is 2026-11-22T09:30:00Z.
+    await at("2026-11-22T09:30:00Z", acme, "1.00"); // 0 days: current
+    await at("2026-12-31", acme, "2.00", false); // finalized, not sent: current
+    await at("2026-11-21T09:30:00Z", acme, "4.00"); // 1 day
+    await at("2026-10-23T09:30:00Z", acme, "8.00"); // 30 days
+    await at("2026-10-22T09:29:59Z", acme, "16.00"); // 31 days (30 days and a second, rounded up)
+    const partly = await at("2026-09-22T09:30:00Z", acme, "32.00"); // 61 days, 12.00 of it paid
+    ok(await user.call("POST", `/invoices/${partly}/payments`, { amount: "12.00", paymentMethod: "cash" }), 201);
+    await at("2026-08-01", globex, "64.00"); // > 90 days
+    await at("2026-11-30", globex, "128.00"); // current
+    const paid = await at("2026-08-01", globex, "1000.00");
+    ok(await user.call("POST", `/invoices/${paid}/mark-paid`, { paymentMethod: "cash" }));
+    const voided = await at("2026-08-01", globex, "2000.00");
+    ok(await user.call("POST", `/invoices/${voided}/void`));
+    ok(
+      await user.call("POST", "/invoices", {
+        clientId: globex,
+        lineItems: [{ description: "draft", unitPrice: "4000.00" }],
+      }),
+      201,
+    );
+  });
+
+  const row = (o: Record<string, unknown>) => ({
+    current: "0.00",
+    overdue1to30: "0.00",
+    overdue31to60: "0.00",
+    overdue61to90: "0.00",
+    overdueOver90: "0.00",
+    ...o,
+  });
+
+  it("buckets the open invoices' amountDue by days past due, per currency and per client", async () => {
+    const report = ok(await user.call("GET", "/reports/aging")).body;
+    const eur = row({
+      current: "3.00",
+      overdue1to30: "12.00",
+      overdue31to60: "16.00",
+      overdue61to90: "20.00",
+      total: "51.00",
+      invoiceCount: 6,
+    });
+    const usd = row({ current: "128.00", overdueOver90: "64.00", total: "192.00", invoiceCount: 2 });
+    expect(report).toEqual({
+      asOf: "2026-11-22T09:30:00.000Z",
+      totals: [
+        { currency: "EUR", ...eur },
+        { currency: "USD", ...usd },
+      ],
+      clients: [
+        { clientId: acme, clientName: "Acme", currency: "EUR", ...eur },
+        { clientId: globex, clientName: "Globex", currency: "USD", ...usd },
+      ],
+    });
+  });
+
+  it("ages as of asOf, at once (no stream involved)", async () => {
+    // 38.6 and 39.6 days past due for the 1.00 and the 4.00; 68.6 and 69.6 for the 8.00 and 16.00.
+    const report = ok(await user.call("GET", "/reports/aging?asOf=2026-12-31T00:00:00Z")).body;
+    expect(report.asOf).toBe("2026-12-31T00:00:00.000Z");
+    expect(report.totals[0]).toEqual({
+      currency: "EUR",
+      ...row({
+        current: "2.00",
+
+        overdue31to60: "5.00",
+        overdue61to90: "24.00",
+        overdueOver90: "20.00",
+        total: "51.00",
+        invoiceCount: 6,
+      }),
+    });
+    // A payment shows at once.
+    const open = ok(await user.call("GET", `/invoices?status=sent&clientId=${globex}`)).body as {
+      id: number;
+      total: string;
+    }[];
+    const current = open.find((i) => i.total === "128.00")!;
+    ok(await user.call("POST", `/invoices/${current.id}/mark-paid`, { paymentMethod: "cash" }));
+    const after = ok(await user.call("GET", "/reports/aging")).body;
+    expect(after.totals[1]).toEqual({
+      currency: "USD",
+      ...row({ overdueOver90: "64.00", total: "64.00", invoiceCount: 1 }),
+    });
+  });
+});

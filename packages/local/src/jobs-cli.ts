@@ -2,18 +2,37 @@ import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
+import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
 import { runCommandLine } from "./stack";
 import { runJobs } from "./ticker";
 
 /**
  * `npm run --silent jobs -- <overdue|recurring|reminders|expire-estimates|webhooks|all> [--now <ISO time>]`:
  * runs the same code as the deployed cron functions once and prints one JSON line per job.
+ *
+ * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users`: rebuilds the report
+ * aggregates from the records (docs/reports.md), one JSON line per user; safe while the stream runs.
  */
-const USAGE = `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`;
+const USAGE =
+  `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]\n` +
+  "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users";
 
 runCommandLine(async (open) => {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { now: { type: "string" } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { now: { type: "string" }, user: { type: "string" }, "all-users": { type: "boolean" } },
+  });
   const which = positionals[0];
+  if (which === "backfill-reports") {
+    if ((values.user === undefined) === (values["all-users"] !== true)) {
+      console.error(USAGE);
+      return 2;
+    }
+    const deps = await open();
+    const users = values.user !== undefined ? [values.user] : await allUsers(deps);
+    for (const userId of users) console.log(JSON.stringify(await backfillReports(deps, userId)));
+    return 0;
+  }
   if (!which || (which !== "all" && !JOB_NAMES.includes(which as never))) {
     console.error(USAGE);
     return 2;
