@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
 import { creditNotesOfInvoicePartition } from "../credit-notes/model";
-import type { Db } from "../db/client";
+import type { Db } from "../db/dynamodb";
 import { commit, type Write } from "../db/commit";
 import { isTransactionConflict } from "../db/errors";
 import { userPk } from "../db/keys";

@@ -1,12 +1,12 @@
 import { Hono, type Context } from "hono";
 import { agingReport, monthsOf, revenueReport, taxReport } from "@invoicing/core/reports/reports";
 import { REVENUE_COLUMNS, TAX_COLUMNS } from "@invoicing/core/reports/resource";
-import { toCsv } from "../csv";
-import type { AppEnv } from "../env";
+import { toCsv } from "../http/csv";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
 import { agingQuery, monthlyReportQuery } from "../schemas/reports";
 import { AgingReport, RevenueRow, TaxRow } from "../schemas/resources";
-import { queryParams } from "../validators";
+import { queryParams } from "../http/validators";
 
 const tag = "Reports";
 
