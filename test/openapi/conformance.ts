@@ -244,6 +244,13 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  getAgingReport: async () => (await sentInvoice(), { method: "GET", path: "/reports/aging?asOf=2026-12-31" }),
+  getRevenueReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/revenue?from=2026-01&to=2026-12" }
+  ),
+  getTaxReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/tax?from=2026-01&to=2026-12" }
+  ),
   listEvents: async () => (
     await newClient({ name: "Evented" }),
     await newClient({ name: "Evented 2" }),
