@@ -1,5 +1,6 @@
 import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
+import type { CreditNoteReason } from "../credit-notes/resource";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "./links";
 import { displayDate, displayMoney } from "../email/format";
@@ -150,6 +151,16 @@ export function taxRows(breakdown: readonly TaxBreakdownEntry[]): LabelledValue[
     value: plainAmount(entry.taxAmount),
   }));
 }
+
+const REASON_LABELS: Record<CreditNoteReason, string> = {
+  duplicate: "Duplicate",
+  order_change: "Order change",
+  product_unsatisfactory: "Product unsatisfactory",
+  fraudulent: "Fraudulent",
+  other: "Other",
+};
+/** A credit note's `reason` as people read it, on its documents and in its e-invoice's note. */
+export const creditNoteReasonLabel = (reason: CreditNoteReason): string => REASON_LABELS[reason];
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 /** "DE" → "Germany" for people; the code itself when the runtime has no name for it. */
