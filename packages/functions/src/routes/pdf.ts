@@ -3,10 +3,9 @@ import * as v from "valibot";
 import { invalidTransition, notFound } from "@invoicing/core/errors";
 import { getEstimate } from "@invoicing/core/estimates/estimates";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
-import { toInvoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
-import { estimateView, invoiceView } from "@invoicing/core/public/view";
+import { estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../env";
 import { eInvoiceResponse } from "../einvoice/response";
 import { E_INVOICE_FORMATS } from "../einvoice/source";
@@ -53,7 +52,7 @@ export const pdfRoutes = new Hono<AppEnv>()
     async (c) => {
       const ctx = c.get("ctx");
       const invoice = await getInvoice(ctx, idParam(c));
-      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(ctx, ctx.userId, invoice), ctx));
+      return pdfResponse(c, invoiceView(invoiceDocument(invoice), await documentAssets(ctx, ctx.userId, invoice), ctx));
     },
   )
   .get(
@@ -69,7 +68,10 @@ export const pdfRoutes = new Hono<AppEnv>()
       const deps = c.get("deps");
       const invoice = await findPublicInvoice(deps, c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps));
+      return pdfResponse(
+        c,
+        invoiceView(invoiceDocument(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
+      );
     },
   )
   .get(
@@ -121,7 +123,7 @@ export const pdfRoutes = new Hono<AppEnv>()
       const invoice = await getInvoice(ctx, idParam(c));
       // A draft has no number, seller or final amounts yet: it is not an invoice to exchange.
       if (invoice.status === "draft") throw invalidTransition("invoice", "draft", "write an e-invoice of");
-      return eInvoiceResponse(c, toInvoice(invoice), ctx.userId, c.req.valid("query").format);
+      return eInvoiceResponse(c, invoiceDocument(invoice), ctx.userId, c.req.valid("query").format);
     },
   )
   .get(
@@ -138,6 +140,6 @@ export const pdfRoutes = new Hono<AppEnv>()
     async (c) => {
       const invoice = await findPublicInvoice(c.get("deps"), c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return eInvoiceResponse(c, toInvoice(invoice), invoice.userId, c.req.valid("query").format);
+      return eInvoiceResponse(c, invoiceDocument(invoice), invoice.userId, c.req.valid("query").format);
     },
   );

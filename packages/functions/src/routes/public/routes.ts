@@ -1,9 +1,8 @@
 import { Hono, type Context } from "hono";
 import { notFound } from "@invoicing/core/errors";
-import { toInvoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
-import { estimateView, invoiceView } from "@invoicing/core/public/view";
+import { estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../../env";
 import { describe } from "../../openapi/describe";
 import { toPublicEstimate } from "../../public-estimate";
@@ -37,7 +36,7 @@ export const publicPages = new Hono<AppEnv>()
       const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
       return htmlPage(
         c,
-        invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
+        invoiceView(invoiceDocument(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
         pdfHref,
       );
     },
