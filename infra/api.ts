@@ -44,7 +44,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */
 api.route("$default", {
-  handler: "packages/functions/src/api.handler",
+  handler: "packages/functions/src/lambda/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
@@ -53,7 +53,7 @@ api.route("$default", {
 
 /**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
- * packages/functions/src/documents-routes.ts serves them. Path variables are named as on the API's
+ * packages/functions/src/app/documents-routes.ts serves them. Path variables are named as on the API's
  * other routes at the same position ({id}, {token}).
  */
 export const DOCUMENT_PATHS = [
@@ -71,7 +71,7 @@ export const DOCUMENT_PATHS = [
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
-  handler: "packages/functions/src/documents-api.handler",
+  handler: "packages/functions/src/lambda/documents.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
@@ -93,7 +93,7 @@ export const documents = new sst.aws.Function("Documents", {
 });
 for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
 
-/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/payments-routes.ts). */
+/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
 export const PAYMENT_PATHS = [
   "/public/invoices/{token}/pay",
   "/webhooks/card-processor",
@@ -105,7 +105,7 @@ export const PAYMENT_PATHS = [
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
 export const payments = new sst.aws.Function("Payments", {
-  handler: "packages/functions/src/payments-api.handler",
+  handler: "packages/functions/src/lambda/payments.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",

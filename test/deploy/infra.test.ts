@@ -194,15 +194,15 @@ describe("the API", () => {
     ]);
     const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
     expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
-      ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
+      ["Api $default", "packages/functions/src/lambda/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
       [
         "Documents",
-        "packages/functions/src/documents-api.handler",
+        "packages/functions/src/lambda/documents.handler",
         { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) },
       ],
       [
         "Payments",
-        "packages/functions/src/payments-api.handler",
+        "packages/functions/src/lambda/payments.handler",
         { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) },
       ],
     ]);
@@ -346,7 +346,7 @@ describe("email: one SES identity per sender, owned by one stage", () => {
       expect(event.snsDestination.topicArn.value).toBe(only(infra, "sst.aws.SnsTopic").link!.properties.arn);
       const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
       expect(subscriber).toMatchObject({
-        handler: "packages/functions/src/email-feedback.handler",
+        handler: "packages/functions/src/lambda/email-feedback.handler",
         trigger: { topic: "EmailFeedback" },
       });
     },

@@ -1,4 +1,4 @@
-import type { Db } from "./db/client";
+import type { Db } from "./db/dynamodb";
 import type { CommitHook } from "./db/commit";
 import type { EmailTransport } from "./email/transport";
 import type { CardProcessor } from "./payments/card-processor";

@@ -1,6 +1,6 @@
 /**
  * Domain errors: what went wrong in business terms. The HTTP layer maps each code to a status and
- * problem+json body in one place (functions/src/problems.ts); core never speaks HTTP.
+ * problem+json body in one place (functions/src/http/problems.ts); core never speaks HTTP.
  */
 export type DomainErrorCode =
   | "not_found"

@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "./client";
+import type { Db } from "./dynamodb";
 import { DUE_SHARDS, duePartition, type DueJob } from "./keys";
 
 /**

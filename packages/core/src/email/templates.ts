@@ -3,7 +3,7 @@ import type { InvoiceItem } from "../invoices/model";
 import type { Seller } from "../profile/profile";
 import { amountDue, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
-import { displayDate, displayMoney } from "./format";
+import { displayDate, displayMoney } from "../documents/display";
 import { renderEmailHtml, type EmailLayout } from "./html";
 import { publicEstimateUrl, publicInvoiceUrl } from "../public/links";
 import type { OutgoingEmail } from "./outbox";

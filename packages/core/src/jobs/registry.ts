@@ -2,7 +2,7 @@ import type { Deps } from "../context";
 
 /**
  * The scheduled jobs, in the order `jobs all` runs them. Each is one core function that the CronV2
- * Lambda handlers (functions/src/jobs), the `jobs` command line and the local ticker all call.
+ * Lambda handlers (functions/src/lambda/jobs), the `jobs` command line and the local ticker all call.
  * A job reads only what is due (the byDue index) and is safe to run twice or concurrently.
  */
 export interface JobResult {

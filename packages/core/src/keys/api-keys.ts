@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "../db/client";
+import type { Db } from "../db/dynamodb";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey, userPk } from "../db/keys";

@@ -7,7 +7,7 @@ import {
   type BatchGetCommandOutput,
   type GetCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "../db/client";
+import type { Db } from "../db/dynamodb";
 import { keyItemKey, principalOf, type KeyClaim, type Principal } from "./api-keys";
 
 /**

@@ -11,7 +11,7 @@ import { profileKey } from "./profile";
  * The profile's logo. Stored in the table itself, as one binary attribute of its own item
  * (sk BUSINESS_PROFILE#LOGO): at most 256 KiB fits well under DynamoDB's 400 KB item limit, needs no bucket,
  * no second store to keep consistent and no extra IAM grant, and the item is read only when a
- * document is drawn (the profile item carries `hasLogo` instead). See docs/profile.md.
+ * document is drawn (the profile item carries `hasLogo` instead). See docs/documents.md.
  */
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_LOGO_PIXELS = 2000;

@@ -3,7 +3,7 @@ import type { Deps } from "../context";
 import type { CreditNote, CreditNoteReason } from "../credit-notes/resource";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "./links";
-import { displayDate, displayMoney } from "../email/format";
+import { displayDate, displayMoney } from "../documents/display";
 import type { Estimate } from "../estimates/model";
 import { type Invoice, type InvoiceItem, PAYMENT_REQUESTED_STATUSES, toInvoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";

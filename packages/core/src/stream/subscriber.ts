@@ -19,7 +19,7 @@ import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 
 /**
- * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
+ * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:

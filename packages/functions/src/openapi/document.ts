@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { JsonSchema } from "@valibot/to-json-schema";
-import { isIdParam } from "../params";
-import { problemStatus, type ProblemCode } from "../problems";
+import { isIdParam } from "../http/params";
+import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
 import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";

@@ -1,4 +1,4 @@
-import type { ProblemCode } from "../problems";
+import type { ProblemCode } from "../http/problems";
 
 /**
  * What each problem code means, for the OpenAPI document and the /docs page,

@@ -10,13 +10,13 @@ import {
   toWebhookEndpoint,
   updateEndpoint,
 } from "@invoicing/core/webhooks/endpoints";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";
 import { CreatedWebhookEndpoint, DeliveryResource, EventResource, WebhookEndpointResource } from "../schemas/resources";
-import { ifMatch, jsonBody, listQuery } from "../validators";
+import { ifMatch, jsonBody, listQuery } from "../http/validators";
 
 const tag = "Events";
 

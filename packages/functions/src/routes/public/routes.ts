@@ -3,9 +3,9 @@ import { notFound } from "@invoicing/core/errors";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../http/env";
 import { describe } from "../../openapi/describe";
-import { toPublicEstimate } from "../../public-estimate";
+import { toPublicEstimate } from "@invoicing/core/public/estimate";
 import { securityHeaders } from "./headers";
 import { htmlPage } from "./page";
 

@@ -1,17 +1,17 @@
 import type { MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import type { PageRequest } from "@invoicing/core/db/pagination";
+import type { FieldError } from "@invoicing/core/errors";
 import { readBodyBytes, readJson, readRawBody } from "./body";
 import type { AppEnv } from "./env";
-import { withPart } from "./openapi/describe";
+import { withPart } from "../openapi/describe";
 import { checkPathIds } from "./params";
-import { HttpProblem } from "./problems";
-import { emptyBody, pagination } from "./schemas/common";
-import { validate } from "./validation";
+import { HttpProblem, validationProblem } from "./problems";
+import { emptyBody, pagination } from "../schemas/common";
 
 /**
  * The request's parts, validated by middleware in a route's chain: the handler reads them with
- * `c.req.valid("json" | "query" | "header")`, hono's typed client (client.ts) takes its input
+ * `c.req.valid("json" | "query" | "header")`, hono's typed client (api-client.ts) takes its input
  * types from them, and the OpenAPI document its request schemas (each is tagged for
  * openapi/operations.ts). One schema, three uses.
  *
@@ -144,3 +144,26 @@ export const ifMatch: MiddlewareHandler<
   },
   { kind: "ifMatch" },
 );
+
+const OBJECT_TYPES = new Set(["object", "strict_object", "loose_object", "object_with_rest"]);
+
+/** Validates with a valibot schema; every issue becomes an `errors[]` entry with its dot path. */
+export function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  // valibot's object schemas take an array for an object (typeof [] is "object"): `[]` would pass as `{}`.
+  if (Array.isArray(input) && OBJECT_TYPES.has(schema.type)) {
+    throw validationProblem([{ path: "", message: "must be a JSON object" }]);
+  }
+  const result = v.safeParse(schema, input, { abortEarly: false });
+  if (result.success) return result.output;
+  throw validationProblem(toFieldErrors(result.issues));
+}
+
+export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
+  return issues.map((issue) => ({ path: v.getDotPath(issue) ?? "", message: issueMessage(issue) }));
+}
+
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind === "schema" && issue.received === "undefined") return "is required";
+  if (issue.type === "strict_object" || issue.type === "never") return "unknown or read-only field";
+  return issue.message;
+}

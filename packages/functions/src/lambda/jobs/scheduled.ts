@@ -1,5 +1,5 @@
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
-import { createDeliveryDeps } from "../delivery-deps";
+import { createDeliveryDeps } from "../../capabilities/delivery-deps";
 
 /**
  * A scheduled job's Lambda handler (infra/jobs.ts: one CronV2 per job). CronV2 invokes it with its

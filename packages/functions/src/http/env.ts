@@ -1,6 +1,6 @@
 import type { Ctx, Deps } from "@invoicing/core/context";
-import type { WriteEInvoice } from "./einvoice/response";
-import type { RenderPdf } from "./pdf/response";
+import type { WriteEInvoice } from "../einvoice/response";
+import type { RenderPdf } from "../pdf/response";
 
 /** Hono's per-request variables, typed once for every module. */
 export interface AppEnv {
