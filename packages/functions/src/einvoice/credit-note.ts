@@ -1,5 +1,5 @@
 import type { CreditNote } from "@invoicing/core/credit-notes/resource";
-import { displayMoney } from "@invoicing/core/email/format";
+import { displayMoney } from "@invoicing/core/documents/display";
 import type { Invoice } from "@invoicing/core/invoices/model";
 import { centsOf } from "@invoicing/core/money/money";
 import { creditNoteReasonLabel } from "@invoicing/core/public/view";
