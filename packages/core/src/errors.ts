@@ -25,7 +25,9 @@ export type DomainErrorCode =
   | "overpayment"
   | "payment_not_deletable"
   | "refund_not_possible"
-  | "email_quota_exceeded";
+  | "email_quota_exceeded"
+  | "credit_exceeds_invoice"
+  | "empty_credit_note";
 
 export class DomainError extends Error {
   constructor(

@@ -1,4 +1,6 @@
 import { toClient, type ClientItem } from "../clients/clients";
+import { toCreditNote } from "../credit-notes/credit-notes";
+import type { CreditNoteItem } from "../credit-notes/model";
 import { toEstimate, type EstimateItem } from "../estimates/model";
 import { toInvoice, type InvoiceItem } from "../invoices/model";
 import { centsOf } from "../money/money";
@@ -19,7 +21,9 @@ import type { EventType, ResourceType } from "./types";
  * `.updated` when the record's version moved (PATCH), or nothing when only bookkeeping changed (a
  * client's reference count, a due-list entry, a checkout session id). Money on invoices: more paid
  * without reaching paid is `invoice.partially_paid`; less paid (a payment deleted or refunded) is
- * `invoice.updated`, whatever the status becomes.
+ * `invoice.updated`, whatever the status becomes; more credited (a credit note) is `invoice.voided`
+ * or `invoice.paid` when it changed the status, else `invoice.credited`. A credit note's insert is
+ * `credit_note.created`, its send `credit_note.sent`.
  */
 export type StreamChange = "INSERT" | "MODIFY" | "REMOVE";
 
@@ -44,10 +48,16 @@ export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
   // Payments: PAYMENT#<invoice id>#<payment id> (payments/model.ts), ids counted per invoice.
   const payment = /^PAYMENT#\d+#(\d+)$/.exec(sk);
   if (payment) return { resourceType: "payment", id: Number(payment[1]) };
-  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE)#(\d+)$/.exec(sk);
+  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE|CREDITNOTE)#(\d+)$/.exec(sk);
   if (!match) return undefined;
   const [, kind, id] = match;
-  const types = { CLIENT: "client", INVOICE: "invoice", ESTIMATE: "estimate", SCHEDULE: "recurring_schedule" } as const;
+  const types = {
+    CLIENT: "client",
+    INVOICE: "invoice",
+    ESTIMATE: "estimate",
+    SCHEDULE: "recurring_schedule",
+    CREDITNOTE: "credit_note",
+  } as const;
   return { resourceType: types[kind as keyof typeof types], id: Number(id) };
 }
 
@@ -57,6 +67,7 @@ const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>>
   invoice: (item) => ({ ...toInvoice(item as unknown as InvoiceItem) }),
   estimate: (item) => ({ ...toEstimate(item as unknown as EstimateItem) }),
   recurring_schedule: (item) => ({ ...toSchedule(item as unknown as ScheduleItem) }),
+  credit_note: (item) => ({ ...toCreditNote(item as unknown as CreditNoteItem) }),
   // A payment's id is counted within its invoice, so the event names the invoice too.
   payment: (item) => ({
     ...toPayment(item as unknown as PaymentItem),
@@ -116,10 +127,15 @@ function eventType(
   if (change === "REMOVE") return `${resource}.deleted` as EventType;
   if (!before || !after) return undefined;
   if (resource === "payment") return paymentChange(before, after);
+  // A credit note never changes after its issue but by a send (sentAt; bookkeeping makes none).
+  if (resource === "credit_note") return before.sentAt !== after.sentAt ? "credit_note.sent" : undefined;
   if (resource === "invoice") {
     const paid = compareMoney(before.amountPaid, after.amountPaid);
     if (paid < 0) return "invoice.updated"; // a payment undone: whatever the status went back to
     if (paid > 0 && after.status !== "paid") return "invoice.partially_paid";
+    // A credit note: voided or paid when it changed the status (below), else credited.
+    const credited = compareMoney(before.creditedAmount, after.creditedAmount);
+    if (credited > 0 && before.status === after.status) return "invoice.credited";
   }
   if (before.status !== after.status && typeof after.status === "string") {
     return STATUS_TYPES[resource]?.[after.status] ?? (`${resource}.updated` as EventType);

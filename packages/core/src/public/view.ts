@@ -7,6 +7,7 @@ import { displayDate, displayMoney } from "../documents/display";
 import type { Estimate } from "../estimates/model";
 import { type Invoice, type InvoiceItem, PAYMENT_REQUESTED_STATUSES, toInvoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
+import { amountDueCents } from "../payments/settlement";
 import { displayIban } from "../profile/iban";
 import type { Logo } from "../profile/logo";
 import type { Seller } from "../profile/profile";
@@ -109,9 +110,17 @@ export function payLinkOf(
   return link && /^https:\/\//i.test(link) ? link : null;
 }
 
-/** total − amountPaid, exact. */
-export const amountDue = (invoice: Pick<Invoice, "total" | "amountPaid">): string =>
-  formatMoney(centsOf(invoice.total) - centsOf(invoice.amountPaid ?? "0.00"));
+/** max(0, total − amountPaid − creditedAmount), exact: the one rule of payments/settlement.ts. */
+export const amountDue = (
+  invoice: Pick<Invoice, "total" | "amountPaid"> & { creditedAmount?: string | null },
+): string =>
+  formatMoney(
+    amountDueCents({
+      total: invoice.total,
+      amountPaid: invoice.amountPaid ?? "0.00",
+      creditedAmount: invoice.creditedAmount ?? undefined,
+    }),
+  );
 
 /**
  * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on

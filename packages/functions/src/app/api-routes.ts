@@ -1,5 +1,6 @@
 import { apiKeys } from "../routes/api-keys";
 import { clients } from "../routes/clients";
+import { creditNotes } from "../routes/credit-notes";
 import { emailDeliveries } from "../routes/email-deliveries";
 import { estimates } from "../routes/estimates";
 import { events } from "../routes/events";
@@ -30,6 +31,7 @@ export const apiRouteModules = [
   estimates,
   schedules,
   payments,
+  creditNotes,
   emailDeliveries,
   events,
 ] as const;

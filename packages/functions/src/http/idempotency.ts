@@ -46,6 +46,7 @@ const COLLECTIONS: Record<Exclude<Kind, "APIKEY">, string> = {
   INVOICE: "/invoices",
   ESTIMATE: "/estimates",
   SCHEDULE: "/recurring-schedules",
+  CREDITNOTE: "/credit-notes",
 };
 
 /** The app itself, to read a record through its own GET route when a response must be rebuilt. */

@@ -47,6 +47,8 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   overpayment: { status: 422, title: "Overpayment" },
   payment_not_deletable: { status: 422, title: "Payment not deletable" },
   refund_not_possible: { status: 422, title: "Refund not possible" },
+  credit_exceeds_invoice: { status: 422, title: "Credit exceeds invoice" },
+  empty_credit_note: { status: 422, title: "Empty credit note" },
   email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
