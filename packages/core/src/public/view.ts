@@ -126,11 +126,11 @@ export const amountDue = (
  * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on
  * the stored item, credit-notes/model.ts) for the "Credited" row.
  */
-export type InvoiceDocument = Invoice & { creditedAmount?: string | null; creditNoteNumbers?: readonly string[] };
+export type InvoiceDocument = Invoice & { creditNoteNumbers?: readonly string[] };
 
 export const invoiceDocument = (item: InvoiceItem): InvoiceDocument => ({
   ...toInvoice(item),
-  creditNoteNumbers: (item as { creditNoteNumbers?: string[] }).creditNoteNumbers ?? [],
+  creditNoteNumbers: item.creditNoteNumbers ?? [],
 });
 
 const STATUS_LABELS: Record<string, string> = {
@@ -298,7 +298,7 @@ export function invoiceView(
     { label: "Amount paid", value: money(invoice.amountPaid) },
   ];
   // What its credit notes took off (API.md section 17): their numbers and the credited amount.
-  const credited = invoice.creditedAmount ?? "0.00";
+  const credited = invoice.creditedAmount;
   const creditNotes = invoice.creditNoteNumbers ?? [];
   if (creditNotes.length > 0 || centsOf(credited) > 0n) {
     const label = creditNotes.length > 0 ? `Credited (${creditNotes.join(", ")})` : "Credited";
