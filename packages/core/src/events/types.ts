@@ -38,6 +38,3 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 export const RESOURCE_TYPES = ["client", "invoice", "payment", "estimate", "recurring_schedule"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
-/** The public Event: its shape is the response schema (./resource.ts). */
-export type { Event } from "./resource";

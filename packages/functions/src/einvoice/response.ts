@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import type { FieldError } from "@invoicing/core/errors";
 import type { Invoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { invoiceView } from "@invoicing/core/public/view";
@@ -8,20 +7,11 @@ import { HttpProblem } from "../http/problems";
 import type { EInvoiceFormat } from "./source";
 
 /**
+ * The e-invoice of a non-draft invoice, or 422 e_invoice_incomplete naming every missing field.
  * The HTTP side of the e-invoices, light enough for any bundle: the writer itself (XML, pdf-lib)
  * reaches the route through the app (einvoice/writer.ts), mounted only by the functions that serve
  * documents, exactly as the PDF renderer does.
  */
-export type WriteEInvoice = (
-  invoice: Invoice,
-  format: EInvoiceFormat,
-  renderPdf: () => Promise<Uint8Array>,
-  now: Date,
-) => Promise<
-  { ok: true; body: string | Uint8Array; contentType: string; extension: string } | { ok: false; errors: FieldError[] }
->;
-
-/** The e-invoice of a non-draft invoice, or 422 e_invoice_incomplete naming every missing field. */
 export async function eInvoiceResponse(
   c: Context<AppEnv>,
   invoice: Invoice,
