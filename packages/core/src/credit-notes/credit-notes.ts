@@ -133,13 +133,20 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
   return result;
 }
 
-/** The invoice and the user's last CN number: one consistent BatchGetItem. */
+/**
+ * The invoice and the user's last CN number, read consistently: two GetItems sent together, which
+ * a request's reads turn into ONE BatchGetItem with its API key (keys/authorized-db.ts).
+ */
 async function readForIssue(ctx: Ctx, invoiceId: number) {
-  const keys = [invoiceKey(ctx.userId, invoiceId), counterKey(ctx.userId, NUMBER_COUNTER)];
-  const found = await batchGet(ctx.db, keys);
-  const invoice = found.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
+  const get = (key: { pk: string; sk: string }) =>
+    ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: key, ConsistentRead: true }));
+  const [found, counter] = await Promise.all([
+    get(invoiceKey(ctx.userId, invoiceId)),
+    get(counterKey(ctx.userId, NUMBER_COUNTER)),
+  ]);
+  const invoice = found.Item as InvoiceItem | undefined;
   if (!invoice) throw notFound("invoice", invoiceId);
-  return { invoice, lastNumber: Number(found.get(batchKey(keys[1]!))?.value ?? 0) };
+  return { invoice, lastNumber: Number(counter.Item?.value ?? 0) };
 }
 
 /** Every `invoiceLineId` names a line of the invoice, else a 400 on that line. */
