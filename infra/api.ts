@@ -1,8 +1,8 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { withAccessLogFormat } from "./access-log";
 import { isProduction, lambdaRuntime } from "./runtime";
 import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
+import { apiStage, routesDeclared } from "./stage";
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
@@ -10,7 +10,8 @@ import { table } from "./storage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production), in a format without the raw path (infra/access-log.ts).
+ * (a year in production), in a format without the raw path (infra/access-log.ts). Public routes
+ * are throttled (PUBLIC_ROUTE_THROTTLING).
  */
 export const api = new sst.aws.ApiGatewayV2("Api", {
   cors: {
@@ -21,7 +22,7 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
     maxAge: "1 day",
   },
   accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
-  transform: { stage: withAccessLogFormat },
+  transform: { stage: apiStage },
 });
 
 /**
@@ -43,8 +44,8 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
  */
-api.route("$default", {
-  handler: "packages/functions/src/api.handler",
+const defaultRoute = api.route("$default", {
+  handler: "packages/functions/src/lambda/api.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
@@ -53,7 +54,7 @@ api.route("$default", {
 
 /**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
- * packages/functions/src/documents-routes.ts serves them. Path variables are named as on the API's
+ * packages/functions/src/app/documents-routes.ts serves them. Path variables are named as on the API's
  * other routes at the same position ({id}, {token}).
  */
 export const DOCUMENT_PATHS = [
@@ -71,7 +72,7 @@ export const DOCUMENT_PATHS = [
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
-  handler: "packages/functions/src/documents-api.handler",
+  handler: "packages/functions/src/lambda/documents.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
@@ -91,9 +92,9 @@ export const documents = new sst.aws.Function("Documents", {
     })),
   ],
 });
-for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
-/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/payments-routes.ts). */
+/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
 export const PAYMENT_PATHS = [
   "/public/invoices/{token}/pay",
   "/webhooks/card-processor",
@@ -105,10 +106,11 @@ export const PAYMENT_PATHS = [
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
 export const payments = new sst.aws.Function("Payments", {
-  handler: "packages/functions/src/payments-api.handler",
+  handler: "packages/functions/src/lambda/payments.handler",
   ...lambdaRuntime,
   timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
-for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);
+const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
+routesDeclared([defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined));

@@ -48,7 +48,7 @@ new aws.sesv2.ConfigurationSetEventDestination("EmailFeedbackDestination", {
   },
 });
 emailFeedback.subscribe("EmailFeedbackHandler", {
-  handler: "packages/functions/src/email-feedback.handler",
+  handler: "packages/functions/src/lambda/email-feedback.handler",
   ...lambdaRuntime,
   timeout: "30 seconds",
   memory: "256 MB",

@@ -15,7 +15,7 @@ import { table } from "./storage";
  * payment links, so it gets the card processor's key (never the webhook secret).
  */
 const jobFunction = (file: string, link: unknown[], timeout: "1 minute" | "5 minutes" = "5 minutes") => ({
-  handler: `packages/functions/src/jobs/${file}.handler`,
+  handler: `packages/functions/src/lambda/jobs/${file}.handler`,
   ...lambdaRuntime,
   // Bounded by the work due since the last run; five minutes leaves ten before the next one.
   timeout,

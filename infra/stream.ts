@@ -11,7 +11,7 @@ import { table } from "./storage";
 export const bus = new sst.aws.Bus("Bus");
 
 /**
- * The table stream's one subscriber (packages/functions/src/stream.ts): it turns each change into
+ * The table stream's one subscriber (packages/functions/src/lambda/stream.ts): it turns each change into
  * events (the activity log, webhook first attempts, the bus) and delivers the email outbox, so the
  * API function carries neither SES nor the PDF renderer. It links the sender and the API (the
  * public link in emails), the bus, and the card processor's key: it expires the checkout session of
@@ -26,7 +26,7 @@ export const bus = new sst.aws.Bus("Bus");
 table.subscribe(
   "StreamSubscriber",
   {
-    handler: "packages/functions/src/stream.handler",
+    handler: "packages/functions/src/lambda/stream.handler",
     ...lambdaRuntime,
     // Webhook attempts have 10 s each and run a bounded number at a time; email and PDFs a few more.
     timeout: "2 minutes",

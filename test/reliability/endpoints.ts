@@ -1,6 +1,6 @@
-import { createDb } from "@invoicing/core/db/client";
-import { createApp } from "@invoicing/functions/app";
-import { isPublicPath } from "@invoicing/functions/middleware";
+import { createDb } from "@invoicing/core/db/dynamodb";
+import { createApp } from "@invoicing/functions/app/create-app";
+import { isPublicPath } from "@invoicing/functions/http/middleware";
 import { expect } from "vitest";
 import type { TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";

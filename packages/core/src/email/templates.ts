@@ -4,7 +4,7 @@ import type { Seller } from "../profile/profile";
 import { amountDue, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
 import { centsOf } from "../money/money";
-import { displayDate, displayMoney } from "./format";
+import { displayDate, displayMoney } from "../documents/display";
 import { renderEmailHtml, type EmailLayout } from "./html";
 import { publicCreditNoteUrl, publicEstimateUrl, publicInvoiceUrl } from "../public/links";
 import type { CreditNoteItem } from "../credit-notes/model";

@@ -106,11 +106,6 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       return toSession(session);
     },
 
-    async retrieveSession(id: string): Promise<CheckoutSession> {
-      const stripe = await stripeClient();
-      return toSession(await call(() => stripe.checkout.sessions.retrieve(id)));
-    },
-
     async expireSession(id: string): Promise<void> {
       const stripe = await stripeClient();
       // Best effort after a void or a full payment: a short wait, one retry, never the request's 25 s.

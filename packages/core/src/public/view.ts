@@ -2,7 +2,7 @@ import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "./links";
-import { displayDate, displayMoney } from "../email/format";
+import { displayDate, displayMoney } from "../documents/display";
 import type { Estimate } from "../estimates/model";
 import { PAYMENT_REQUESTED_STATUSES, type Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";

@@ -9,14 +9,14 @@ import {
 } from "@invoicing/core/credit-notes/credit-notes";
 import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { etagOf } from "@invoicing/core/db/versioning";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { created, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createCreditNoteBody, creditNoteListFilters } from "../schemas/credit-notes";
 import { sendBody } from "../schemas/documents";
 import { CreditNote } from "../schemas/resources";
-import { jsonBody, listQuery } from "../validators";
+import { jsonBody, listQuery } from "../http/validators";
 
 /** Credit notes (API.md section 17, docs/credit-notes.md): issue, read, list, send. */
 function creditNoteResponse(c: Context<AppEnv>, item: CreditNoteItem, status: 200 | 201 = 200): Response {

@@ -1,16 +1,16 @@
-import { apiKeys } from "./routes/api-keys";
-import { clients } from "./routes/clients";
-import { creditNotes } from "./routes/credit-notes";
-import { emailDeliveries } from "./routes/email-deliveries";
-import { estimates } from "./routes/estimates";
-import { events } from "./routes/events";
-import { health } from "./routes/health";
-import { invoices } from "./routes/invoices";
-import { payments } from "./routes/payments";
-import { profile } from "./routes/profile";
-import { publicHeaders } from "./routes/public/headers";
-import { reminders } from "./routes/reminders";
-import { schedules } from "./routes/schedules";
+import { apiKeys } from "../routes/api-keys";
+import { clients } from "../routes/clients";
+import { creditNotes } from "../routes/credit-notes";
+import { emailDeliveries } from "../routes/email-deliveries";
+import { estimates } from "../routes/estimates";
+import { events } from "../routes/events";
+import { health } from "../routes/health";
+import { invoices } from "../routes/invoices";
+import { payments } from "../routes/payments";
+import { profile } from "../routes/profile";
+import { publicHeaders } from "../routes/public/headers";
+import { reminders } from "../routes/reminders";
+import { schedules } from "../routes/schedules";
 
 /**
  * What the API Lambda (api.ts, API Gateway's $default route) serves: everything JSON. Documents

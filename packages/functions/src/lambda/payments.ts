@@ -1,8 +1,8 @@
 import { handle } from "hono/aws-lambda";
-import { createBaseDeps } from "./capabilities/base";
-import { cardProcessor } from "./capabilities/card-processor";
-import { paymentRouteModules } from "./payments-routes";
-import { buildApp } from "./spine";
+import { createBaseDeps } from "../capabilities/base";
+import { cardProcessor } from "../capabilities/card-processor";
+import { paymentRouteModules } from "../app/payments-routes";
+import { buildApp } from "../app/build-app";
 
 /**
  * The payments Lambda: API Gateway sends it the pay link and the card processor's webhook

@@ -1,5 +1,5 @@
 import type { Deps } from "@invoicing/core/context";
-import { renderDocumentPdf } from "./pdf/document-pdf";
+import { renderDocumentPdf } from "../pdf/document-pdf";
 
 /**
  * Dependencies plus the PDF renderer, for the functions that draw documents: the PDF function, the

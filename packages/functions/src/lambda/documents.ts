@@ -1,9 +1,9 @@
 import { handle } from "hono/aws-lambda";
-import { createBaseDeps } from "./capabilities/base";
-import { documentRouteModules } from "./documents-routes";
-import { eInvoiceWriter } from "./einvoice/writer";
-import { pdfRenderer } from "./pdf/renderer";
-import { buildApp } from "./spine";
+import { createBaseDeps } from "../capabilities/base";
+import { documentRouteModules } from "../app/documents-routes";
+import { eInvoiceWriter } from "../einvoice/writer";
+import { pdfRenderer } from "../pdf/renderer";
+import { buildApp } from "../app/build-app";
 
 /**
  * The documents Lambda: API Gateway sends it every documents path (infra/api.ts), with the same

@@ -1,5 +1,5 @@
-import { cardProcessor } from "./routes/card-processor";
-import { webhooks } from "./routes/webhooks";
+import { cardProcessor } from "../routes/card-processor";
+import { webhooks } from "../routes/webhooks";
 
 /**
  * What the Payments Lambda (payments-api.ts) serves: every route that talks to the card processor

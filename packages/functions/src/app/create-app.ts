@@ -1,8 +1,8 @@
 import type { Deps } from "@invoicing/core/context";
-import { eInvoiceWriter } from "./einvoice/writer";
-import { pdfRenderer } from "./pdf/renderer";
+import { eInvoiceWriter } from "../einvoice/writer";
+import { pdfRenderer } from "../pdf/renderer";
 import { routeModules } from "./route-modules";
-import { buildApp } from "./spine";
+import { buildApp } from "./build-app";
 
 export { routeModules };
 

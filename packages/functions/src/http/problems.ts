@@ -23,6 +23,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   validation_error: { status: 400, title: "Validation failed" },
   invalid_signature: { status: 400, title: "Invalid signature" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  insufficient_scope: { status: 403, title: "Insufficient scope" },
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "./env";
 import { validationProblem } from "./problems";
-import { pathId } from "./schemas/common";
+import { pathId } from "../schemas/common";
 
 /** Path parameters that hold a record's id (`:id`, `:deliveryId`): positive integers. */
 export const isIdParam = (name: string): boolean => name === "id" || /^[a-z]\w*Id$/.test(name);

@@ -1,5 +1,5 @@
-import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
-import type { PublicEstimate } from "@invoicing/core/public/view";
+import { toEstimate, type EstimateItem } from "../estimates/model";
+import type { PublicEstimate } from "./view";
 
 /** The estimate resource plus when it was sent (its date on the page and the PDF). */
 export const toPublicEstimate = (item: EstimateItem): PublicEstimate => ({

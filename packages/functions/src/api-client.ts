@@ -1,14 +1,14 @@
 import type { Hono } from "hono";
 import { hc } from "hono/client";
 import type * as v from "valibot";
-import type { AppEnv } from "./env";
-import type { routeModules } from "./route-modules";
+import type { AppEnv } from "./http/env";
+import type { routeModules } from "./app/route-modules";
 import type * as resources from "./schemas/resources";
 
 /**
  * A typed client for TypeScript users, on hono's `hc`: paths, methods, path params, request bodies,
  * query strings and If-Match all come from the routes themselves — their validation middleware
- * (validators.ts) carries the valibot schemas they validate with — and response bodies too where a
+ * (http/validators.ts) carries the valibot schemas they validate with — and response bodies too where a
  * route answers with `c.json(...)`. Usage in docs/client.md.
  *
  * Everything imported here but hono's small client is a type: using this file pulls no server

@@ -1,7 +1,7 @@
 import { handle } from "hono/aws-lambda";
-import { apiRouteModules } from "./api-routes";
-import { createBaseDeps } from "./capabilities/base";
-import { buildApp } from "./spine";
+import { apiRouteModules } from "../app/api-routes";
+import { createBaseDeps } from "../capabilities/base";
+import { buildApp } from "../app/build-app";
 
 /**
  * The API Lambda (API Gateway HTTP API, payload v2, $default route). Built once per container, at init.

@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
-import { createDeliveryDeps } from "./delivery-deps";
+import { createDeliveryDeps } from "../capabilities/delivery-deps";
 
 /**
  * The table stream's subscriber (infra/stream.ts): events, webhook first attempts, the bus and

@@ -1,18 +1,18 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
-import type { AppEnv } from "./env";
-import { idempotency } from "./idempotency";
-import { auth, requestId, responseHeaders } from "./middleware";
-import { errorToResponse, problemResponse } from "./problems";
+import type { AppEnv } from "../http/env";
+import { idempotency } from "../http/idempotency";
+import { auth, requestId, responseHeaders } from "../http/middleware";
+import { errorToResponse, problemResponse } from "../http/problems";
 
 /**
- * A Hono app over some route modules, with the spine every one shares. Middleware order gives
+ * A Hono app over some route modules, with the middleware every one shares. Middleware order gives
  * API.md's error precedence: auth (401) runs before routing (404 unknown route, 405), and each
- * route reads its body in its own chain (validators.ts jsonBody: 413 → 415 → 400) before it looks
+ * route reads its body in its own chain (http/validators.ts jsonBody: 413 → 415 → 400) before it looks
  * anything up (404 unknown id).
- * The whole service is app.ts's createApp; Lambda functions that serve a part of it (api.ts,
- * documents-api.ts, payments-api.ts) build it from their own modules, so each bundle holds only
+ * The whole service is create-app.ts's createApp; Lambda functions that serve a part of it (lambda/api.ts,
+ * lambda/documents.ts, lambda/payments.ts) build it from their own modules, so each bundle holds only
  * what it serves.
  */
 export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<AppEnv> {

@@ -1,6 +1,6 @@
 import type { SNSEvent } from "aws-lambda";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
-import { createDeps } from "./deps";
+import { createDeps } from "../capabilities/deps";
 
 /**
  * The SNS subscriber of the "EmailFeedback" topic (infra/email.ts): SES's bounce, complaint and reject
