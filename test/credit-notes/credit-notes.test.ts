@@ -219,6 +219,33 @@ describe("POST /invoices/{id}/credit-notes", () => {
     });
   });
 
+  it("a deleted payment leaves the invoice paid while its credit notes still cover it", async () => {
+    const { user, invoice, credit, get } = await world();
+    const sent = await invoice();
+    const pay = (amount: string, reference: string) =>
+      user.call("POST", `/invoices/${sent.id}/payments`, { amount, paymentMethod: "cash", reference });
+    const first = ok(await pay("100.00", "R-1"), 201).body;
+    ok(await pay("200.00", "R-2"), 201);
+    ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 1 }] }), 201); // 1190.00: 300 + 1190 ≥ 1290
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({ status: "paid", paymentReference: "R-2" });
+    ok(await user.call("DELETE", `/invoices/${sent.id}/payments/${first.id}`), 204);
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({
+      status: "paid",
+      amountPaid: "200.00",
+      creditedAmount: "1190.00",
+      amountDue: "0.00",
+    });
+    ok(await user.call("DELETE", `/invoices/${sent.id}/payments/${first.id + 1}`), 204);
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({
+      status: "sent",
+      amountPaid: "0.00",
+      amountDue: "100.00",
+      paidAt: null,
+      paymentMethod: null,
+      paymentReference: null,
+    });
+  });
+
   it("a finalized invoice keeps its status; payments are then limited by the new amountDue", async () => {
     const { user, invoice, credit, get } = await world();
     const finalized = await invoice("finalized");
