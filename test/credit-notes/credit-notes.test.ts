@@ -1,6 +1,8 @@
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { invoiceKey } from "@invoicing/core/invoices/model";
+import { gate, responseStore } from "../idempotency/faults";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv } from "../support/env";
@@ -536,5 +538,31 @@ describe("events and idempotency", () => {
     expect((await sendOnce()).headers.get("idempotent-replayed")).toBe("true");
     const emails = (await partition(env.deps.db, user.userId)).filter((i) => String(i.sk).startsWith("OUTBOX#"));
     expect(emails).toHaveLength(2); // the invoice's and one of the credit note
+  });
+
+  it("a crash after the credit note is issued and before its response is stored: the retry gets it, issues nothing", async () => {
+    const { user, invoice, credit } = await world();
+    const sent = await invoice();
+    const body = { lineItems: [{ invoiceLineId: 1, quantity: "1" }] };
+    const crash = gate(env.deps.db, responseStore);
+    try {
+      const doomed = credit(sent.id, body, { "Idempotency-Key": "cn-crash" });
+      await Promise.race([crash.reached, doomed.then((r) => Promise.reject(new Error(`finished: ${r.status}`)))]);
+      // The process "died" here: the credit note is issued, its response not kept.
+      env.clock.advance(LEASE_MS + 1);
+      const retry = await credit(sent.id, body, { "Idempotency-Key": "cn-crash" });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.headers.get("location")).toBe(`/credit-notes/${retry.body.id}`);
+      expect(retry.body).toMatchObject({ creditNoteNumber: "CN-000001", total: "119.00" });
+      const notes = (await partition(env.deps.db, user.userId)).filter((i) => String(i.sk).startsWith("CREDITNOTE#"));
+      expect(notes).toHaveLength(1);
+      crash.release();
+      expect((await doomed).body).toEqual(retry.body);
+    } finally {
+      crash.release();
+      crash.remove();
+      env.clock.set(NOW);
+    }
   });
 });
