@@ -2,6 +2,7 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { invoiceKey } from "@invoicing/core/invoices/model";
+import { findPublicCreditNote, findPublicInvoice } from "@invoicing/core/public/documents";
 import { gate, responseStore } from "../idempotency/faults";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
@@ -305,6 +306,17 @@ describe("POST /invoices/{id}/credit-notes", () => {
     });
     ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201);
     expect(await get(`/invoices/${sent.id}`)).toMatchObject({ creditedAmount: "100.00", amountDue: "1190.00" });
+  });
+
+  it("a credit note's public token finds it through the byToken index, and nothing else", async () => {
+    const { user, invoice, credit } = await world();
+    const sent = await invoice();
+    const note = ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201).body;
+    const found = await findPublicCreditNote(env.deps, note.publicToken);
+    expect(found).toMatchObject({ id: note.id, userId: user.userId, creditNoteNumber: "CN-000001" });
+    expect(await findPublicInvoice(env.deps, note.publicToken)).toBeUndefined();
+    expect(await findPublicCreditNote(env.deps, sent.publicToken)).toBeUndefined();
+    expect(await findPublicCreditNote(env.deps, "x".repeat(32))).toBeUndefined();
   });
 
   it("void sets voidedAt", async () => {
