@@ -1,4 +1,6 @@
 import { DomainError } from "../errors";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 
 /**
  * The record changed between the read and the conditional write (putIfVersion's condition failed on
@@ -55,8 +57,10 @@ export async function optimistic<T>(
       if (!(error instanceof Raced || options.alsoRaced?.(error))) throw error;
       if (options.ifMatch !== undefined)
         throw new DomainError("precondition_failed", `the ${what} was changed concurrently`);
-      if (n >= MAX_ROUNDS)
+      if (n >= MAX_ROUNDS) {
+        countMetric(METRIC.optimisticLoopExhausted);
         throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
+      }
       await backoff(n);
     }
   }

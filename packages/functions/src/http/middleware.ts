@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
+import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -17,7 +18,10 @@ export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   c.set("requestId", id);
-  await next();
+  // Every log line of the request carries its id (and the user's, once the key names it): core's
+  // log() reads them from this scope (core/src/observability/context-log.ts).
+  const lambda = (c.env as { lambdaContext?: { awsRequestId?: string } } | undefined)?.lambdaContext;
+  await withLogContext({ requestId: id, source: "api", awsRequestId: lambda?.awsRequestId }, () => next());
   c.res.headers.set("X-Request-Id", id);
 };
 
@@ -81,10 +85,13 @@ export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (scoped && !mayChange(principal)) throw insufficientScope();
     c.set("ctx", { ...deps, userId: principal.userId });
     c.set("keyCheck", () => Promise.resolve());
+    setLogUser(principal.userId);
     return runAs(principal, next);
   }
   const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });
   c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
+  // The user the key names; a key that turns out forged ends in 401 before anything is written.
+  setLogUser(claim.userId);
   const allowed = (principal: Principal | undefined): void => {
     if (!principal) throw refused();
     if (scoped && !mayChange(principal)) throw insufficientScope();

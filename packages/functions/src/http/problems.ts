@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, ValidationError, type DomainErrorCode, type FieldError } from "@invoicing/core/errors";
+import { log as logLine } from "@invoicing/core/observability/context-log";
 import { isUnavailable } from "@invoicing/core/db/errors";
 import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
@@ -145,22 +146,19 @@ export function errorToResponse(c: Context, error: unknown): Response {
   );
 }
 
-/** One JSON log line with the request id; never the request body, headers or query string. */
+/** One JSON log line with the request and user ids; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
   const e =
     error instanceof Error
       ? { name: error.name, message: error.message, stack: error.stack }
       : { value: String(error) };
-  console[level](
-    JSON.stringify({
-      level,
-      message,
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: loggedPath(c.req.path),
-      error: e,
-    }),
-  );
+  // The request's log context adds the request id and, once the key named it, the user id.
+  logLine(level, message, {
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    path: loggedPath(c.req.path),
+    error: e,
+  });
 }
 
 /**

@@ -119,7 +119,9 @@ function successResponse(op: Operation): Json {
   const response: Json = { description: s.description, headers };
   if (s.schema) {
     const item = jsonSchemaOf(s.schema);
-    response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    const content: Json = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    if (s.csv) content["text/csv"] = { schema: { type: "string", contentMediaType: "text/csv" } };
+    response.content = content;
   } else if (s.mediaType) {
     const schema = s.mediaType === "text/html" ? { type: "string" } : { type: "string", contentMediaType: s.mediaType };
     response.content = { [s.mediaType]: { schema } };
