@@ -3,7 +3,7 @@ import type { JsonSchema } from "@valibot/to-json-schema";
 import { isIdParam } from "../http/params";
 import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
-import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
+import { hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";
 import { TAGS } from "./tags";
 
@@ -270,8 +270,8 @@ function components(): Json {
   };
 }
 
-/** Builds the document from a list of operations (all of them unless told otherwise). */
-export function buildOpenApiDocument(operations: readonly Operation[] = allOperations()): Json {
+/** Builds the document from a list of operations (app/route-modules.ts allOperations: every one). */
+export function buildOpenApiDocument(operations: readonly Operation[]): Json {
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     const item = (paths[op.path] ??= {});
@@ -289,10 +289,4 @@ export function buildOpenApiDocument(operations: readonly Operation[] = allOpera
     paths,
     components: components(),
   };
-}
-
-let cached: string | undefined;
-/** The document as JSON text, built once per process (it depends on code only). */
-export function openApiJson(): string {
-  return (cached ??= JSON.stringify(buildOpenApiDocument()));
 }
