@@ -1,4 +1,8 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import PostalMime from "postal-mime";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { deliverQueued, type OutboxItem } from "@invoicing/core/email/outbox";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { invoiceKey } from "@invoicing/core/invoices/model";
@@ -479,6 +483,16 @@ describe("POST /credit-notes/{id}/send", () => {
       ],
     ]);
     expect(String(emails[0]!.text)).toContain("Attached: CN-000001.pdf");
+    // Delivered as the stream subscriber does: the PDF drawn then, attached under the credit note's number.
+    const before = new Set(readdirSync(env.outboxDir));
+    expect(await deliverQueued(env.deps, emails[0] as unknown as OutboxItem)).toBe("delivered");
+    const [file] = readdirSync(env.outboxDir).filter((f) => !before.has(f));
+    const mail = await PostalMime.parse(readFileSync(join(env.outboxDir, file!), "utf8"));
+    expect(mail.to?.map((a) => a.address)).toEqual(["ap@hooli.test"]);
+    expect(mail.attachments.map((a) => [a.filename, a.mimeType])).toEqual([["CN-000001.pdf", "application/pdf"]]);
+    const pdf = mail.attachments[0]!.content;
+    const bytes = typeof pdf === "string" ? Buffer.from(pdf) : new Uint8Array(pdf as ArrayBuffer);
+    expect(Buffer.from(bytes.slice(0, 5)).toString("latin1")).toBe("%PDF-");
     // The client's email is the default recipient.
     const { invoice: invoice2, credit: credit2, user: user2 } = await world();
     const other = ok(await credit2((await invoice2()).id, { lineItems: [{ invoiceLineId: 2 }] }), 201).body;
