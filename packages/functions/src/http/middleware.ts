@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { authenticate, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
 import { authorizedDb } from "@invoicing/core/keys/authorized-db";
+import { partOf } from "../openapi/describe";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -34,9 +35,25 @@ export const responseHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Content-Type-Options", "nosniff");
 };
 
-/** Paths reachable without an API key; the OpenAPI document marks their operations public. */
-const PUBLIC = [/^\/health$/, /^\/public(\/|$)/, /^\/openapi\.json$/, /^\/docs$/, /^\/webhooks\/card-processor$/];
-export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.test(path));
+/** The public pages' space: every path under /public/ is reachable without an API key (404s too). */
+export const isPublicSpace = (path: string): boolean => /^\/public(\/|$)/.test(path);
+
+/**
+ * Whether a path is reachable without an API key: under /public/, or the path of a route that
+ * says so (`describe({ public: true })`) among `routes` — the routes of the app being built
+ * (app/build-app.ts), so the list is the route modules' own and nothing keeps it by hand.
+ */
+export function publicPaths(routes: readonly { path: string; handler: unknown }[]): (path: string) => boolean {
+  const exact = routes
+    .filter((r) => isPublicRoute(r.handler))
+    .map((r) => new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+")}$`));
+  return (path) => isPublicSpace(path) || exact.some((re) => re.test(path));
+}
+
+const isPublicRoute = (handler: unknown): boolean => {
+  const part = partOf(handler);
+  return part?.kind === "description" && part.description.public === true;
+};
 
 const unauthorized = (detail: string) =>
   new HttpProblem("unauthorized", detail, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
@@ -50,34 +67,36 @@ const unauthorized = (detail: string) =>
  * answer waits for the key check, and a refused key replaces it with the 401. A legacy key
  * (`inv_<secret>`) is looked up first, as before: two round trips.
  */
-export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (isPublicPath(c.req.path)) return next();
-  const header = c.req.header("authorization");
-  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
-  if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
-  const deps = c.get("deps");
-  const claim = parseKey(match[1]!);
-  if (!claim) throw refused();
-  if (claim.userId === undefined) {
-    const principal = await authenticate(deps.db, match[1]!, deps.clock());
-    if (!principal) throw refused();
-    c.set("ctx", { ...deps, userId: principal.userId });
-    return runAs(principal, next);
-  }
-  const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock());
-  c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
-  let principal: Principal | undefined;
-  try {
-    await next();
-  } finally {
-    principal = await authorized.principal();
-    await principal?.touch;
-  }
-  if (!principal) {
-    c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401
-    throw refused();
-  }
-};
+export const auth =
+  (isPublic: (path: string) => boolean): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (isPublic(c.req.path)) return next();
+    const header = c.req.header("authorization");
+    const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+    if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
+    const deps = c.get("deps");
+    const claim = parseKey(match[1]!);
+    if (!claim) throw refused();
+    if (claim.userId === undefined) {
+      const principal = await authenticate(deps.db, match[1]!, deps.clock());
+      if (!principal) throw refused();
+      c.set("ctx", { ...deps, userId: principal.userId });
+      return runAs(principal, next);
+    }
+    const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock());
+    c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
+    let principal: Principal | undefined;
+    try {
+      await next();
+    } finally {
+      principal = await authorized.principal();
+      await principal?.touch;
+    }
+    if (!principal) {
+      c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401
+      throw refused();
+    }
+  };
 
 const refused = () => unauthorized("the API key is unknown or revoked");
 
