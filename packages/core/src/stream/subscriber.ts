@@ -6,17 +6,11 @@ import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
-import {
-  ATTEMPT_CONCURRENCY,
-  firstAttempts,
-  putAttempt,
-  runAttempt,
-  withConcurrency,
-  type AttemptItem,
-} from "../webhooks/deliveries";
+import { ATTEMPT_CONCURRENCY, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+import { withConcurrency } from "../concurrency";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -131,14 +125,14 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
     lanes.set(attempt.endpoint.id, lane);
   }
   await Promise.all([
-    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
+    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, "webhook attempt", async (lane) => {
       for (const { item, event, endpoint } of lane) {
         const result = await runAttempt(deps, item, { event, endpoint });
         outcome.attempts[result]++;
         if (result === "failed") break;
       }
     }),
-    withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
+    withConcurrency(emails, EMAIL_CONCURRENCY, "email delivery", async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),
   ]);

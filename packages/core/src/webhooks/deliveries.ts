@@ -10,6 +10,7 @@ import { findEndpoint, subscribes, type WebhookEndpointItem } from "./endpoints"
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
 import { signatureHeaders } from "./signing";
+import { withConcurrency } from "../concurrency";
 
 /**
  * Webhook deliveries (docs/events.md). Every attempt is one item, created `pending` on the byDue
@@ -242,30 +243,6 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
 
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
-/** Runs `work` over `items` with at most `limit` at once: one slow receiver never holds up the rest. */
-export async function withConcurrency<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await work(item).catch((error: unknown) =>
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            message: "webhook attempt failed to run",
-            error: error instanceof Error ? error.name : String(error),
-          }),
-        ),
-      );
-    }
-  });
-  await Promise.all(lanes);
-}
-
 /**
  * The `webhooks` job: every attempt due by `now` (retries, and first attempts that a crash or a
  * lost lease left), made at most ATTEMPT_CONCURRENCY at a time.
@@ -280,7 +257,7 @@ export async function runWebhooksJob(deps: Deps, now: Date): Promise<JobResult> 
   const counts = { succeeded: 0, failed: 0, skipped: 0 };
   // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
   const jobDeps = { ...deps, clock: () => now };
-  await withConcurrency(due, ATTEMPT_CONCURRENCY, async (item) => {
+  await withConcurrency(due, ATTEMPT_CONCURRENCY, "webhook attempt", async (item) => {
     counts[await runAttempt(jobDeps, item)]++;
   });
   return { job: "webhooks", now: nowIsoString, changed: counts.succeeded + counts.failed, ...counts };
