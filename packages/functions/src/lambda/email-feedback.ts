@@ -1,6 +1,6 @@
 import type { SNSEvent } from "aws-lambda";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
-import { createDeps } from "../capabilities/deps";
+import { createBaseDeps } from "../capabilities/base";
 
 /**
  * The SNS subscriber of the "EmailFeedback" topic (infra/email.ts): SES's bounce, complaint and reject
@@ -9,7 +9,8 @@ import { createDeps } from "../capabilities/deps";
  * is counted and skipped; a database failure throws, so Lambda retries the delivery (marking twice
  * is harmless). Logs counts only: addresses are personal data.
  */
-const deps = createDeps();
+// Marks outbox records and recipients: the table is all it touches.
+const deps = createBaseDeps(process.env);
 
 export async function handler(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
   const counts = { recorded: 0, emailGone: 0, ignored: 0 };

@@ -1,6 +1,10 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
-import { createDeliveryDeps } from "../capabilities/delivery-deps";
+import { createBaseDeps } from "../capabilities/base";
+import { cardProcessor } from "../capabilities/card-processor";
+import { documentRenderer } from "../capabilities/document-deps";
+import { emailOutbox } from "../capabilities/email";
+import { eventBus } from "../capabilities/event-bus";
 
 /**
  * The table stream's subscriber (infra/stream.ts): events, webhook first attempts, the bus and
@@ -8,7 +12,8 @@ import { createDeliveryDeps } from "../capabilities/delivery-deps";
  * ReportBatchItemFailures, so Lambda retries the batch from that record on: the ones before it are
  * not processed again, and none is skipped.
  */
-const deps = createDeliveryDeps();
+// Email delivery, the bus, the card processor (expires ended checkout sessions), PDFs for attachments.
+const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, documentRenderer]);
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   const outcome = await handleStreamBatch(deps, event.Records as StreamRecord[]);
