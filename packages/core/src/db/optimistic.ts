@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DomainError } from "../errors";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 import { isTransientCancellation } from "./errors";
 
 /**
@@ -80,8 +82,10 @@ export async function optimistic<T>(
     } catch (error) {
       if (!isRace(error)) throw error;
       if (options.ifMatch !== undefined) throw lost();
-      if (n >= MAX_ROUNDS)
+      if (n >= MAX_ROUNDS) {
+        countMetric(METRIC.optimisticLoopExhausted);
         throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
+      }
       await backoff(n);
     }
   }

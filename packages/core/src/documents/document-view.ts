@@ -1,7 +1,7 @@
 import type { Logo } from "../profile/image";
 
 /**
- * What a client sees of an invoice or an estimate: the public page, the PDF and the email render
+ * What a client sees of an invoice, an estimate or a credit note: the public page, the PDF and the email render
  * this same view, so they cannot disagree, and it holds only what the client may see (no user id,
  * no internal keys, no other record). Values are display strings; user text stays raw here and is
  * escaped by each renderer (HTML escaping on the page, plain text in the PDF).
@@ -21,9 +21,13 @@ export interface PartyView {
 }
 
 export interface DocumentView {
-  kind: "invoice" | "estimate";
-  /** "Invoice INV-000001", "Estimate EST-000001", "Draft invoice". */
+  kind: "invoice" | "estimate" | "credit_note";
+  /** "Invoice INV-000001", "Estimate EST-000001", "Draft invoice", "Credit note CN-000001". */
   title: string;
+  /** A credit note's "Credit note for invoice INV-000001 of 2 Nov 2026"; null for the others. */
+  reference: string | null;
+  /** A credit note's memo, shown with its reference; null for the others. */
+  memo: string | null;
   number: string | null;
   status: string;
   statusLabel: string;

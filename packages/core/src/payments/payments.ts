@@ -6,11 +6,11 @@ import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
-import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { amountDueCents, invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { countedCents, newPaymentItem, paymentKey, paymentPrefix, type PaymentItem } from "./model";
 import { Raced } from "../db/optimistic";
-import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -131,6 +131,33 @@ export async function listPayments(ctx: Ctx, invoiceId: number): Promise<Payment
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/**
+ * The invoice's last payment that counts in its amountPaid (by id: recording order), read
+ * consistently; undefined when none does. A credit note that leaves nothing due records its method
+ * and reference on the invoice (settlement.ts creditedInvoice).
+ */
+export async function lastCountedPayment(
+  ctx: Ctx,
+  invoiceId: number,
+): Promise<{ paymentMethod: PaymentMethod; reference: string | null } | undefined> {
+  let start: Record<string, unknown> | undefined;
+  let last: PaymentItem | undefined;
+  do {
+    const out = await ctx.db.doc.send(
+      new QueryCommand({
+        TableName: ctx.db.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": paymentPrefix(invoiceId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (out.Items ?? []) as PaymentItem[]) if (countedCents(item) > 0n) last = item;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return last ? { paymentMethod: last.paymentMethod, reference: last.reference } : undefined;
 }
 
 export async function getPayment(ctx: Ctx, invoiceId: number, paymentId: number): Promise<PaymentItem> {

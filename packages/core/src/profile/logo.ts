@@ -34,17 +34,9 @@ function hasLogoWrite(ctx: Ctx, hasLogo: boolean): Write {
 
 /** PUT /profile/logo: checks the bytes (type, integrity, ≤ 2000 × 2000), then stores them. */
 export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageType): Promise<void> {
-  const check = inspectImage(bytes, contentType);
+  const check = inspectImage(bytes, contentType, MAX_LOGO_PIXELS);
   if (!check.ok) throw new ValidationError([{ path: "", message: `the body ${check.reason}` }]);
   const { width, height } = check.image;
-  if (width > MAX_LOGO_PIXELS || height > MAX_LOGO_PIXELS) {
-    throw new ValidationError([
-      {
-        path: "",
-        message: `the image is ${width} × ${height} pixels; at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}`,
-      },
-    ]);
-  }
   await commit(ctx, [
     { op: { Put: { TableName: ctx.db.table, Item: { ...logoKey(ctx.userId), contentType, bytes, width, height } } } },
     hasLogoWrite(ctx, true),

@@ -12,9 +12,12 @@ import type { Capability } from "./base";
  */
 export const emailOutbox: Capability = (config, env) => {
   const sender = emailSender(config.emailSender, env);
-  return {
-    outbox: config.emailSender
-      ? new SesTransport(createSesClient(config.region), { ...sender, configurationSet: config.emailConfigSet })
-      : new FileTransport(join(resolve(env.DATA_DIR || ".data"), "outbox"), sender),
-  };
+  if (config.emailSender) {
+    return {
+      outbox: new SesTransport(createSesClient(config.region), { ...sender, configurationSet: config.emailConfigSet }),
+    };
+  }
+  // A deployed function infra links no sender to has none: a queued email stays for the deliverers.
+  if (env.AWS_LAMBDA_FUNCTION_NAME) return {};
+  return { outbox: new FileTransport(join(resolve(env.DATA_DIR || ".data"), "outbox"), sender) };
 };

@@ -9,6 +9,8 @@ export interface AppEnv {
     deps: Deps;
     /** The acting user's context; set by the auth middleware on authenticated routes. */
     ctx: Ctx;
+    /** Resolves once the API key is checked and allows the request (see middleware.ts verifiedKey). */
+    keyCheck?: () => Promise<void>;
     /** The raw request body, once read (see body.ts). */
     rawBody?: string;
     /** The request body's bytes, once read (see body.ts). */

@@ -1,6 +1,7 @@
-import type { SNSEvent } from "aws-lambda";
+import type { Context, SNSEvent } from "aws-lambda";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
 import { createBaseDeps } from "../capabilities/base";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
 
 /**
  * The SNS subscriber of the "EmailFeedback" topic (infra/email.ts): SES's bounce, complaint and reject
@@ -12,7 +13,14 @@ import { createBaseDeps } from "../capabilities/base";
 // Marks outbox records and recipients: the table is all it touches.
 const deps = createBaseDeps(process.env);
 
-export async function handler(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+export function handler(
+  event: SNSEvent,
+  context?: Context,
+): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () => handle(event));
+}
+
+async function handle(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
   const counts = { recorded: 0, emailGone: 0, ignored: 0 };
   for (const record of event.Records ?? []) {
     let message: unknown;
@@ -31,6 +39,6 @@ export async function handler(event: SNSEvent): Promise<{ recorded: number; emai
     if (outcome === "recorded") counts.recorded++;
     else counts.emailGone++;
   }
-  console.log(JSON.stringify({ message: "email feedback", ...counts }));
+  log("info", "email feedback", counts);
   return counts;
 }

@@ -2,4 +2,4 @@ import { runRecurringJob } from "@invoicing/core/schedules/recurring-job";
 import { scheduledJob } from "./scheduled";
 
 /** CronV2 "RecurringJob" (infra/jobs.ts). Recurring schedules generate (and auto-send) every invoice due by now. */
-export const handler = scheduledJob(runRecurringJob);
+export const handler = scheduledJob("recurring", runRecurringJob);

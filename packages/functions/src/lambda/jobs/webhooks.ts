@@ -2,4 +2,4 @@ import { runWebhooksJob } from "@invoicing/core/webhooks/deliveries";
 import { scheduledJob } from "./scheduled";
 
 /** CronV2 "WebhooksJob" (infra/jobs.ts). Webhook attempts that are due: retries, and first attempts a crash left. */
-export const handler = scheduledJob(runWebhooksJob);
+export const handler = scheduledJob("webhooks", runWebhooksJob);

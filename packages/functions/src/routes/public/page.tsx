@@ -26,6 +26,12 @@ function Party(props: { heading: string; party: PartyView; testId: string }) {
   );
 }
 
+const KIND_WORDS: Record<DocumentView["kind"], string> = {
+  invoice: "invoice",
+  estimate: "estimate",
+  credit_note: "credit note",
+};
+
 const logoSrc = (view: DocumentView): string | null =>
   view.logo ? `data:${view.logo.contentType};base64,${Buffer.from(view.logo.bytes).toString("base64")}` : null;
 function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
@@ -72,6 +78,13 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
               ))}
             </dl>
           </div>
+
+          {view.reference ? (
+            <section class="correction" data-testid="correction">
+              <p class="reference">{view.reference}</p>
+              {view.memo ? <p class="memo">{view.memo}</p> : null}
+            </section>
+          ) : null}
 
           <table>
             <thead>
@@ -156,11 +169,7 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
           ) : null}
           {view.footer ? <div class="doc-footer">{view.footer}</div> : null}
         </main>
-        <footer>
-          {view.kind === "invoice"
-            ? "Questions about this invoice? Reply to the email it came with."
-            : "Questions about this estimate? Reply to the email it came with."}
-        </footer>
+        <footer>{`Questions about this ${KIND_WORDS[view.kind]}? Reply to the email it came with.`}</footer>
       </body>
     </html>
   );
