@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allOperations } from "@invoicing/functions/openapi/operations";
+import { allOperations } from "@invoicing/functions/app/route-modules";
 import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
@@ -249,6 +249,13 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  getAgingReport: async () => (await sentInvoice(), { method: "GET", path: "/reports/aging?asOf=2026-12-31" }),
+  getRevenueReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/revenue?from=2026-01&to=2026-12" }
+  ),
+  getTaxReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/tax?from=2026-01&to=2026-12" }
+  ),
   listEvents: async () => (
     await newClient({ name: "Evented" }),
     await newClient({ name: "Evented 2" }),

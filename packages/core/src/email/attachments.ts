@@ -3,7 +3,8 @@ import { findCreditNote } from "../credit-notes/credit-notes";
 import { loadCreditNoteView } from "../public/credit-note-view";
 import { getInvoice } from "../invoices/invoices";
 import { documentAssets } from "../public/assets";
-import { invoiceDocument, invoiceView, type DocumentView } from "../public/view";
+import type { DocumentView } from "../documents/document-view";
+import { invoiceDocument, invoiceView } from "../public/view";
 import type { EmailAttachment } from "./transport";
 
 /**

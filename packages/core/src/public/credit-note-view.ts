@@ -5,7 +5,8 @@ import type { CreditNote } from "../credit-notes/resource";
 import { toCreditNote } from "../credit-notes/credit-notes";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import { documentAssets } from "./assets";
-import { creditNoteView, type DocumentAssets, type DocumentView } from "./view";
+import type { DocumentView } from "../documents/document-view";
+import { creditNoteView, type DocumentAssets } from "./view";
 
 /**
  * What a credit note's documents (page, PDF, email attachment, e-invoice) are drawn from: the credit

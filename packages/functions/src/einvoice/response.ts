@@ -1,32 +1,18 @@
 import type { Context } from "hono";
-import type { FieldError } from "@invoicing/core/errors";
 import type { Invoice } from "@invoicing/core/invoices/model";
 import type { CreditNote } from "@invoicing/core/credit-notes/resource";
-import type { DocumentView } from "@invoicing/core/public/view";
+import type { DocumentView } from "@invoicing/core/documents/document-view";
 import type { AppEnv } from "../http/env";
 import { HttpProblem } from "../http/problems";
 import type { CreditedInvoice } from "./credit-note";
 import type { EInvoiceFormat } from "./source";
+import type { EInvoiceDocument } from "./write-einvoice";
 
 /**
  * The HTTP side of the e-invoices, light enough for any bundle: the writer itself (XML, pdf-lib)
  * reaches the route through the app (einvoice/writer.ts), mounted only by the functions that serve
  * documents, exactly as the PDF renderer does.
  */
-export type EInvoiceDocument =
-  | { kind: "invoice"; invoice: Invoice }
-  /** A credit note (type 381) and what its e-invoice takes from the invoice it corrects. */
-  | { kind: "credit_note"; creditNote: CreditNote; invoice: CreditedInvoice };
-
-export type WriteEInvoice = (
-  document: EInvoiceDocument,
-  format: EInvoiceFormat,
-  renderPdf: () => Promise<Uint8Array>,
-  now: Date,
-) => Promise<
-  { ok: true; body: string | Uint8Array; contentType: string; extension: string } | { ok: false; errors: FieldError[] }
->;
-
 /**
  * The e-invoice of an issued invoice or a credit note, named after its number, or 422
  * e_invoice_incomplete naming every missing field. `view`: the document's view, drawn as the

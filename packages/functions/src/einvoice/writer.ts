@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/env";
-import type { WriteEInvoice } from "./response";
+import type { WriteEInvoice } from "./write-einvoice";
 
 // The writer (and pdf-lib with it) is loaded at the first e-invoice, not when the app starts.
 const write: WriteEInvoice = async (document, format, renderPdf, now) => {

@@ -1,5 +1,5 @@
 import { PDFDocument, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
-import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/public/view";
+import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/documents/document-view";
 import { documentFonts, type Fontkit } from "./fonts";
 
 /**
