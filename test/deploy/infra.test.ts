@@ -290,7 +290,7 @@ describe("the API", () => {
       throttlingBurstLimit: number;
     }[];
     const publicRoutes = api.routes!.map((r) => r.rawRoute).filter((key) => key.startsWith("ANY /public/"));
-    expect(publicRoutes.length).toBe(6);
+    expect(publicRoutes.length).toBe(9);
     expect(settings.map((s) => s.routeKey).sort()).toEqual([...publicRoutes].sort());
     const pay = settings.find((s) => s.routeKey === "ANY /public/invoices/{token}/pay")!;
     expect([pay.throttlingRateLimit, pay.throttlingBurstLimit]).toEqual([10, 20]);
