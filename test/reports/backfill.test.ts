@@ -65,7 +65,7 @@ const reports = async () => ({
   tax: ok(await user.call("GET", `/reports/tax?from=${FROM}&to=${TO}`)).body,
 });
 const oracle = async () => {
-  const records = await readRecords(user, false);
+  const records = await readRecords(user);
   return { revenue: expectedRevenue(records, FROM, TO), tax: expectedTax(records, FROM, TO) };
 };
 
