@@ -302,3 +302,54 @@ describe("aging", () => {
     });
   });
 });
+
+describe("credit notes and voids", () => {
+  it("a credit note counts in its month; a void takes off what was not credited, nothing twice", async () => {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    // X: 2 × 50.00 at 19 % = 119.00, issued in October; 1 of the 2 credited now (59.50), then voided.
+    const x = await issued(user, client.id, {
+      issueDate: "2026-10-05",
+      lineItems: [{ description: "Design", quantity: "2", unitPrice: "50.00", taxRate: "0.19" }],
+    });
+    const lineId = ok(await user.call("GET", `/invoices/${x}`)).body.lineItems[0].id;
+    const partial = ok(
+      await user.call("POST", `/invoices/${x}/credit-notes`, { lineItems: [{ invoiceLineId: lineId, quantity: "1" }] }),
+      201,
+    ).body;
+    expect(partial.total).toBe("59.50");
+    ok(await user.call("POST", `/invoices/${x}/void`));
+    // Y: 10.00 at 7 % = 10.70, issued in September, wholly credited now: void by its credit note.
+    const y = await issued(user, client.id, {
+      issueDate: "2026-09-01",
+      lineItems: [{ description: "Book", unitPrice: "10.00", taxRate: "0.07" }],
+    });
+    ok(await user.call("POST", `/invoices/${y}/credit-notes`, {}), 201);
+    expect(ok(await user.call("GET", `/invoices/${y}`)).body.status).toBe("void");
+    await env.drainStream();
+
+    const revenue = ok(await user.call("GET", "/reports/revenue?from=2026-09&to=2026-11")).body;
+    expect(revenue).toEqual([
+      { month: "2026-09", currency: "EUR", ...zero, invoiced: "10.70", net: "10.70", ...counts0, invoiceCount: 1 },
+      { month: "2026-10", currency: "EUR", ...zero, invoiced: "119.00", net: "119.00", ...counts0, invoiceCount: 1 },
+      {
+        month: "2026-11",
+        currency: "EUR",
+        ...zero,
+        credited: "70.20",
+        voided: "59.50", // X's 119.00 less its 59.50 credited; Y's void follows a full credit: 0
+        net: "-129.70",
+        ...counts0,
+        creditNoteCount: 2,
+      },
+    ]);
+    // Over the three months everything cancels; November alone takes off both issues' tax.
+    expect(ok(await user.call("GET", "/reports/tax?from=2026-09&to=2026-11")).body).toEqual([]);
+    expect(ok(await user.call("GET", "/reports/tax?from=2026-11&to=2026-11")).body).toEqual([
+      { currency: "EUR", taxCategory: "standard", taxRate: "0.19", taxableAmount: "-100.00", taxAmount: "-19.00" },
+      { currency: "EUR", taxCategory: "standard", taxRate: "0.07", taxableAmount: "-10.00", taxAmount: "-0.70" },
+    ]);
+    // Aging: neither is open any more.
+    expect(ok(await user.call("GET", "/reports/aging")).body.totals).toEqual([]);
+  });
+});
