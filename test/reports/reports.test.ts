@@ -303,6 +303,41 @@ describe("aging", () => {
   });
 });
 
+describe("aging with credit notes", () => {
+  it("an open invoice's credit lowers its amount due at once; a wholly credited one leaves", async () => {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    const open = await issued(user, client.id, {
+      dueDate: "2026-11-01",
+      lineItems: [{ description: "x", unitPrice: "100.00" }],
+    });
+    const gone = await issued(user, client.id, {
+      dueDate: "2026-11-01",
+      lineItems: [{ description: "y", unitPrice: "7.00" }],
+    });
+    ok(
+      await user.call("POST", `/invoices/${open}/credit-notes`, {
+        lineItems: [{ description: "Goodwill", unitPrice: "30.00" }],
+      }),
+      201,
+    );
+    ok(await user.call("POST", `/invoices/${gone}/credit-notes`, {}), 201);
+    const report = ok(await user.call("GET", "/reports/aging")).body;
+    expect(report.totals).toEqual([
+      {
+        currency: "EUR",
+        current: "0.00",
+        overdue1to30: "70.00",
+        overdue31to60: "0.00",
+        overdue61to90: "0.00",
+        overdueOver90: "0.00",
+        total: "70.00",
+        invoiceCount: 1,
+      },
+    ]);
+  });
+});
+
 describe("credit notes and voids", () => {
   it("a credit note counts in its month; a void takes off what was not credited, nothing twice", async () => {
     const user = await env.user();
