@@ -27,7 +27,8 @@ export type DomainErrorCode =
   | "refund_not_possible"
   | "email_quota_exceeded"
   | "credit_exceeds_invoice"
-  | "empty_credit_note";
+  | "empty_credit_note"
+  | "insufficient_scope";
 
 export class DomainError extends Error {
   constructor(

@@ -6,6 +6,7 @@ import { toInvoice, type InvoiceItem } from "../invoices/model";
 import { centsOf } from "../money/money";
 import { toPayment, type PaymentItem } from "../payments/model";
 import { toSchedule, type ScheduleItem } from "../schedules/model";
+import { toWebhookEndpoint, type WebhookEndpointItem } from "../webhooks/endpoints";
 import type { EventType, ResourceType } from "./types";
 
 /**
@@ -14,7 +15,9 @@ import type { EventType, ResourceType } from "./types";
  *
  * Which items count is decided by the sort key alone, so a new kind of record is ignored until it is
  * named here: counters, idempotency records, the email outbox, API keys, reminders, webhook
- * endpoints and attempts, and events themselves never make events.
+ * attempts and events themselves never make events. A webhook endpoint makes one only when the
+ * service disables it after days of failures (`webhook_endpoint.disabled`, webhooks/deliveries.ts):
+ * its owner's own changes tell them nothing new.
  *
  * The type: an insert is `.created`, a removal `.deleted` (with the item before it); a change of
  * status is that action's type (finalized, sent, paid, …); a change that keeps the status is
@@ -48,7 +51,7 @@ export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
   // Payments: PAYMENT#<invoice id>#<payment id> (payments/model.ts), ids counted per invoice.
   const payment = /^PAYMENT#\d+#(\d+)$/.exec(sk);
   if (payment) return { resourceType: "payment", id: Number(payment[1]) };
-  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE|CREDITNOTE)#(\d+)$/.exec(sk);
+  const match = /^(CLIENT|INVOICE|ESTIMATE|SCHEDULE|CREDITNOTE|WEBHOOK_ENDPOINT)#(\d+)$/.exec(sk);
   if (!match) return undefined;
   const [, kind, id] = match;
   const types = {
@@ -57,6 +60,7 @@ export function kindOf(pk: unknown, sk: unknown): Kind | undefined {
     ESTIMATE: "estimate",
     SCHEDULE: "recurring_schedule",
     CREDITNOTE: "credit_note",
+    WEBHOOK_ENDPOINT: "webhook_endpoint",
   } as const;
   return { resourceType: types[kind as keyof typeof types], id: Number(id) };
 }
@@ -68,6 +72,8 @@ const publicShape: Record<ResourceType, (item: Item) => Record<string, unknown>>
   estimate: (item) => ({ ...toEstimate(item as unknown as EstimateItem) }),
   recurring_schedule: (item) => ({ ...toSchedule(item as unknown as ScheduleItem) }),
   credit_note: (item) => ({ ...toCreditNote(item as unknown as CreditNoteItem) }),
+  // The public endpoint: never its secrets.
+  webhook_endpoint: (item) => ({ ...toWebhookEndpoint(item as unknown as WebhookEndpointItem) }),
   payment: (item) => ({ ...toPayment(item as unknown as PaymentItem) }),
 };
 
@@ -119,6 +125,13 @@ function eventType(
   before: Item | undefined,
   after: Item | undefined,
 ): EventType | undefined {
+  if (resource === "webhook_endpoint")
+    return change === "MODIFY" &&
+      before?.enabled === true &&
+      after?.enabled === false &&
+      after.disabledBy === "failures"
+      ? "webhook_endpoint.disabled"
+      : undefined;
   if (change === "INSERT") return `${resource}.created` as EventType;
   if (change === "REMOVE") return `${resource}.deleted` as EventType;
   if (!before || !after) return undefined;

@@ -36,6 +36,7 @@ export const EVENT_TYPES = [
   "recurring_schedule.completed",
   "credit_note.created",
   "credit_note.sent",
+  "webhook_endpoint.disabled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -46,8 +47,6 @@ export const RESOURCE_TYPES = [
   "estimate",
   "recurring_schedule",
   "credit_note",
+  "webhook_endpoint",
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
-/** The public Event: its shape is the response schema (./resource.ts). */
-export type { Event } from "./resource";

@@ -16,4 +16,9 @@ export interface JobResult {
 export const JOB_NAMES = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks"] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
-export type Job = (deps: Deps, now: Date) => Promise<JobResult>;
+/** How a run is bounded: `deadline` (epoch ms, wall clock) is when the run must be over. */
+export interface JobOptions {
+  deadline?: number;
+}
+
+export type Job = (deps: Deps, now: Date, options?: JobOptions) => Promise<JobResult>;

@@ -1,7 +1,6 @@
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import type { Write } from "../db/commit";
-import { isTransactionConflict } from "../db/errors";
 import { putIfVersion } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
 import { PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
@@ -138,5 +137,4 @@ export const invoiceWrite = (ctx: Ctx, next: InvoiceItem, readVersion: number): 
  * round, one of them wins and the others read again (db/optimistic.ts; a transaction conflict is a
  * lost race too). Past the rounds the answer is 503, and a retry is safe (nothing was written).
  */
-export const untilSettled = <T>(run: (round: number) => Promise<T>): Promise<T> =>
-  optimistic("invoice", run, { alsoRaced: isTransactionConflict });
+export const untilSettled = <T>(run: (round: number) => Promise<T>): Promise<T> => optimistic("invoice", run);

@@ -3,7 +3,6 @@ import type { Deps } from "../context";
 import { creditNotesOfInvoicePartition } from "../credit-notes/model";
 import type { Db } from "../db/dynamodb";
 import { commit, type Write } from "../db/commit";
-import { isTransactionConflict } from "../db/errors";
 import { userPk } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import type { TaxBreakdownEntry } from "../documents/line-items";
@@ -68,38 +67,34 @@ export async function reconcile(
   state: RecordState,
 ): Promise<Reconciled> {
   const { db } = deps;
-  return optimistic(
-    "report ledger",
-    async () => {
-      const read = await db.doc.send(
-        new GetCommand({ TableName: db.table, Key: ledgerKey(userId, recordSk), ConsistentRead: true }),
-      );
-      const ledger = read.Item as LedgerItem | undefined;
-      if (ledger?.removed) return "already_counted";
-      const version = "image" in state ? Number(state.image.version ?? 0) : Number.POSITIVE_INFINITY;
-      if (ledger && ledger.version >= version) return "already_counted";
-      const target =
-        "image" in state ? contributionOf(state.image, await creditNoteEntriesOf(db, userId, state.image)) : new Map();
-      const delta = difference(target, deserialize(ledger?.contribution));
-      let entry: LedgerItem;
-      if ("image" in state) {
-        if (delta.size === 0) return "unchanged";
-        entry = { ...ledgerKey(userId, recordSk), version, contribution: serialize(target) };
-      } else {
-        // Even when it counted nothing, the tombstone keeps a redelivered older image from counting it.
-        entry = {
-          ...ledgerKey(userId, recordSk),
-          version: ledger?.version ?? 0,
-          contribution: serialize(target),
-          removed: true,
-          expiresAt: Math.floor(deps.clock().getTime() / 1000) + TOMBSTONE_SECONDS,
-        };
-      }
-      await commit({ db }, [ledgerWrite(db, entry, ledger), ...aggregateWrites(db, userId, delta)]);
-      return delta.size === 0 ? "unchanged" : "applied";
-    },
-    { alsoRaced: isTransactionConflict },
-  );
+  return optimistic("report ledger", async () => {
+    const read = await db.doc.send(
+      new GetCommand({ TableName: db.table, Key: ledgerKey(userId, recordSk), ConsistentRead: true }),
+    );
+    const ledger = read.Item as LedgerItem | undefined;
+    if (ledger?.removed) return "already_counted";
+    const version = "image" in state ? Number(state.image.version ?? 0) : Number.POSITIVE_INFINITY;
+    if (ledger && ledger.version >= version) return "already_counted";
+    const target =
+      "image" in state ? contributionOf(state.image, await creditNoteEntriesOf(db, userId, state.image)) : new Map();
+    const delta = difference(target, deserialize(ledger?.contribution));
+    let entry: LedgerItem;
+    if ("image" in state) {
+      if (delta.size === 0) return "unchanged";
+      entry = { ...ledgerKey(userId, recordSk), version, contribution: serialize(target) };
+    } else {
+      // Even when it counted nothing, the tombstone keeps a redelivered older image from counting it.
+      entry = {
+        ...ledgerKey(userId, recordSk),
+        version: ledger?.version ?? 0,
+        contribution: serialize(target),
+        removed: true,
+        expiresAt: Math.floor(deps.clock().getTime() / 1000) + TOMBSTONE_SECONDS,
+      };
+    }
+    await commit({ db }, [ledgerWrite(db, entry, ledger), ...aggregateWrites(db, userId, delta)]);
+    return delta.size === 0 ? "unchanged" : "applied";
+  });
 }
 
 function ledgerWrite(db: Db, entry: LedgerItem, read: LedgerItem | undefined): Write {

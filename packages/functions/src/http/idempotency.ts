@@ -37,16 +37,24 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 /** POST routes whose responses are never kept: POST /api-keys shows a secret once. */
 export const NOT_KEPT = new Set(["/api-keys"]);
 
+/**
+ * POST routes whose response shows a signing secret: their record keeps the response with `secret`
+ * set to null, so the secret lives only where it is used (the endpoint item) — a replay still never
+ * repeats the change (no second endpoint, no second rotation), and says that the secret is not shown.
+ */
+export const SECRET_NOT_KEPT = new Set(["/webhook-endpoints", "/webhook-endpoints/:id/rotate-secret"]);
+
 /** What a replay gives back besides status and body (API.md: Location, ETag; and the body's type). */
 const KEPT_HEADERS = ["content-type", "location", "etag"];
 
 /** Where each kind of record is served, to rebuild a lost response from the record (see recover). */
-const COLLECTIONS: Record<Exclude<Kind, "APIKEY">, string> = {
+const COLLECTIONS: Record<Exclude<Kind, "APIKEY"> | "WEBHOOK_ENDPOINT", string> = {
   CLIENT: "/clients",
   INVOICE: "/invoices",
   ESTIMATE: "/estimates",
   SCHEDULE: "/recurring-schedules",
   CREDITNOTE: "/credit-notes",
+  WEBHOOK_ENDPOINT: "/webhook-endpoints",
 };
 
 /** The app itself, to read a record through its own GET route when a response must be rebuilt. */
@@ -68,14 +76,15 @@ export function idempotency(app: SelfFetch): MiddlewareHandler<AppEnv> {
     }
     const print = requestFingerprint(c.req.method, c.req.path, body);
     const outcome = await claimKey(ctx, key, print);
-    if ("claimed" in outcome) return runClaimed(c, next, ctx, outcome.claimed);
+    const withoutSecret = SECRET_NOT_KEPT.has(route);
+    if ("claimed" in outcome) return runClaimed(c, next, ctx, outcome.claimed, withoutSecret);
 
     const record = outcome.existing;
     switch (judge(record, print, ctx.clock())) {
       case "replay":
         return replay(record.response!);
       case "recover":
-        return recover(c, app, ctx, record);
+        return recover(c, app, ctx, record, withoutSecret);
       case "in_use":
         return runRefused(
           c,
@@ -158,7 +167,13 @@ function judge(record: KeyRecord, print: string, now: Date): Verdict {
 }
 
 /** This request holds the key: its change marks the record, its outcome completes or releases it. */
-async function runClaimed(c: Context<AppEnv>, next: Next, ctx: Ctx, claim: Claim): Promise<void> {
+async function runClaimed(
+  c: Context<AppEnv>,
+  next: Next,
+  ctx: Ctx,
+  claim: Claim,
+  withoutSecret: boolean,
+): Promise<void> {
   c.set("ctx", { ...ctx, commitHook: claimHook(ctx, claim) });
   let succeeded = false;
   try {
@@ -166,7 +181,7 @@ async function runClaimed(c: Context<AppEnv>, next: Next, ctx: Ctx, claim: Claim
     succeeded = isSuccess(c.res);
   } finally {
     try {
-      if (succeeded) await completeKey(ctx, claim, await snapshot(c.res));
+      if (succeeded) await completeKey(ctx, claim, await snapshot(c.res, withoutSecret));
       else await releaseKey(ctx, claim);
     } catch (error) {
       // The answer stands: a record left in_progress frees itself when its lease ends, and one left
@@ -196,7 +211,13 @@ async function runRefused(c: Context<AppEnv>, next: Next, ctx: Ctx, refusal: Dom
  * (the one place that renders it): 201 with Location when the request created it (POST /clients,
  * /estimates/{id}/convert → an invoice), else 200 — the API's success codes.
  */
-async function recover(c: Context<AppEnv>, app: SelfFetch, ctx: Ctx, record: KeyRecord): Promise<Response> {
+async function recover(
+  c: Context<AppEnv>,
+  app: SelfFetch,
+  ctx: Ctx,
+  record: KeyRecord,
+  withoutSecret: boolean,
+): Promise<Response> {
   const path = resourcePath(record.resultRef);
   if (!path) throw new Error(`cannot rebuild the response of idempotency record ${record.sk}: no result recorded`);
   const url = new URL(path, c.req.url);
@@ -215,7 +236,10 @@ async function recover(c: Context<AppEnv>, app: SelfFetch, ctx: Ctx, record: Key
     if (value !== null) headers[name] = value;
   }
   if (created) headers.location = path;
-  const response: StoredResponse = { status: created ? 201 : 200, headers, body: await read.text() };
+  let body = await read.text();
+  // The GET of an endpoint shows no secret; the rebuilt answer has the field, null as in a replay.
+  if (withoutSecret) body = JSON.stringify({ ...JSON.parse(body), secret: null });
+  const response: StoredResponse = { status: created ? 201 : 200, headers, body };
   try {
     await completeRecovered(ctx, record, response);
   } catch (error) {
@@ -228,20 +252,22 @@ function resourcePath(ref: string | undefined): string | undefined {
   // A payment lives under its invoice: PAYMENT#<invoice id>#<payment id>.
   const payment = ref ? /^PAYMENT#0*(\d+)#0*(\d+)$/.exec(ref) : null;
   if (payment) return `/invoices/${payment[1]}/payments/${payment[2]}`;
-  const match = ref ? /^([A-Z]+)#0*(\d+)$/.exec(ref) : null;
+  const match = ref ? /^([A-Z_]+)#0*(\d+)$/.exec(ref) : null;
   const collection = match ? COLLECTIONS[match[1] as keyof typeof COLLECTIONS] : undefined;
   return collection ? `${collection}/${match![2]}` : undefined;
 }
 
 const isSuccess = (res: Response): boolean => res.status >= 200 && res.status < 300;
 
-async function snapshot(res: Response): Promise<StoredResponse> {
+async function snapshot(res: Response, withoutSecret: boolean): Promise<StoredResponse> {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = res.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  return { status: res.status, headers, body: await res.clone().text() };
+  let body = await res.clone().text();
+  if (withoutSecret) body = JSON.stringify({ ...JSON.parse(body), secret: null });
+  return { status: res.status, headers, body };
 }
 
 const replay = (stored: StoredResponse): Response =>

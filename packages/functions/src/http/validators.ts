@@ -5,6 +5,7 @@ import type { FieldError } from "@invoicing/core/errors";
 import { readBodyBytes, readJson, readRawBody } from "./body";
 import type { AppEnv } from "./env";
 import { withPart } from "../openapi/describe";
+import { verifiedKey } from "./middleware";
 import { checkPathIds } from "./params";
 import { HttpProblem, validationProblem } from "./problems";
 import { emptyBody, pagination } from "../schemas/common";
@@ -66,10 +67,14 @@ export function rawBody(schema: v.GenericSchema): MiddlewareHandler<AppEnv> {
 /**
  * A binary body of one of `mediaTypes` (an uploaded image): 413 when too large, 415 when its
  * Content-Type is not one of them. The bytes are `c.get("bodyBytes")`, the type `c.req.header("content-type")`.
+ * The route decodes them (an image is decompressed: costly), so the API key is verified before the
+ * body is even read: a made-up key gets its 401 without the service reading, let alone inflating,
+ * what it sent (issue 29, finding 1).
  */
 export function binaryBody(mediaTypes: readonly string[]): MiddlewareHandler<AppEnv> {
   return withPart<MiddlewareHandler<AppEnv>>(
     async (c, next) => {
+      await verifiedKey(c);
       await readBodyBytes(c);
       const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
       if (!type || !mediaTypes.includes(type)) {

@@ -11,6 +11,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
     "Wrong type, missing required field, unknown or read-only field, unknown enum value, bad query parameter (`limit` > 200 included), bad path id or bad header (Idempotency-Key). `errors[]` names each offending field.",
   invalid_signature: "A card processor webhook without a valid signature; nothing changes.",
   unauthorized: "Missing, malformed, unknown or revoked API key. Comes with `WWW-Authenticate: Bearer`.",
+  insufficient_scope:
+    "A `read_only` API key used with any method but GET (or HEAD): it may only read. Nothing changes.",
   not_found: "Unknown route, unknown id, another user's id, or the public token of a draft.",
   method_not_allowed: "A known path with a method it does not serve. The `Allow` header lists those it does.",
   idempotency_key_in_use: "A request with the same Idempotency-Key is still running; retry shortly.",
