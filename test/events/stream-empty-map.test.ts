@@ -12,8 +12,9 @@ import { createTestEnv } from "../support/env";
  */
 it("an empty map in a stream image reaches the subscriber as an empty map", async () => {
   const env = await createTestEnv();
-  const item = { pk: "X", sk: "Y", list: [], map: {}, nested: { a: {}, b: [], c: [{}] } };
+  const item = { pk: "USER#empty-map", sk: "CLIENT#0000000001", list: [], map: {}, nested: { a: {}, b: [], c: [{}] } };
   await env.deps.db.doc.send(new PutCommand({ TableName: env.deps.db.table, Item: item }));
+  // A client's key: the reader hands on only the records the deployed subscriber gets (stream/filter.ts).
   const seen: StreamRecord[] = [];
   const reader = createStreamReader(env.deps, {
     endpoint: env.endpoint,
@@ -27,8 +28,8 @@ it("an empty map in a stream image reaches the subscriber as an empty map", asyn
   reader.close();
   expect(seen.map((r) => r.dynamodb?.NewImage)).toEqual([
     {
-      pk: { S: "X" },
-      sk: { S: "Y" },
+      pk: { S: "USER#empty-map" },
+      sk: { S: "CLIENT#0000000001" },
       list: { L: [] },
       map: { M: {} },
       nested: { M: { a: { M: {} }, b: { L: [] }, c: { L: [{ M: {} }] } } },
