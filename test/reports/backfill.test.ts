@@ -146,4 +146,4 @@ it("rebuilds a user's reports from the records, even while the stream applies ch
   await third.drain();
   third.close();
   expect(await reports()).toEqual(truth);
-});
+}, 180_000); // many requests and three stream readers at once: a loaded machine needs far more than the default 30 s
