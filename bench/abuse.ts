@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createClient } from "@invoicing/core/clients/clients";
-import { createDb } from "@invoicing/core/db/client";
+import { createDb } from "@invoicing/core/db/dynamodb";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { inspectImage } from "@invoicing/core/profile/image";

@@ -4,7 +4,7 @@ import PostalMime, { addressParser } from "postal-mime";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_FROM, emailSender } from "@invoicing/core/email/sender";
 import { SesTransport } from "@invoicing/core/email/ses-transport";
-import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
 
 /**
  * Deployed, email goes through Amazon SES. No network here, so the real SDK client is pointed at a

@@ -7,19 +7,24 @@ import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import {
-  ATTEMPT_CONCURRENCY,
+  ATTEMPT_LIMITS,
   firstAttempts,
   putAttempt,
   runAttempt,
   withConcurrency,
   type AttemptItem,
 } from "../webhooks/deliveries";
+import { attemptFairly } from "../webhooks/scheduling";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+import { errorName, log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
+import { countChange } from "../reports/stream";
 
 /**
- * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
+ * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:
@@ -27,6 +32,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
+ * - an invoice, payment or credit note change that moves a report figure updates the monthly
+ *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
@@ -43,6 +50,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 export interface StreamRecord {
   eventID?: string;
   eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
+  /** Set on DynamoDB's own changes (a TTL deletion: principalId "dynamodb.amazonaws.com"). */
+  userIdentity?: { type?: string; principalId?: string };
   dynamodb?: {
     Keys?: Record<string, AttributeValue>;
     NewImage?: Record<string, AttributeValue>;
@@ -63,7 +72,25 @@ export interface BatchOutcome {
 
 const EMAIL_CONCURRENCY = 4;
 
-export async function handleStreamBatch(deps: Deps, records: readonly StreamRecord[]): Promise<BatchOutcome> {
+/**
+ * Deployed, the batch stops taking records when less than this is left of the Lambda's time: what
+ * remains is reported failed from there and comes again in the next invocation (ReportBatchItemFailures),
+ * instead of the function being killed mid-record and the whole batch coming again. It leaves time
+ * for the deliveries after the batch and for one more record's worst case (a checkout session
+ * expiry, 6.5 s: payments/stripe.ts).
+ */
+export const STOP_TAKING_RECORDS_MS = 30_000;
+
+export interface BatchOptions {
+  /** The Lambda's remaining time (context.getRemainingTimeInMillis); unbounded when absent (locally). */
+  remainingMs?: () => number;
+}
+
+export async function handleStreamBatch(
+  deps: Deps,
+  records: readonly StreamRecord[],
+  options: BatchOptions = {},
+): Promise<BatchOutcome> {
   const endpointsByUser = new Map<string, Promise<WebhookEndpointItem[]>>();
   const endpointsOf = (userId: string) => {
     let found = endpointsByUser.get(userId);
@@ -74,7 +101,15 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
   const emails: OutboxItem[] = [];
   const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, skipped: 0 }, emails: 0 };
 
-  for (const record of records) {
+  for (const [position, record] of records.entries()) {
+    if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
+      outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
+      log("info", "stream batch stopped at the deadline; the rest comes again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        left: records.length - position,
+      });
+      break;
+    }
     try {
       const change = record.eventName as StreamChange;
       const before = image(record.dynamodb?.OldImage);
@@ -107,37 +142,35 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           after as unknown as InvoiceItem,
         );
       }
+      // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
+      await countChange(deps, change, before, after);
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          message: "stream record failed; it will be delivered again",
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-          error: error instanceof Error ? error.name : String(error),
-        }),
-      );
+      log("warn", "stream record failed; it will be delivered again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: errorName(error),
+      });
+      countMetric(METRIC.streamRecordsFailed);
       break;
     }
   }
 
-  // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
-  // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
-  // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
-  const lanes = new Map<number, typeof attempts>();
-  for (const attempt of attempts) {
-    const lane = lanes.get(attempt.endpoint.id) ?? [];
-    lane.push(attempt);
-    lanes.set(attempt.endpoint.id, lane);
-  }
+  // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
+  // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
+  // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
+  // timeout per batch, not one per event, and cannot hold up other users (webhooks/scheduling.ts).
+  const known = new Map(attempts.map((a) => [a.item, a]));
   await Promise.all([
-    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
-      for (const { item, event, endpoint } of lane) {
+    attemptFairly(
+      attempts.map((a) => a.item),
+      ATTEMPT_LIMITS,
+      async (item) => {
+        const { event, endpoint } = known.get(item)!;
         const result = await runAttempt(deps, item, { event, endpoint });
         outcome.attempts[result]++;
-        if (result === "failed") break;
-      }
-    }),
+        return result;
+      },
+    ),
     withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),

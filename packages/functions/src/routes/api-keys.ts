@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { createApiKey, listApiKeys, revokeApiKey } from "@invoicing/core/keys/api-keys";
 import { KEY_SCOPES } from "@invoicing/core/keys/resource";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { deleted, describe, list } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
 import { timestamp } from "../schemas/common";
 import { ApiKey, CreatedApiKey } from "../schemas/resources";
-import { jsonBody } from "../validators";
+import { jsonBody } from "../http/validators";
 
 export const createApiKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { ibanProblem, isBic, normalizeIban } from "@invoicing/core/profile/iban";
 import { address, taxId } from "./address";
 import { paymentTermsDays } from "./clients";
-import { currency, email, httpsUrl, notes } from "./common";
+import { currency, email, httpsUrlAsGiven, notes } from "./common";
 
 /** PATCH /profile (strict; `null` clears a field; an address or bank account is replaced whole). */
 const text = (max: number) =>
@@ -51,7 +51,7 @@ export const updateProfileBody = v.strictObject({
   contactName: line(200),
   email: v.optional(v.nullable(email)),
   phone: line(50),
-  website: v.optional(v.nullable(v.pipe(httpsUrl, v.maxLength(500)))),
+  website: v.optional(v.nullable(v.pipe(httpsUrlAsGiven, v.maxLength(500)))),
   bankAccount: v.optional(v.nullable(bankAccount)),
   defaultCurrency: v.optional(currency),
   defaultPaymentTermsDays: v.optional(paymentTermsDays),
