@@ -78,6 +78,29 @@ describe("POST /webhook-endpoints/{id}/deliveries/{event}/redeliver", () => {
     ]);
   });
 
+  it("while a retry is pending: moves that retry to now instead of adding a copy", async () => {
+    const user = await env.user();
+    const { id } = ok(
+      await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["client.created"] }),
+      201,
+    ).body;
+    receiver.script.push(503);
+    await newClient(user);
+    await env.drainStream(); // attempt 1 failed; attempt 2 due in a minute
+    const [pending] = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body;
+    expect(pending).toMatchObject({ attempt: 2, status: "pending" });
+    const res = ok(await user.call("POST", path(id, pending.eventId)));
+    expect(res.body).toMatchObject({ attempt: 2, status: "pending", nextAttemptAt: env.clock.now.toISOString() });
+    const start = receiver.received.length;
+    expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ succeeded: 1 });
+    expect(receiver.received.length).toBe(start + 1);
+    const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body;
+    expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([
+      [2, "succeeded"],
+      [1, "failed"],
+    ]);
+  });
+
   it("a redelivery that fails is not retried by itself", async () => {
     const user = await env.user();
     const { endpointId, eventId } = await givenUp(user);

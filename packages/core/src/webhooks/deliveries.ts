@@ -408,10 +408,15 @@ async function readDue(
 }
 
 /**
- * Redeliver (docs/events.md): one more attempt of an event the endpoint was sent, due now, for the
- * `webhooks` job to make (or the operator's command line, at once). Refused while an attempt of it
- * is still pending; the endpoint must be enabled. Looks for the event among the endpoint's attempts,
- * newest first (a redelivery is rare, and the attempts kept are 30 days').
+ * Redeliver (docs/events.md, "Redelivering"): the event again, to an endpoint it was sent to.
+ * - Its automatic retry is pending (the receiver is fixed and should not wait hours): that retry is
+ *   moved to now, keeping its place in the schedule — no second copy.
+ * - Its attempts are over (succeeded, or failed and given up): one more attempt, due now, made once
+ *   (`redelivery`: not retried by itself).
+ * - An attempt is in flight, or a redelivery of it is pending already: 422 invalid_transition.
+ * The `webhooks` job makes it (the operator's command line at once). The endpoint must be enabled.
+ * The event is looked for among the endpoint's attempts, newest first (a redelivery is rare, and
+ * the attempts kept are 30 days').
  */
 const REDELIVERY_SEARCH_PAGES = 10;
 
@@ -421,24 +426,44 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (!latest) throw notFound("delivery of event", eventId);
   if (!endpoint.enabled)
     throw new DomainError("invalid_transition", "the endpoint is disabled: enable it (PATCH enabled: true) first");
-  if (latest.status === "pending" || latest.status === "sending")
-    throw new DomainError("invalid_transition", "an attempt of this event is still pending");
+  const inFlight = () => new DomainError("invalid_transition", "an attempt of this event is in flight already");
+  if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
+  const now = nowIso(ctx);
+  if (latest.status === "pending") {
+    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    await commit(ctx, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: { pk: latest.pk, sk: latest.sk },
+            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            ConditionExpression: "#status = :pending AND claims = :claims",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ":now": now,
+              ":pending": "pending",
+              ":claims": latest.claims,
+            },
+          },
+        },
+        onConditionFailed: inFlight,
+      },
+    ]);
+    return moved;
+  }
   if (!(await readEvent(ctx, latest))) throw notFound("event", eventId);
   const item: AttemptItem = {
     ...pendingAttempt(
       { pk: latest.pk, sk: latest.eventSk, id: latest.eventId, type: latest.type } as EventItem,
       endpointId,
       latest.attempt + 1,
-      nowIso(ctx),
+      now,
     ),
     redelivery: true,
   };
-  await commit(ctx, [
-    {
-      ...putAttempt(ctx, item),
-      onConditionFailed: () => new DomainError("invalid_transition", "this event is being redelivered already"),
-    },
-  ]);
+  await commit(ctx, [{ ...putAttempt(ctx, item), onConditionFailed: inFlight }]);
   return item;
 }
 
