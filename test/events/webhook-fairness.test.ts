@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Context } from "aws-lambda";
 import { jobs } from "@invoicing/core/jobs/all";
+import { scheduledJob } from "@invoicing/functions/lambda/jobs/scheduled";
 import { postWebhook } from "@invoicing/core/webhooks/post";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { newClient, ok } from "../invoices/fixtures";
@@ -108,6 +110,35 @@ describe("the job's deadline", () => {
     expect(third).toMatchObject({ succeeded: 2 });
     const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { status: string }[];
     expect(list.filter((d) => d.status === "succeeded")).toHaveLength(2);
+  }, 120_000);
+});
+
+describe("the Lambda handler's deadline", () => {
+  it("is the invocation's remaining time (context.getRemainingTimeInMillis)", async () => {
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const user = await env.user();
+    await endpoint(user, receiver.url, ["client.created"]);
+    receiver.script.push(500);
+    await newClient(user);
+    await env.drainStream(); // failed; the retry is due a minute later by the test clock, long past by the wall clock
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: env.endpoint,
+      TABLE_NAME: env.tableName,
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+    });
+    let handler: ReturnType<typeof scheduledJob>;
+    try {
+      handler = scheduledJob("webhooks"); // its dependencies come from the environment, at init
+    } finally {
+      process.env = saved;
+    }
+    const context = (remaining: number) => ({ getRemainingTimeInMillis: () => remaining }) as Context;
+    const start = receiver.received.length;
+    expect(await handler({}, context(5_000))).toMatchObject({ changed: 0, deferred: 1 });
+    expect(receiver.received.length).toBe(start);
+    expect(await handler({}, context(60_000))).toMatchObject({ succeeded: 1, deferred: 0 });
+    expect(receiver.received.slice(start).map((r) => r.answered)).toEqual(["ok"]);
   }, 120_000);
 });
 
