@@ -113,6 +113,24 @@ describe("the job's deadline", () => {
   }, 120_000);
 });
 
+describe("a disabled endpoint's backlog", () => {
+  it("fails for good in one run: dropping an attempt says nothing of the receiver, so it stops nothing", async () => {
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const user = await env.user();
+    const { id } = await endpoint(user, receiver.url, ["client.created"]);
+    receiver.script.push(503);
+    for (let i = 0; i < 3; i++) await newClient(user);
+    await env.drainStream(); // the first failed (its retry pending); the other two were left to the job
+    ok(await user.call("PATCH", `/webhook-endpoints/${id}`, { enabled: false }));
+    const start = receiver.received.length;
+    const result = await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * 60_000));
+    expect(result).toMatchObject({ succeeded: 0, failed: 0, dropped: 3, deferred: 0 });
+    expect(receiver.received.length).toBe(start);
+    const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { error: string }[];
+    expect(list.filter((d) => d.error === "the endpoint is disabled")).toHaveLength(3);
+  }, 120_000);
+});
+
 describe("the Lambda handler's deadline", () => {
   it("is the invocation's remaining time (context.getRemainingTimeInMillis)", async () => {
     const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });

@@ -58,7 +58,7 @@ export interface BatchOutcome {
   /** The sequence number of the first record that failed, when one did. */
   failedSequenceNumber?: string;
   events: number;
-  attempts: { succeeded: number; failed: number; skipped: number };
+  attempts: { succeeded: number; failed: number; dropped: number; skipped: number };
   emails: number;
 }
 
@@ -73,7 +73,7 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
   };
   const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
   const emails: OutboxItem[] = [];
-  const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, skipped: 0 }, emails: 0 };
+  const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, dropped: 0, skipped: 0 }, emails: 0 };
 
   for (const record of records) {
     try {

@@ -18,7 +18,7 @@ import {
 } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
-import { attemptFairly, type FairLimits } from "./scheduling";
+import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -148,7 +148,7 @@ export async function runAttempt(
   deps: AttemptDeps,
   item: AttemptItem,
   known: { event?: EventItem; endpoint?: WebhookEndpointItem | null } = {},
-): Promise<"succeeded" | "failed" | "skipped"> {
+): Promise<AttemptResult> {
   const now = nowIso(deps);
   const claims = item.claims + 1;
   const lease = new Date(Date.parse(now) + CLAIM_LEASE_MS).toISOString();
@@ -199,7 +199,7 @@ export async function runAttempt(
   }
   await record(deps, item, claims, now, outcome);
   if (endpoint?.enabled && !outcome.final) await trackHealth(deps, endpoint, outcome.ok, now);
-  return outcome.ok ? "succeeded" : "failed";
+  return outcome.ok ? "succeeded" : outcome.final ? "dropped" : "failed";
 }
 
 /**
@@ -338,6 +338,8 @@ export const ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1
  */
 const MAX_DUE_PER_SHARD = 500;
 const MAX_DUE_PER_USER = 100;
+/** Due items looked at per shard, taken or not: what a run's read costs at most (about 10 pages). */
+const MAX_SCANNED_PER_SHARD = 20_000;
 /** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
 export const LOCAL_RUN_BUDGET_MS = 50_000;
 /** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
@@ -354,7 +356,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
   const nowIsoString = now.toISOString();
   const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
   const due = await readDue(deps, nowIsoString, takeUntil);
-  const counts = { succeeded: 0, failed: 0, skipped: 0 };
+  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0 };
   // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
   const jobDeps = { ...deps, clock: () => now };
   const { deferred } = await attemptFairly(
@@ -370,7 +372,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
   return {
     job: "webhooks",
     now: nowIsoString,
-    changed: counts.succeeded + counts.failed,
+    changed: counts.succeeded + counts.failed + counts.dropped,
     ...counts,
     deferred: deferred + due.leftUnread,
   };
@@ -388,12 +390,15 @@ async function readDue(
   await Promise.all(
     shards.map(async (shard) => {
       let read = 0;
+      let scanned = 0;
       for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
-        if (read >= MAX_DUE_PER_SHARD || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
+        scanned++;
+        const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD || Date.now() >= takeUntil;
+        if (full || ofUser >= MAX_DUE_PER_USER) {
           leftUnread++;
-          if (read >= MAX_DUE_PER_SHARD || Date.now() >= takeUntil) break;
+          if (full) break;
           continue;
         }
         perUser.set(item.userId, ofUser + 1);

@@ -19,7 +19,13 @@ export interface FairLimits {
   perEndpoint: number;
 }
 
-export type AttemptResult = "succeeded" | "failed" | "skipped";
+/**
+ * `failed`: the receiver failed (it stops the endpoint for the run); `dropped`: failed for good
+ * without asking the receiver (the endpoint deleted or disabled, the event expired), which says
+ * nothing of the receiver, so the endpoint's other attempts go on (a disabled endpoint's backlog
+ * drains in one run); `skipped`: another attempter had it.
+ */
+export type AttemptResult = "succeeded" | "failed" | "dropped" | "skipped";
 
 interface EndpointQueue<T> {
   items: T[];
