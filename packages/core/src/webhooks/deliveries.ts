@@ -395,8 +395,9 @@ async function readDue(
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
-        const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD || Date.now() >= takeUntil;
-        if (full || ofUser >= MAX_DUE_PER_USER) {
+        const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD;
+        // Out of time: still counted (reading is quick, and bounded by the scan), never taken.
+        if (full || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
           leftUnread++;
           if (full) break;
           continue;
