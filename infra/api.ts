@@ -1,28 +1,37 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { withAccessLogFormat } from "./access-log";
-import { isProduction, lambdaRuntime } from "./runtime";
-import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
+import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
+import { apiStage, routesDeclared } from "./stage";
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
  * (API.md), so API Gateway never answers for it.
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
- * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production), in a format without the raw path (infra/access-log.ts).
+ * headers the contract reads and sets are allowed and exposed. Access logs are kept as long as the
+ * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts).
+ *
+ * Production retains the API (and its stage and log group) even if it leaves this file: its URL is
+ * in every email already sent and in the card processor's webhook, so a new one would break both.
+ *
+ * Public routes are throttled (infra/stage.ts, PUBLIC_ROUTE_THROTTLING).
  */
-export const api = new sst.aws.ApiGatewayV2("Api", {
-  cors: {
-    allowOrigins: ["*"],
-    allowMethods: ["*"],
-    allowHeaders: ["authorization", "content-type", "idempotency-key", "if-match", "x-request-id"],
-    exposeHeaders: ["etag", "location", "link", "idempotent-replayed", "x-request-id", "allow", "retry-after"],
-    maxAge: "1 day",
+export const api = new sst.aws.ApiGatewayV2(
+  "Api",
+  {
+    cors: {
+      allowOrigins: ["*"],
+      allowMethods: ["*"],
+      allowHeaders: ["authorization", "content-type", "idempotency-key", "if-match", "x-request-id"],
+      exposeHeaders: ["etag", "location", "link", "idempotent-replayed", "x-request-id", "allow", "retry-after"],
+      maxAge: "1 day",
+    },
+    accessLog: { retention: logRetention($app.stage) },
+    transform: { stage: apiStage },
   },
-  accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
-  transform: { stage: withAccessLogFormat },
-});
+  { retainOnDelete: isProduction($app.stage) },
+);
 
 /**
  * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
@@ -36,19 +45,19 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
  * itself, as the API would. All stop before API Gateway's 30 s.
  *
- * The API function links what its requests use: the table, the card processor's key (only whether
- * one is set: `send` then stores the pay link; the function carries no Stripe SDK, the stream
- * subscriber expires the sessions of voided and paid invoices) and the API itself (its URL is the
- * base of the public links in emails).
+ * The API function links what its requests use: the table, whether card payments are on (the
+ * CardPayments flag, never the key: `send` then stores the pay link; the function carries no Stripe
+ * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the API itself
+ * (its URL is the base of the public links in emails).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
- * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
+ * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
+ * (infra/storage.ts).
  */
-api.route("$default", {
+const defaultRoute = api.route("$default", {
+  ...functionBase("Api", "25 seconds"),
   handler: "packages/functions/src/lambda/api.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
   memory: "1024 MB",
-  link: [table, stripeSecretKey, api],
+  link: [table, cardPayments, api],
 });
 
 /**
@@ -67,13 +76,17 @@ export const DOCUMENT_PATHS = [
   "/public/estimates/{token}/pdf",
   "/invoices/{id}/e-invoice",
   "/public/invoices/{token}/e-invoice",
+  "/public/credit-notes/{token}",
+  "/credit-notes/{id}/pdf",
+  "/public/credit-notes/{token}/pdf",
+  "/credit-notes/{id}/e-invoice",
+  "/public/credit-notes/{token}/e-invoice",
 ] as const;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
+  ...functionBase("Documents", "25 seconds"),
   handler: "packages/functions/src/lambda/documents.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, api],
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
@@ -91,7 +104,7 @@ export const documents = new sst.aws.Function("Documents", {
     })),
   ],
 });
-for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
 /** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
 export const PAYMENT_PATHS = [
@@ -105,10 +118,10 @@ export const PAYMENT_PATHS = [
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
 export const payments = new sst.aws.Function("Payments", {
+  ...functionBase("Payments", "25 seconds"),
   handler: "packages/functions/src/lambda/payments.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
   memory: "1024 MB",
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
-for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);
+const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
+routesDeclared([defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined));

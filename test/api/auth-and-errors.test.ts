@@ -61,6 +61,8 @@ describe("api keys", () => {
     expect(listed).toEqual({
       id: created.body.id,
       name: "ci",
+      scope: "full",
+      expiresAt: null,
       prefix: created.body.prefix,
       createdAt: created.body.createdAt,
       lastUsedAt: expect.any(String),

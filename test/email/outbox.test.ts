@@ -140,7 +140,7 @@ describe("outbox delivery", () => {
     expect(stored.duePk).toBeUndefined();
     expect(stored.expiresAt).toBeGreaterThan(Date.parse(stored.sentAt!) / 1000);
     // A later sweep finds nothing to do.
-    expect(await sweepOutbox(deps, "2030-01-01T00:00:00.000Z")).toEqual({ delivered: 0, failed: 0 });
+    expect(await sweepOutbox(deps, "2030-01-01T00:00:00.000Z")).toEqual({ delivered: 0, failed: 0, reclaimed: 0 });
     expect(transport.delivered).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allOperations } from "@invoicing/functions/openapi/operations";
+import { allOperations } from "@invoicing/functions/app/route-modules";
 import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
@@ -148,6 +148,17 @@ const sentInvoice = async (extra: Record<string, unknown> = {}) => {
   const finalized = await finalizedInvoice(extra);
   return ok(alice.call("POST", `/invoices/${finalized.id}/send`), 200);
 };
+/** A credit note of one unit of the invoice's first line. */
+const creditNote = async (invoiceId: number) =>
+  ok(
+    alice.call("POST", `/invoices/${invoiceId}/credit-notes`, { lineItems: [{ invoiceLineId: 1, quantity: "1" }] }),
+    201,
+  );
+/** A credit note's e-invoice needs what its invoice's does (eInvoiceCall), the credit note made of it. */
+const creditNoteEInvoiceCall = async (path: (note: { id: number; publicToken: string }) => string): Promise<Call> => {
+  const call = await eInvoiceCall((invoice) => String(invoice.id));
+  return { ...call, path: path(await creditNote(Number(call.path))) };
+};
 const draftEstimate = async () => ok(alice.call("POST", "/estimates", { clientId, lineItems: [line] }), 201);
 const sentEstimate = async () => {
   const draft = await draftEstimate();
@@ -242,6 +253,13 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  getAgingReport: async () => (await sentInvoice(), { method: "GET", path: "/reports/aging?asOf=2026-12-31" }),
+  getRevenueReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/revenue?from=2026-01&to=2026-12" }
+  ),
+  getTaxReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/tax?from=2026-01&to=2026-12" }
+  ),
   listEvents: async () => (
     await newClient({ name: "Evented" }),
     await newClient({ name: "Evented 2" }),
@@ -319,6 +337,33 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     return { method: "POST", path: `/invoices/${invoice.id}/payments/${payment.id}/refund`, body: { amount: "5.00" } };
   },
 
+  createCreditNote: async () => ({
+    method: "POST",
+    path: `/invoices/${(await sentInvoice()).id}/credit-notes`,
+    body: { lineItems: [{ invoiceLineId: 1, quantity: "1" }], reason: "order_change", memo: "One returned" },
+  }),
+  listInvoiceCreditNotes: async () => {
+    const invoice = await sentInvoice();
+    await creditNote(invoice.id);
+    await creditNote(invoice.id);
+    return { method: "GET", path: `/invoices/${invoice.id}/credit-notes` };
+  },
+  listCreditNotes: async () => {
+    const invoice = await sentInvoice();
+    await creditNote(invoice.id);
+    await creditNote(invoice.id);
+    return { method: "GET", path: `/credit-notes?invoiceId=${invoice.id}&limit=1` };
+  },
+  getCreditNote: async () => ({
+    method: "GET",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}`,
+  }),
+  sendCreditNote: async () => ({
+    method: "POST",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}/send`,
+    body: { to: "ap@acme.test" },
+  }),
+
   createEstimate: async () => ({
     method: "POST",
     path: "/estimates",
@@ -377,6 +422,21 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   getPublicInvoiceEInvoice: async () =>
     eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
+  getCreditNotePdf: async () => ({
+    method: "GET",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}/pdf`,
+  }),
+  getPublicCreditNotePage: async () => ({
+    method: "GET",
+    path: `/public/credit-notes/${(await creditNote((await sentInvoice()).id)).publicToken}`,
+  }),
+  getPublicCreditNotePdf: async () => ({
+    method: "GET",
+    path: `/public/credit-notes/${(await creditNote((await sentInvoice()).id)).publicToken}/pdf`,
+  }),
+  getCreditNoteEInvoice: async () => creditNoteEInvoiceCall((note) => `/credit-notes/${note.id}/e-invoice?format=ubl`),
+  getPublicCreditNoteEInvoice: async () =>
+    creditNoteEInvoiceCall((note) => `/public/credit-notes/${note.publicToken}/e-invoice?format=cii`),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
   getProfile: async () => ({ method: "GET", path: "/profile" }),
   updateProfile: async () => ({
@@ -605,6 +665,21 @@ describe("GET /openapi.json against the running app", () => {
         ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
         ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
         ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
+        ["createCreditNote", { method: "POST", path: `/invoices/${empty.id}/credit-notes` }, "invalid_transition"],
+        [
+          "createCreditNote",
+          {
+            method: "POST",
+            path: `/invoices/${paid.id}/credit-notes`,
+            body: { lineItems: [{ invoiceLineId: 1, quantity: "4" }] },
+          },
+          "credit_exceeds_invoice",
+        ],
+        [
+          "createCreditNote",
+          { method: "POST", path: `/invoices/${paid.id}/credit-notes`, body: { lineItems: [] } },
+          "empty_credit_note",
+        ],
       ];
       for (const [id, call, code] of cases) {
         const op = opById(id);

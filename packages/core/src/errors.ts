@@ -25,7 +25,10 @@ export type DomainErrorCode =
   | "overpayment"
   | "payment_not_deletable"
   | "refund_not_possible"
-  | "email_quota_exceeded";
+  | "email_quota_exceeded"
+  | "credit_exceeds_invoice"
+  | "empty_credit_note"
+  | "insufficient_scope";
 
 export class DomainError extends Error {
   constructor(

@@ -26,8 +26,6 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const interval = Number(process.env.CRON_INTERVAL_SECONDS ?? 60);
   mkdirSync(dataDir(), { recursive: true });
-  // Webhooks to http://localhost and other private targets are for development: on by default here.
-  process.env.WEBHOOKS_ALLOW_PRIVATE ??= "1";
 
   const database = await openLocalDatabase({ allowShared: false });
   if (database.startedHere) writeFileSync(endpointFile(), database.endpoint);

@@ -9,6 +9,7 @@ import {
   type _Record,
 } from "@aws-sdk/client-dynamodb-streams";
 import type { Deps } from "@invoicing/core/context";
+import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
 
 /**
@@ -97,7 +98,9 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       }
       const records = (out.Records ?? []).map(toLambdaRecord);
       if (records.length === 0) break;
-      const { failedSequenceNumber } = await handle(records);
+      // Only what the deployed mapping's filter lets through reaches the subscriber (core/src/stream/filter.ts).
+      const wanted = records.filter((record) => passesStreamFilters(record));
+      const { failedSequenceNumber } = wanted.length > 0 ? await handle(wanted) : { failedSequenceNumber: undefined };
       const done =
         failedSequenceNumber === undefined
           ? records
@@ -161,6 +164,9 @@ export function toLambdaRecord(record: _Record): StreamRecord {
   return {
     eventID: record.eventID,
     eventName: record.eventName,
+    ...(record.userIdentity
+      ? { userIdentity: { type: record.userIdentity.Type, principalId: record.userIdentity.PrincipalId } }
+      : {}),
     dynamodb: {
       Keys: d?.Keys as never,
       NewImage: d?.NewImage as never,

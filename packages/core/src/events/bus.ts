@@ -1,5 +1,5 @@
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import type { Event } from "./types";
+import type { Event } from "./resource";
 
 /**
  * The app's EventBridge bus (deployed): every event is also put there, `source` "invoicing",

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   "invoice.paid",
   "invoice.overdue",
   "invoice.voided",
+  "invoice.credited",
   "payment.created",
   "payment.deleted",
   "payment.refunded",
@@ -33,6 +34,8 @@ export const EVENT_TYPES = [
   "recurring_schedule.resumed",
   "recurring_schedule.cancelled",
   "recurring_schedule.completed",
+  "credit_note.created",
+  "credit_note.sent",
   "webhook_endpoint.disabled",
 ] as const;
 
@@ -43,9 +46,7 @@ export const RESOURCE_TYPES = [
   "payment",
   "estimate",
   "recurring_schedule",
+  "credit_note",
   "webhook_endpoint",
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
-/** The public Event: its shape is the response schema (./resource.ts). */
-export type { Event } from "./resource";

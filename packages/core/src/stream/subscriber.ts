@@ -18,6 +18,10 @@ import { attemptFairly } from "../webhooks/scheduling";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+import { errorName, log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
+import { countChange } from "../reports/stream";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -28,6 +32,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
+ * - an invoice, payment or credit note change that moves a report figure updates the monthly
+ *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
@@ -44,6 +50,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 export interface StreamRecord {
   eventID?: string;
   eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
+  /** Set on DynamoDB's own changes (a TTL deletion: principalId "dynamodb.amazonaws.com"). */
+  userIdentity?: { type?: string; principalId?: string };
   dynamodb?: {
     Keys?: Record<string, AttributeValue>;
     NewImage?: Record<string, AttributeValue>;
@@ -65,7 +73,25 @@ export interface BatchOutcome {
 
 const EMAIL_CONCURRENCY = 4;
 
-export async function handleStreamBatch(deps: Deps, records: readonly StreamRecord[]): Promise<BatchOutcome> {
+/**
+ * Deployed, the batch stops taking records when less than this is left of the Lambda's time: what
+ * remains is reported failed from there and comes again in the next invocation (ReportBatchItemFailures),
+ * instead of the function being killed mid-record and the whole batch coming again. It leaves time
+ * for the deliveries after the batch and for one more record's worst case (a checkout session
+ * expiry, 6.5 s: payments/stripe.ts).
+ */
+export const STOP_TAKING_RECORDS_MS = 30_000;
+
+export interface BatchOptions {
+  /** The Lambda's remaining time (context.getRemainingTimeInMillis); unbounded when absent (locally). */
+  remainingMs?: () => number;
+}
+
+export async function handleStreamBatch(
+  deps: Deps,
+  records: readonly StreamRecord[],
+  options: BatchOptions = {},
+): Promise<BatchOutcome> {
   const endpointsByUser = new Map<string, Promise<WebhookEndpointItem[]>>();
   const endpointsOf = (userId: string) => {
     let found = endpointsByUser.get(userId);
@@ -80,7 +106,15 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
     emails: 0,
   };
 
-  for (const record of records) {
+  for (const [position, record] of records.entries()) {
+    if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
+      outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
+      log("info", "stream batch stopped at the deadline; the rest comes again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        left: records.length - position,
+      });
+      break;
+    }
     try {
       const change = record.eventName as StreamChange;
       const before = image(record.dynamodb?.OldImage);
@@ -118,16 +152,15 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           after as unknown as InvoiceItem,
         );
       }
+      // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
+      await countChange(deps, change, before, after);
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          message: "stream record failed; it will be delivered again",
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-          error: error instanceof Error ? error.name : String(error),
-        }),
-      );
+      log("warn", "stream record failed; it will be delivered again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: errorName(error),
+      });
+      countMetric(METRIC.streamRecordsFailed);
       break;
     }
   }

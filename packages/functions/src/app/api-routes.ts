@@ -1,5 +1,6 @@
 import { apiKeys } from "../routes/api-keys";
 import { clients } from "../routes/clients";
+import { creditNotes } from "../routes/credit-notes";
 import { emailDeliveries } from "../routes/email-deliveries";
 import { estimates } from "../routes/estimates";
 import { events } from "../routes/events";
@@ -9,6 +10,7 @@ import { payments } from "../routes/payments";
 import { profile } from "../routes/profile";
 import { publicHeaders } from "../routes/public/headers";
 import { reminders } from "../routes/reminders";
+import { reports } from "../routes/reports";
 import { schedules } from "../routes/schedules";
 
 /**
@@ -30,6 +32,8 @@ export const apiRouteModules = [
   estimates,
   schedules,
   payments,
+  creditNotes,
   emailDeliveries,
   events,
+  reports,
 ] as const;

@@ -22,7 +22,7 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     emailDailyQuota: emailDailyQuota(env.EMAIL_DAILY_QUOTA),
     // The pay link on send needs to know only that a processor is configured, not the processor.
-    cardPayments: config.stripeSecretKey !== undefined,
+    cardPayments: config.cardPaymentsEnabled,
   };
   for (const capability of capabilities) Object.assign(deps, capability(config, env));
   return deps;

@@ -29,12 +29,14 @@ export function createDeliveryDeps(env: NodeJS.ProcessEnv = process.env): Deps {
 /**
  * The email outbox's backend (docs/email-and-public-pages.md): Amazon SES when a sender is
  * configured (the linked `Email` deployed), else `.eml` files under <DATA_DIR>/outbox/ (DATA_DIR
- * default .data, as in packages/local/src/paths.ts).
+ * default .data, as in packages/local/src/paths.ts). A deployed function infra links no sender to
+ * (the recurring job only queues emails) has none: a queued email stays for the deliverers.
  */
-function emailTransport(config: CoreConfig, env: NodeJS.ProcessEnv): EmailTransport {
+function emailTransport(config: CoreConfig, env: NodeJS.ProcessEnv): EmailTransport | undefined {
   const sender = emailSender(config.emailSender, env);
   if (config.emailSender) {
     return new SesTransport(createSesClient(config.region), { ...sender, configurationSet: config.emailConfigSet });
   }
+  if (env.AWS_LAMBDA_FUNCTION_NAME) return undefined;
   return new FileTransport(join(resolve(env.DATA_DIR || ".data"), "outbox"), sender);
 }

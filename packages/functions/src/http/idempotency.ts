@@ -53,6 +53,7 @@ const COLLECTIONS: Record<Exclude<Kind, "APIKEY"> | "WEBHOOK_ENDPOINT", string> 
   INVOICE: "/invoices",
   ESTIMATE: "/estimates",
   SCHEDULE: "/recurring-schedules",
+  CREDITNOTE: "/credit-notes",
   WEBHOOK_ENDPOINT: "/webhook-endpoints",
 };
 

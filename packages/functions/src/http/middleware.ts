@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
-import { authenticate, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
-import { authorizedDb } from "@invoicing/core/keys/authorized-db";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
+import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
+import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -16,7 +18,10 @@ export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header("x-request-id");
   const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
   c.set("requestId", id);
-  await next();
+  // Every log line of the request carries its id (and the user's, once the key names it): core's
+  // log() reads them from this scope (core/src/observability/context-log.ts).
+  const lambda = (c.env as { lambdaContext?: { awsRequestId?: string } } | undefined)?.lambdaContext;
+  await withLogContext({ requestId: id, source: "api", awsRequestId: lambda?.awsRequestId }, () => next());
   c.res.headers.set("X-Request-Id", id);
 };
 
@@ -41,6 +46,9 @@ export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.te
 const unauthorized = (detail: string) =>
   new HttpProblem("unauthorized", detail, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
 
+/** Methods that only read: all a `read_only` key may use (API.md section 2). */
+const READ_METHODS = new Set(["GET", "HEAD"]);
+
 /**
  * Bearer API key → the acting user's context. Runs before routing, so 401 wins over 404.
  *
@@ -49,6 +57,16 @@ const unauthorized = (detail: string) =>
  * (keys/authorized-db.ts), so a GET is one DynamoDB round trip. Whatever the route answered, the
  * answer waits for the key check, and a refused key replaces it with the 401. A legacy key
  * (`inv_<secret>`) is looked up first, as before: two round trips.
+ *
+ * Scope: a `read_only` key on a route that matched with any method but GET/HEAD is 403
+ * insufficient_scope, in API.md's order — after 401, 404 (no route) and 405, which the route match
+ * decides, and before anything the route says (413, 415, 400, 404 of an id, 412, 409, 422), so the
+ * 403 replaces the route's answer as the 401 does. The authorized Db refuses such a request's reads
+ * and writes, so nothing changes. The scope is on the key item the check reads anyway: no extra
+ * request.
+ *
+ * `verifiedKey(c)` lets a route wait for the key before work that costs more than reading its body
+ * (decompressing an image: binaryBody), so a made-up key never buys that work.
  */
 export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isPublicPath(c.req.path)) return next();
@@ -58,14 +76,27 @@ export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const deps = c.get("deps");
   const claim = parseKey(match[1]!);
   if (!claim) throw refused();
+  const changes = !READ_METHODS.has(c.req.method);
+  // Only a request some route serves can be out of scope: an unknown route or method stays 404/405.
+  const scoped = changes && matchedRoutes(c).some((route) => route.method === c.req.method);
   if (claim.userId === undefined) {
     const principal = await authenticate(deps.db, match[1]!, deps.clock());
     if (!principal) throw refused();
+    if (scoped && !mayChange(principal)) throw insufficientScope();
     c.set("ctx", { ...deps, userId: principal.userId });
+    c.set("keyCheck", () => Promise.resolve());
+    setLogUser(principal.userId);
     return runAs(principal, next);
   }
-  const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock());
+  const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });
   c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
+  // The user the key names; a key that turns out forged ends in 401 before anything is written.
+  setLogUser(claim.userId);
+  const allowed = (principal: Principal | undefined): void => {
+    if (!principal) throw refused();
+    if (scoped && !mayChange(principal)) throw insufficientScope();
+  };
+  c.set("keyCheck", async () => allowed(await authorized.principal()));
   let principal: Principal | undefined;
   try {
     await next();
@@ -73,11 +104,23 @@ export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
     principal = await authorized.principal();
     await principal?.touch;
   }
-  if (!principal) {
-    c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401
-    throw refused();
+  try {
+    allowed(principal);
+  } catch (error) {
+    c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401 or 403
+    throw error;
   }
 };
+
+/**
+ * Resolves once the request's API key is known good and allowed this request (else throws its 401
+ * or 403). For work that a made-up key must not be able to make the service do: decompressing an
+ * uploaded image, anything whose cost is more than reading the (≤ 256 KiB) body. Public routes have
+ * no key: it resolves at once.
+ */
+export async function verifiedKey(c: Context<AppEnv>): Promise<void> {
+  await c.get("keyCheck")?.();
+}
 
 const refused = () => unauthorized("the API key is unknown or revoked");
 

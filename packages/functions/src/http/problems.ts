@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, ValidationError, type DomainErrorCode, type FieldError } from "@invoicing/core/errors";
+import { log as logLine } from "@invoicing/core/observability/context-log";
 import { isUnavailable } from "@invoicing/core/db/errors";
 import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
@@ -23,6 +24,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   validation_error: { status: 400, title: "Validation failed" },
   invalid_signature: { status: 400, title: "Invalid signature" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  insufficient_scope: { status: 403, title: "Insufficient scope" },
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
@@ -47,6 +49,8 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   overpayment: { status: 422, title: "Overpayment" },
   payment_not_deletable: { status: 422, title: "Payment not deletable" },
   refund_not_possible: { status: 422, title: "Refund not possible" },
+  credit_exceeds_invoice: { status: 422, title: "Credit exceeds invoice" },
+  empty_credit_note: { status: 422, title: "Empty credit note" },
   email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
@@ -142,22 +146,19 @@ export function errorToResponse(c: Context, error: unknown): Response {
   );
 }
 
-/** One JSON log line with the request id; never the request body, headers or query string. */
+/** One JSON log line with the request and user ids; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
   const e =
     error instanceof Error
       ? { name: error.name, message: error.message, stack: error.stack }
       : { value: String(error) };
-  console[level](
-    JSON.stringify({
-      level,
-      message,
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: loggedPath(c.req.path),
-      error: e,
-    }),
-  );
+  // The request's log context adds the request id and, once the key named it, the user id.
+  logLine(level, message, {
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    path: loggedPath(c.req.path),
+    error: e,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { FieldError } from "@invoicing/core/errors";
 import { readBodyBytes, readJson, readRawBody } from "./body";
 import type { AppEnv } from "./env";
 import { withPart } from "../openapi/describe";
+import { verifiedKey } from "./middleware";
 import { checkPathIds } from "./params";
 import { HttpProblem, validationProblem } from "./problems";
 import { emptyBody, pagination } from "../schemas/common";
@@ -66,10 +67,14 @@ export function rawBody(schema: v.GenericSchema): MiddlewareHandler<AppEnv> {
 /**
  * A binary body of one of `mediaTypes` (an uploaded image): 413 when too large, 415 when its
  * Content-Type is not one of them. The bytes are `c.get("bodyBytes")`, the type `c.req.header("content-type")`.
+ * The route decodes them (an image is decompressed: costly), so the API key is verified before the
+ * body is even read: a made-up key gets its 401 without the service reading, let alone inflating,
+ * what it sent (issue 29, finding 1).
  */
 export function binaryBody(mediaTypes: readonly string[]): MiddlewareHandler<AppEnv> {
   return withPart<MiddlewareHandler<AppEnv>>(
     async (c, next) => {
+      await verifiedKey(c);
       await readBodyBytes(c);
       const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
       if (!type || !mediaTypes.includes(type)) {
@@ -159,10 +164,41 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown): 
 }
 
 export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
-  return issues.map((issue) => ({ path: v.getDotPath(issue) ?? "", message: issueMessage(issue) }));
+  const errors: FieldError[] = [];
+  const arraysAt = new Set<string>();
+  for (const issue of issues) {
+    const arrayAt = arrayForObject(issue);
+    if (arrayAt === undefined) errors.push({ path: v.getDotPath(issue) ?? "", message: issueMessage(issue) });
+    else if (!arraysAt.has(arrayAt)) {
+      arraysAt.add(arrayAt);
+      errors.push({ path: arrayAt, message: OBJECT_EXPECTED });
+    }
+  }
+  return errors;
+}
+
+const OBJECT_EXPECTED = "expected an object";
+
+/**
+ * The path of an array given where an object belongs, if the issue comes from one. valibot's object
+ * schemas take an array for an object too (see validate), so `"address": ["x"]` gives an unknown
+ * field `address.0` and a missing `address.country`: one mistake, reported once at `address`.
+ */
+function arrayForObject(issue: v.BaseIssue<unknown>): string | undefined {
+  const path = issue.path ?? [];
+  const at = path.findIndex((item) => item.type === "object" && Array.isArray(item.input));
+  return at < 0
+    ? undefined
+    : path
+        .slice(0, at)
+        .map((item) => String(item.key))
+        .join(".");
 }
 
 function issueMessage(issue: v.BaseIssue<unknown>): string {
+  // A value of another type where an object belongs (not one of its keys: those expect `never`).
+  if (OBJECT_TYPES.has(issue.type) && issue.expected === "Object" && issue.received !== "undefined")
+    return OBJECT_EXPECTED;
   if (issue.kind === "schema" && issue.received === "undefined") return "is required";
   if (issue.type === "strict_object" || issue.type === "never") return "unknown or read-only field";
   return issue.message;

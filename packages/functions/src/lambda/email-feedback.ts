@@ -1,5 +1,6 @@
-import type { SNSEvent } from "aws-lambda";
+import type { Context, SNSEvent } from "aws-lambda";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createDeps } from "../capabilities/deps";
 
 /**
@@ -11,7 +12,14 @@ import { createDeps } from "../capabilities/deps";
  */
 const deps = createDeps();
 
-export async function handler(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+export function handler(
+  event: SNSEvent,
+  context?: Context,
+): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () => handle(event));
+}
+
+async function handle(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
   const counts = { recorded: 0, emailGone: 0, ignored: 0 };
   for (const record of event.Records ?? []) {
     let message: unknown;
@@ -30,6 +38,6 @@ export async function handler(event: SNSEvent): Promise<{ recorded: number; emai
     if (outcome === "recorded") counts.recorded++;
     else counts.emailGone++;
   }
-  console.log(JSON.stringify({ message: "email feedback", ...counts }));
+  log("info", "email feedback", counts);
   return counts;
 }

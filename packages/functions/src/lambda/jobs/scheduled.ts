@@ -1,5 +1,6 @@
 import type { Context } from "aws-lambda";
 import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createDeliveryDeps } from "../../capabilities/delivery-deps";
 
 /**
@@ -11,11 +12,12 @@ import { createDeliveryDeps } from "../../capabilities/delivery-deps";
  */
 export function scheduledJob(name: JobName): (event?: unknown, context?: Context) => Promise<JobResult> {
   const deps = createDeliveryDeps();
-  return async (_event, context) => {
-    const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
-    const result = await jobs[name](deps, new Date(), { deadline });
-    // The run's summary (counts, never record contents) in the function's log.
-    console.log(JSON.stringify(result));
-    return result;
-  };
+  return (_event, context) =>
+    withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
+      const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
+      const result = await jobs[name](deps, new Date(), { deadline });
+      // The run's summary (counts, never record contents) in the function's log.
+      log("info", "job run", { ...result });
+      return result;
+    });
 }
