@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
@@ -106,7 +106,14 @@ describe("POST /webhook-endpoints/{id}/deliveries/{event}/redeliver", () => {
     const { endpointId, eventId } = await givenUp(user);
     ok(await user.call("POST", path(endpointId, eventId)));
     receiver.script.push(500);
-    expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+    const lines = vi.spyOn(console, "log");
+    try {
+      expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+      // Counted for the operator (WebhookAttemptsFailed, an EMF metric line).
+      expect(lines.mock.calls.filter((c) => String(c[0]).includes('"WebhookAttemptsFailed":1'))).toHaveLength(1);
+    } finally {
+      lines.mockRestore();
+    }
     const list = ok(await user.call("GET", `/webhook-endpoints/${endpointId}/deliveries`)).body;
     expect(list[0]).toMatchObject({ attempt: 8, status: "failed", responseStatus: 500, nextAttemptAt: null });
     expect(await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 86_400_000))).toMatchObject({

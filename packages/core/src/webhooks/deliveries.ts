@@ -18,6 +18,9 @@ import {
 } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
+import { errorName, log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
 import { signatureHeaders } from "./signing";
 
@@ -199,7 +202,10 @@ export async function runAttempt(
   }
   await record(deps, item, claims, now, outcome);
   if (endpoint?.enabled && !outcome.final) await trackHealth(deps, endpoint, outcome.ok, now);
-  return outcome.ok ? "succeeded" : outcome.final ? "dropped" : "failed";
+  if (outcome.ok) return "succeeded";
+  if (outcome.final) return "dropped";
+  countMetric(METRIC.webhookAttemptsFailed);
+  return "failed";
 }
 
 /**
@@ -312,15 +318,7 @@ export async function withConcurrency<T>(
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
       const item = items[next++]!;
-      await work(item).catch((error: unknown) =>
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            message: "delivery failed to run",
-            error: error instanceof Error ? error.name : String(error),
-          }),
-        ),
-      );
+      await work(item).catch((error: unknown) => log("warn", "delivery failed to run", { error: errorName(error) }));
     }
   });
   await Promise.all(lanes);

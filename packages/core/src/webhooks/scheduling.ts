@@ -1,3 +1,5 @@
+import { errorName, log } from "../observability/context-log";
+
 /**
  * Fair scheduling of webhook attempts (docs/events.md, "Fairness"): what the stream subscriber and
  * the `webhooks` job both use to make a set of attempts, so that one user's dead receivers cannot
@@ -93,14 +95,7 @@ export async function attemptFairly<T extends { userId: string; endpointId: numb
             (result) => {
               if (result === "failed") next.endpoint.stopped = true;
             },
-            (error: unknown) =>
-              console.warn(
-                JSON.stringify({
-                  level: "warn",
-                  message: "webhook attempt failed to run",
-                  error: error instanceof Error ? error.name : String(error),
-                }),
-              ),
+            (error: unknown) => log("warn", "webhook attempt failed to run", { error: errorName(error) }),
           )
           .finally(() => {
             running--;
