@@ -6,6 +6,10 @@
 
 declare module "sst" {
   export interface Resource {
+    "Alarms": {
+      "arn": string
+      "type": "sst.aws.SnsTopic"
+    }
     "Api": {
       "type": "sst.aws.ApiGatewayV2"
       "url": string
@@ -14,6 +18,10 @@ declare module "sst" {
       "arn": string
       "name": string
       "type": "sst.aws.Bus"
+    }
+    "CardPayments": {
+      "enabled": boolean
+      "type": "sst.sst.Linkable"
     }
     "Documents": {
       "name": string
@@ -31,6 +39,10 @@ declare module "sst" {
     "Payments": {
       "name": string
       "type": "sst.aws.Function"
+    }
+    "StreamFailures": {
+      "type": "sst.aws.Queue"
+      "url": string
     }
     "StripeSecretKey": {
       "type": "sst.sst.Secret"

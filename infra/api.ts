@@ -1,28 +1,38 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { withAccessLogFormat } from "./access-log";
-import { isProduction, lambdaRuntime } from "./runtime";
-import { stripeSecretKey, stripeWebhookSecret } from "./secrets";
+import { functionPaths } from "./route-paths";
+import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
+import { apiStage, routesDeclared } from "./stage";
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
  * (API.md), so API Gateway never answers for it.
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
- * headers the contract reads and sets are allowed and exposed. Access logs are kept a month
- * (a year in production), in a format without the raw path (infra/access-log.ts).
+ * headers the contract reads and sets are allowed and exposed. Access logs are kept as long as the
+ * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts).
+ *
+ * Production retains the API (and its stage and log group) even if it leaves this file: its URL is
+ * in every email already sent and in the card processor's webhook, so a new one would break both.
+ *
+ * Public routes are throttled (infra/stage.ts, publicThrottling).
  */
-export const api = new sst.aws.ApiGatewayV2("Api", {
-  cors: {
-    allowOrigins: ["*"],
-    allowMethods: ["*"],
-    allowHeaders: ["authorization", "content-type", "idempotency-key", "if-match", "x-request-id"],
-    exposeHeaders: ["etag", "location", "link", "idempotent-replayed", "x-request-id", "allow", "retry-after"],
-    maxAge: "1 day",
+export const api = new sst.aws.ApiGatewayV2(
+  "Api",
+  {
+    cors: {
+      allowOrigins: ["*"],
+      allowMethods: ["*"],
+      allowHeaders: ["authorization", "content-type", "idempotency-key", "if-match", "x-request-id"],
+      exposeHeaders: ["etag", "location", "link", "idempotent-replayed", "x-request-id", "allow", "retry-after"],
+      maxAge: "1 day",
+    },
+    accessLog: { retention: logRetention($app.stage) },
+    transform: { stage: apiStage },
   },
-  accessLog: { retention: isProduction($app.stage) ? "1 year" : "1 month" },
-  transform: { stage: withAccessLogFormat },
-});
+  { retainOnDelete: isProduction($app.stage) },
+);
 
 /**
  * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
@@ -36,44 +46,37 @@ export const api = new sst.aws.ApiGatewayV2("Api", {
  * function args would create one Lambda per route). ANY: each app answers 405 for other methods
  * itself, as the API would. All stop before API Gateway's 30 s.
  *
- * The API function links what its requests use: the table, the card processor's key (only whether
- * one is set: `send` then stores the pay link; the function carries no Stripe SDK, the stream
- * subscriber expires the sessions of voided and paid invoices) and the API itself (its URL is the
- * base of the public links in emails).
+ * The API function links what its requests use: the table, whether card payments are on (the
+ * CardPayments flag, never the key: `send` then stores the pay link; the function carries no Stripe
+ * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the API itself
+ * (its URL is the base of the public links in emails).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
- * (infra/stream.ts) delivers it. Links grant `dynamodb:*` on this table only.
+ * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
+ * (infra/storage.ts).
  */
-api.route("$default", {
-  handler: "packages/functions/src/api.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
+const defaultRoute = api.route("$default", {
+  ...functionBase("Api", "25 seconds"),
+  handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
-  link: [table, stripeSecretKey, api],
+  link: [table, cardPayments, api],
 });
 
 /**
- * Every documents path, private and public, and the API's description (/openapi.json, /docs):
- * packages/functions/src/documents-routes.ts serves them. Path variables are named as on the API's
- * other routes at the same position ({id}, {token}).
+ * Every path the documents and payments functions serve, read from their route modules
+ * (packages/functions/src/app/route-paths.ts): each is routed to its function below.
  */
-export const DOCUMENT_PATHS = [
-  "/openapi.json",
-  "/docs",
-  "/public/invoices/{token}",
-  "/public/estimates/{token}",
-  "/invoices/{id}/pdf",
-  "/public/invoices/{token}/pdf",
-  "/estimates/{id}/pdf",
-  "/public/estimates/{token}/pdf",
-  "/invoices/{id}/e-invoice",
-  "/public/invoices/{token}/e-invoice",
-] as const;
+const paths = functionPaths();
+
+/**
+ * Every documents path, private and public, and the API's description (/openapi.json, /docs):
+ * packages/functions/src/app/documents-routes.ts serves them.
+ */
+export const DOCUMENT_PATHS = paths.documents;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
-  handler: "packages/functions/src/documents-api.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
+  ...functionBase("Documents", "25 seconds"),
+  handler: "packages/functions/src/lambda/documents.handler",
   memory: "1024 MB",
   link: [table, api],
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
@@ -91,24 +94,23 @@ export const documents = new sst.aws.Function("Documents", {
     })),
   ],
 });
-for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
-/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/payments-routes.ts). */
-export const PAYMENT_PATHS = [
-  "/public/invoices/{token}/pay",
-  "/webhooks/card-processor",
-  "/invoices/{id}/payments/{paymentId}/refund",
-] as const;
+/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
+export const PAYMENT_PATHS = paths.payments;
 
 /**
  * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
 export const payments = new sst.aws.Function("Payments", {
-  handler: "packages/functions/src/payments-api.handler",
-  ...lambdaRuntime,
-  timeout: "25 seconds",
+  ...functionBase("Payments", "25 seconds"),
+  handler: "packages/functions/src/lambda/payments.handler",
   memory: "1024 MB",
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
-for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);
+const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
+routesDeclared(
+  ["$default", ...[...DOCUMENT_PATHS, ...PAYMENT_PATHS].map((path) => `ANY ${path}`)],
+  [defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined),
+);

@@ -1,5 +1,5 @@
 import { emailSettings, fromAddressPattern } from "./email-settings";
-import { lambdaRuntime } from "./runtime";
+import { functionBase, isProduction } from "./runtime";
 import { table } from "./storage";
 
 /**
@@ -10,27 +10,16 @@ import { table } from "./storage";
 const settings = emailSettings($app.stage, process.env);
 
 /**
- * The identity: created by the stage that owns it; a stage sharing it (EMAIL_IDENTITY=shared) only
- * references it, so SES never sees a second CreateEmailIdentity (AlreadyExistsException) and removing
- * that stage leaves the identity alone. A domain whose DNS is not on Route 53 (EMAIL_DNS=manual) gets
- * no hosted-zone lookup; its records are printed as the `emailDnsRecords` output instead.
- */
-export const email =
-  settings.identity === "shared"
-    ? sst.aws.Email.get("Email", settings.sender)
-    : new sst.aws.Email("Email", {
-        sender: settings.sender,
-        ...(settings.dns === "manual" ? { dns: false as const } : {}),
-      });
-
-/**
  * The stage's own configuration set, named on every SendEmail: SES reports bounces and complaints
  * to the configuration set the message was sent with, so each stage hears about its own emails even
  * when it shares another stage's identity (whose default set belongs to that stage).
  */
-const configurationSet = new aws.sesv2.ConfigurationSet("EmailConfigurationSet", {
-  configurationSetName: `${$app.name}-${$app.stage}-email`,
-});
+const production = isProduction($app.stage);
+const configurationSet = new aws.sesv2.ConfigurationSet(
+  "EmailConfigurationSet",
+  { configurationSetName: `${$app.name}-${$app.stage}-email` },
+  { retainOnDelete: production },
+);
 
 /**
  * Bounces, complaints and rejections go to an SNS topic, and from there to a small function that
@@ -47,10 +36,20 @@ new aws.sesv2.ConfigurationSetEventDestination("EmailFeedbackDestination", {
     snsDestination: { topicArn: emailFeedback.arn },
   },
 });
+/**
+ * Who may publish to the topic: SES, for this account's configuration set only. Without it SES
+ * cannot deliver the feedback at all (the topic's default policy admits the account's own principals,
+ * not the SES service), and scoped so no other account's SES, and no other set, can feed it.
+ */
+new aws.sns.TopicPolicy("EmailFeedbackPolicy", {
+  arn: emailFeedback.arn,
+  policy: configurationSet.arn.apply((setArn) =>
+    emailFeedback.arn.apply((topicArn) => JSON.stringify(sesPublishPolicy(topicArn, setArn))),
+  ),
+});
 emailFeedback.subscribe("EmailFeedbackHandler", {
-  handler: "packages/functions/src/email-feedback.handler",
-  ...lambdaRuntime,
-  timeout: "30 seconds",
+  ...functionBase("EmailFeedback", "30 seconds"),
+  handler: "packages/functions/src/lambda/email-feedback.handler",
   memory: "256 MB",
   link: [table],
 });
@@ -62,30 +61,75 @@ emailFeedback.subscribe("EmailFeedbackHandler", {
  * SES, while the account is in its sandbox, also authorizes the send against each (verified)
  * recipient's identity; the condition still limits the From address to ours.
  */
-sst.Linkable.wrap(sst.aws.Email, (identity) => ({
-  properties: { sender: identity.sender, configSet: configurationSet.configurationSetName },
-  include: [
-    sst.aws.permission({
-      actions: ["ses:SendEmail", "ses:SendRawEmail"],
-      resources: [
-        identity.nodes.identity.arn.apply((arn) => arn.replace(/:identity\/.*$/, ":identity/*")),
-        configurationSet.arn,
-      ],
-      conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: [fromAddressPattern(settings)] }],
-    }),
-  ],
-}));
+function sendingLink(identityArn: $util.Output<string>) {
+  return {
+    properties: { sender: settings.sender, configSet: configurationSet.configurationSetName },
+    include: [
+      sst.aws.permission({
+        actions: ["ses:SendEmail", "ses:SendRawEmail"],
+        resources: [identityArn.apply((arn) => arn.replace(/:identity\/.*$/, ":identity/*")), configurationSet.arn],
+        conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: [fromAddressPattern(settings)] }],
+      }),
+    ],
+  };
+}
+sst.Linkable.wrap(sst.aws.Email, (identity) => sendingLink(identity.nodes.identity.arn));
+
+/**
+ * The identity: created by the stage that owns it; a stage sharing it (EMAIL_IDENTITY=shared) only
+ * references it, so SES never sees a second CreateEmailIdentity (AlreadyExistsException) and removing
+ * that stage leaves the identity alone.
+ *
+ * A domain whose DNS is not on Route 53 (EMAIL_DNS=manual) is not SST's Email: that component always
+ * waits for the domain to verify (ses.DomainIdentityVerification, up to its timeout) before the
+ * deploy can finish, and verification needs the DKIM records that only a finished deploy prints. So
+ * the identity is created directly, without waiting: the deploy finishes at once and prints the
+ * records (`emailDnsRecords`, and `emailDkimTokens`); mail flows once they resolve. It links as
+ * `Email` all the same, with the same properties and the same narrow permission.
+ *
+ * Production keeps its identity if it leaves this file (`retainOnDelete`): its verification and DKIM
+ * records are what lets mail from the domain arrive.
+ */
+const manualDomain = settings.isDomain && settings.dns === "manual" && settings.identity === "own";
+const manualIdentity = manualDomain
+  ? new aws.sesv2.EmailIdentity(
+      "EmailIdentity",
+      { emailIdentity: settings.sender, configurationSetName: configurationSet.configurationSetName },
+      { retainOnDelete: production },
+    )
+  : undefined;
+
+export const email = manualIdentity
+  ? new sst.Linkable("Email", sendingLink(manualIdentity.arn))
+  : settings.identity === "shared"
+    ? sst.aws.Email.get("Email", settings.sender)
+    : new sst.aws.Email("Email", { sender: settings.sender }, { retainOnDelete: production });
 
 /**
  * The DNS records to add by hand when the domain's DNS is not on Route 53: DKIM (three CNAMEs, which
- * also verify the domain) and DMARC, as SST would have created them. Empty otherwise.
+ * also verify the domain) and DMARC, as SST would have created them; and the bare DKIM tokens.
+ * Undefined otherwise.
  */
-export const emailDnsRecords =
-  settings.isDomain && settings.dns === "manual" && settings.identity === "own"
-    ? email.nodes.identity.dkimSigningAttributes.apply((dkim) => [
-        ...(dkim?.tokens ?? []).map(
-          (token) => `CNAME ${token}._domainkey.${settings.sender} ${token}.dkim.amazonses.com`,
-        ),
-        `TXT _dmarc.${settings.sender} "v=DMARC1; p=none;"`,
-      ])
-    : undefined;
+export const emailDkimTokens = manualIdentity?.dkimSigningAttributes.apply((dkim) => dkim?.tokens ?? []);
+export const emailDnsRecords = emailDkimTokens?.apply((tokens) => [
+  ...tokens.map((token) => `CNAME ${token}._domainkey.${settings.sender} ${token}.dkim.amazonses.com`),
+  `TXT _dmarc.${settings.sender} "v=DMARC1; p=none;"`,
+]);
+
+/** SES may publish the feedback of this account's configuration set, and nothing else may through this grant. */
+export function sesPublishPolicy(topicArn: string, configurationSetArn: string) {
+  const account = configurationSetArn.split(":")[4];
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Sid: "SesPublishesFeedbackOfThisConfigurationSet",
+        Effect: "Allow",
+        Principal: { Service: "ses.amazonaws.com" },
+        Action: "SNS:Publish",
+        Resource: topicArn,
+        Condition: { StringEquals: { "AWS:SourceAccount": account, "AWS:SourceArn": configurationSetArn } },
+      },
+    ],
+  };
+}

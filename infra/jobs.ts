@@ -1,7 +1,7 @@
 import { api } from "./api";
 import { email } from "./email";
-import { lambdaRuntime } from "./runtime";
-import { stripeSecretKey } from "./secrets";
+import { functionBase } from "./runtime";
+import { cardPayments } from "./secrets";
 import { table } from "./storage";
 
 /**
@@ -10,17 +10,27 @@ import { table } from "./storage";
  * byDue index) and is safe to run twice or concurrently, so a late or repeated run is harmless and a
  * failed one is caught up by the next.
  *
- * Each links only what it touches: every job the table; the jobs that email (recurring's auto-send,
- * reminders) the sender and the API URL for the public link; recurring's auto-send also creates
- * payment links, so it gets the card processor's key (never the webhook secret).
+ * No retries, neither by the scheduler nor by Lambda's asynchronous invocation (by default up to 2,
+ * minutes apart): the next run is at most 15 minutes away and does the same work, and a retry of a
+ * run that timed out would only overlap the next one.
+ *
+ * Each links only what it touches: every job the table; the reminders job (it delivers what the
+ * outbox holds) the sender; the jobs that queue emails (recurring's auto-send, reminders) the API
+ * URL for the public link; recurring's auto-send stores a pay link when card payments are on, so it
+ * gets the CardPayments flag (never a Stripe key: the session is made when the link is opened).
  */
-const jobFunction = (file: string, link: unknown[], timeout: "1 minute" | "5 minutes" = "5 minutes") => ({
-  handler: `packages/functions/src/jobs/${file}.handler`,
-  ...lambdaRuntime,
+const jobFunction = (
+  logicalName: string,
+  file: string,
+  link: unknown[],
+  timeout: "1 minute" | "5 minutes" = "5 minutes",
+) => ({
   // Bounded by the work due since the last run; five minutes leaves ten before the next one.
-  timeout,
+  ...functionBase(logicalName, timeout),
+  handler: `packages/functions/src/lambda/jobs/${file}.handler`,
   memory: "512 MB" as const,
   link,
+  retries: 0,
 });
 
 export const jobs = {
@@ -28,28 +38,33 @@ export const jobs = {
   // more than a quarter of an hour late.
   overdue: new sst.aws.CronV2("OverdueJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("overdue", [table]),
+    function: jobFunction("OverdueJob", "overdue", [table]),
+    retries: 0,
   }),
   // Recurring schedules generate (and auto-send) every occurrence due by now.
   recurring: new sst.aws.CronV2("RecurringJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("recurring", [table, email, api, stripeSecretKey]),
+    function: jobFunction("RecurringJob", "recurring", [table, api, cardPayments]),
+    retries: 0,
   }),
   // Reminder emails (due − 3 days, due date, + 7, + 14, + 30 days) go out within 15 minutes.
   reminders: new sst.aws.CronV2("RemindersJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("reminders", [table, email, api]),
+    function: jobFunction("RemindersJob", "reminders", [table, email, api]),
+    retries: 0,
   }),
   // Estimates past their expiry date become expired; dates are whole days, so hourly is plenty.
   expireEstimates: new sst.aws.CronV2("ExpireEstimatesJob", {
     schedule: "rate(1 hour)",
-    function: jobFunction("expire-estimates", [table]),
+    function: jobFunction("ExpireEstimatesJob", "expire-estimates", [table]),
+    retries: 0,
   }),
   // Webhook attempts that are due: retries (the first comes 1 minute after a failure) and first
   // attempts a crashed subscriber left. Every 2 minutes, so a retry is at most 2 minutes late; a
   // minute's run makes ~40 attempts (8 at a time, 10 s each at worst), the next run the rest.
   webhooks: new sst.aws.CronV2("WebhooksJob", {
     schedule: "rate(2 minutes)",
-    function: jobFunction("webhooks", [table], "1 minute"),
+    function: jobFunction("WebhooksJob", "webhooks", [table], "1 minute"),
+    retries: 0,
   }),
 };

@@ -14,3 +14,48 @@ export const lambdaRuntime = {
 
 /** Only the production stage keeps data and refuses deletion; other stages are disposable copies. */
 export const isProduction = (stage: string): boolean => stage === "production";
+
+/** How long each stage keeps logs: a year in production (incidents are found late), two weeks elsewhere. */
+export const logRetention = (stage: string) => (isProduction(stage) ? ("1 year" as const) : ("2 weeks" as const));
+
+/**
+ * A function's physical name, `<app>-<stage>-<logical name>`: fixed rather than SST's generated one
+ * (which ends in a random suffix) so the alarms in infra/alarms.ts and an operator reading the
+ * console name it directly. Lambda allows 64 characters.
+ */
+export function functionName(logicalName: string): string {
+  const name = `${$app.name}-${$app.stage}-${logicalName}`;
+  if (name.length > 64)
+    throw new Error(`function name ${name} is longer than Lambda's 64 characters: shorten the stage`);
+  return name;
+}
+
+type Timeout = `${number} second${"" | "s"}` | `${number} minute${"" | "s"}`;
+
+/** Every function declared through functionBase, for the alarms (infra/alarms.ts). */
+export const declaredFunctions: { logicalName: string; name: string; timeoutSeconds: number }[] = [];
+
+/**
+ * What every function of the app declares besides its handler: the runtime above, its fixed name,
+ * its timeout, its log group's retention, and in production a log group that outlives the function
+ * (`sst remove` is refused there anyway; a function taken out of the config keeps its logs).
+ */
+export function functionBase(logicalName: string, timeout: Timeout) {
+  const production = isProduction($app.stage);
+  const name = functionName(logicalName);
+  const [amount, unit] = timeout.split(" ");
+  const timeoutSeconds = Number(amount) * (unit!.startsWith("minute") ? 60 : 1);
+  if (!declaredFunctions.some((fn) => fn.name === name)) declaredFunctions.push({ logicalName, name, timeoutSeconds });
+  return {
+    ...lambdaRuntime,
+    name,
+    timeout,
+    logging: { retention: logRetention($app.stage) },
+    transform: {
+      logGroup: (_args: unknown, opts: { retainOnDelete?: boolean }) => {
+        if (production) opts.retainOnDelete = true;
+        return undefined;
+      },
+    },
+  };
+}

@@ -9,3 +9,12 @@
  */
 export const stripeSecretKey = new sst.Secret("StripeSecretKey", "");
 export const stripeWebhookSecret = new sst.Secret("StripeWebhookSecret", "");
+
+/**
+ * Whether card payments are on, without the key: what the API and the recurring job need (`send`
+ * stores a pay link when there is a processor; the session is made later, by the Payments function).
+ * A function that only has to know a key is set never holds the live key.
+ */
+export const cardPayments = new sst.Linkable("CardPayments", {
+  properties: { enabled: stripeSecretKey.value.apply((key) => key !== "") },
+});

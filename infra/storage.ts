@@ -4,8 +4,12 @@ import { isProduction } from "./runtime";
 /**
  * The single table, from the same definition the local stack turns into CreateTable
  * (packages/local/src/bootstrap.ts): test/deploy/table-parity.test.ts checks the two agree.
- * Every GSI projects all attributes, as the local table's do. Production refuses deletion on top of
- * the app's `removal: "retain"` (sst.config.ts); other stages drop their table on `sst remove`.
+ * Every GSI projects all attributes, as the local table's do, because every query of each reads
+ * whole items (docs/data-model.md, "Index projections"): byStatus and byClient serve list pages of
+ * full resources, byToken the public page of a whole document, byDue the jobs, which act on the item
+ * they find (the outbox sweep delivers the email it reads). A narrower projection would need a second
+ * read per item. Production refuses deletion on top of the app's `removal: "retain"`
+ * (sst.config.ts: SST retains tables); other stages drop their table on `sst remove`.
  */
 const globalIndexes = Object.fromEntries(
   Object.entries(tableDefinition.globalIndexes).map(([name, index]) => [
@@ -13,6 +17,31 @@ const globalIndexes = Object.fromEntries(
     { ...index, projection: "all" as const },
   ]),
 );
+
+/**
+ * What the app does to its table: item reads and writes, nothing else. Replaces SST's default link
+ * (`dynamodb:*`, which includes UpdateTable, DeleteTable and the backup and restore actions), for
+ * every function linking the table. Transactions need no action of their own: DynamoDB checks each
+ * item's action (Put, Update, Delete, ConditionCheck, Get) inside them. No Scan: nothing scans.
+ */
+export const TABLE_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:ConditionCheckItem",
+];
+sst.Linkable.wrap(sst.aws.Dynamo, (dynamo) => ({
+  properties: { name: dynamo.name },
+  include: [
+    sst.aws.permission({
+      actions: TABLE_ACTIONS,
+      resources: [dynamo.arn, dynamo.arn.apply((arn) => `${arn}/index/*`)],
+    }),
+  ],
+}));
 
 export const table = new sst.aws.Dynamo("Table", {
   fields: tableDefinition.fields,

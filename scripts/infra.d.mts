@@ -9,6 +9,8 @@ export interface RecordedComponent {
   logicalName: string;
   /** The args infra passed, as passed. */
   args: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- each kind its own
+  /** The resource options infra passed (retainOnDelete, …). */
+  opts: { retainOnDelete?: boolean; [option: string]: unknown };
   /** ApiGatewayV2: the routes added with route(). */
   routes?: { rawRoute: string; handler: unknown; args: Record<string, unknown> }[];
   /** Placeholder outputs (ApiGatewayV2, Function): a deploy knows the real ones. */
@@ -51,7 +53,12 @@ export interface InfraFunction {
   trigger: /** The API routes that invoke it: one for a route's own function, several for a shared one. */
     | { kind: "api"; api: string; routes: string[] }
     | { kind: "cron"; schedule: string; event: unknown }
-    | { kind: "stream"; table: string; transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void } }
+    | {
+        kind: "stream";
+        table: string;
+        filters?: Record<string, unknown>[];
+        transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void };
+      }
     | { kind: "sns"; topic: string }
     | { kind: "invoke" };
   [setting: string]: unknown;
@@ -65,6 +72,7 @@ export declare function componentsOf(infra: EvaluatedInfra, kind: string): Recor
 export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];
 export declare function linkNames(fn: InfraFunction): string[];
 export declare function linkPermissions(fn: InfraFunction): PermissionStatement[];
+export declare function rolePermissions(fn: InfraFunction, infra: EvaluatedInfra): PermissionStatement[];
 export declare function linkProperties(component: RecordedComponent): Record<string, unknown> & { type: string };
 export declare function resolveOutputs<T>(value: T): unknown;
 export declare class FakeOutput<T = unknown> {

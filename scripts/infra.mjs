@@ -44,10 +44,12 @@ export function resolveOutputs(value) {
 }
 
 class Recorded {
-  constructor(recorder, kind, logicalName, args) {
+  constructor(recorder, kind, logicalName, args, opts = {}) {
     this.kind = kind;
     this.logicalName = logicalName;
     this.args = args;
+    // The resource options (retainOnDelete, …): SST passes a component's to all its children.
+    this.opts = opts;
     recorder.components.push(this);
   }
 }
@@ -82,6 +84,10 @@ const defaultLinks = {
     properties: { arn: c.arn },
     include: [permission({ actions: ["sns:*"], resources: [c.arn] })],
   }),
+  "sst.aws.Queue": (c) => ({
+    properties: { url: c.url },
+    include: [permission({ actions: ["sqs:*"], resources: [c.arn] })],
+  }),
   // A function's URL exists only with `url` set (SST links urlEndpoint, undefined otherwise).
   "sst.aws.Function": (c) => ({ properties: { name: c.functionName, ...(c.args.url ? { url: c.url } : {}) } }),
   "sst.sst.Secret": (c) => ({ properties: { value: c.args.placeholder } }),
@@ -91,8 +97,8 @@ const defaultLinks = {
 function fakeSst(recorder) {
   const component = (kind, extra = () => ({})) => {
     const cls = class extends Recorded {
-      constructor(name, args = {}) {
-        super(recorder, kind, name, args);
+      constructor(name, args = {}, opts = {}) {
+        super(recorder, kind, name, args, opts);
         Object.assign(this, extra(this, name, args));
       }
     };
@@ -132,6 +138,7 @@ function fakeSst(recorder) {
         return {
           name: tableName,
           arn: arn("dynamodb", `table/${tableName}`),
+          streamArn: arn("dynamodb", `table/${tableName}/stream/2026-01-01T00:00:00.000`),
           // The stream's Lambda subscriber: recorded like a function, triggered by the table's stream.
           subscribe(subscriberName, subscriber, args = {}) {
             if (!self.args.stream) throw new Error(`Cannot subscribe to "${name}" because stream is not enabled.`);
@@ -150,6 +157,7 @@ function fakeSst(recorder) {
       Email,
       ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name) => ({
         url: fakeOutput(name.toLowerCase()),
+        nodes: { api: { id: new FakeOutput(`${name.toLowerCase()}123abc`) } },
         routes: [],
         route(rawRoute, handler, args = {}) {
           self.routes.push({ rawRoute, handler, args });
@@ -163,11 +171,21 @@ function fakeSst(recorder) {
         arn: `arn:aws:lambda:us-east-1:123456789012:function:${recorder.app.name}-${recorder.stage}-${name}`,
       })),
       SnsTopic,
+      Queue: component("sst.aws.Queue", (_self, name) => {
+        const queueName = `${recorder.app.name}-${recorder.stage}-${name}Queue`;
+        return {
+          arn: arn("sqs", queueName),
+          url: new FakeOutput(`https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${queueName}`),
+          nodes: { queue: { name: new FakeOutput(queueName) } },
+        };
+      }),
       permission,
     },
     Secret: class extends Recorded {
       constructor(name, placeholder) {
         super(recorder, "sst.sst.Secret", name, { placeholder });
+        // The secret's value: the placeholder until `sst secret set` (a deploy knows the real one).
+        this.value = new FakeOutput(placeholder);
       }
       getSSTLink() {
         return defaultLinks["sst.sst.Secret"](this);
@@ -187,10 +205,10 @@ function fakeSst(recorder) {
 
 /** Pulumi's AWS classes infra uses directly, recorded like SST's components. */
 function fakeAws(recorder) {
-  const resource = (kind, extra) =>
+  const resource = (kind, extra = () => ({})) =>
     class extends Recorded {
-      constructor(name, args = {}) {
-        super(recorder, kind, name, args);
+      constructor(name, args = {}, opts = {}) {
+        super(recorder, kind, name, args, opts);
         Object.assign(this, extra(name, args));
       }
     };
@@ -201,7 +219,18 @@ function fakeAws(recorder) {
           configurationSetName: new FakeOutput(args.configurationSetName),
           arn: new FakeOutput(`arn:aws:ses:${REGION}:${ACCOUNT}:configuration-set/${args.configurationSetName}`),
         })),
-        ConfigurationSetEventDestination: resource("aws.sesv2.ConfigurationSetEventDestination", () => ({})),
+        ConfigurationSetEventDestination: resource("aws.sesv2.ConfigurationSetEventDestination"),
+        EmailIdentity: resource("aws.sesv2.EmailIdentity", (_name, args) => ({
+          arn: new FakeOutput(`arn:aws:ses:${REGION}:${ACCOUNT}:identity/${args.emailIdentity}`),
+          dkimSigningAttributes: new FakeOutput({ tokens: ["dkimtoken1", "dkimtoken2", "dkimtoken3"] }),
+        })),
+      },
+      sns: {
+        TopicPolicy: resource("aws.sns.TopicPolicy"),
+        TopicSubscription: resource("aws.sns.TopicSubscription"),
+      },
+      cloudwatch: {
+        MetricAlarm: resource("aws.cloudwatch.MetricAlarm"),
       },
     },
     "aws",
@@ -324,7 +353,14 @@ export function functionsOf(infra) {
       });
     } else if (component.kind === "sst.aws.DynamoLambdaSubscriber") {
       normalise(component.logicalName, component.args.subscriber, {
-        meta: { trigger: { kind: "stream", table: component.args.table, transform: component.args.transform } },
+        meta: {
+          trigger: {
+            kind: "stream",
+            table: component.args.table,
+            filters: component.args.filters,
+            transform: component.args.transform,
+          },
+        },
       });
     } else if (component.kind === "sst.aws.SnsTopic") {
       for (const { name, subscriber } of component.subscribers) {
@@ -355,6 +391,24 @@ export function linkPermissions(fn) {
     .flatMap((resource) => resource.link?.include ?? [])
     .filter((include) => include.type === "aws.permission")
     .map(({ type: _type, ...statement }) => statement);
+}
+
+/**
+ * Every IAM statement a function's role gets: its links' (above), its own `permissions`, and what its
+ * trigger adds — SST's DynamoLambdaSubscriber lets the function read the table's stream
+ * (dynamo-lambda-subscriber.ts). Outputs resolved.
+ */
+export function rolePermissions(fn, infra) {
+  const own = resolveOutputs(fn.permissions ?? []).map(({ type: _type, ...statement }) => statement);
+  const trigger = [];
+  if (fn.trigger.kind === "stream") {
+    const table = infra.components.find((c) => c.kind === "sst.aws.Dynamo" && c.logicalName === fn.trigger.table);
+    trigger.push({
+      actions: ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"],
+      resources: [resolveOutputs(table.streamArn)],
+    });
+  }
+  return [...linkPermissions(fn), ...own, ...trigger];
 }
 
 /** What `Resource.<Name>` holds for a linked component: its link properties plus SST's `type`. */

@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
+import { documentRouteModules } from "@invoicing/functions/app/documents-routes";
+import { paymentRouteModules } from "@invoicing/functions/app/payments-routes";
+import { pathsOf } from "@invoicing/functions/app/route-paths";
 import { accessLogFormat, withAccessLogFormat } from "../../infra/access-log";
+import type { apiStage } from "../../infra/stage";
 import {
   componentsOf,
   evaluateInfra,
@@ -124,19 +128,21 @@ describe("links: each function gets what it uses and nothing more", () => {
    *   (every delivery), the recurring job (auto-send) and the reminders job (the outbox sweep); the
    *   API only queues emails, so it has no sender;
    * - the stream subscriber puts every event on the bus;
-   * - the card processor's key: the API and recurring (send stores the pay link when one is set),
-   *   payments (the pay link's checkout sessions, refunds) and the stream subscriber (it expires the
-   *   session of an invoice that became void or paid);
+   * - whether card payments are on (the CardPayments flag, never the key): the API and recurring
+   *   (send stores the pay link when a processor is set);
+   * - the card processor's key: payments (the pay link's checkout sessions, refunds) and the stream
+   *   subscriber (it expires the session of an invoice that became void or paid);
+   * - the recurring job only queues emails (the subscriber delivers them): no sender;
    * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
    * - documents read the table and print the API's URL (the pay link).
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Api", "StripeSecretKey"],
+    api: ["Table", "Api", "CardPayments"],
     documents: ["Table", "Api"],
     payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table"],
     "email-feedback": ["Table"],
-    recurring: ["Table", "Email", "Api", "StripeSecretKey"],
+    recurring: ["Table", "Api", "CardPayments"],
     reminders: ["Table", "Email", "Api"],
     "expire-estimates": ["Table"],
     webhooks: ["Table"],
@@ -158,8 +164,16 @@ describe("links: each function gets what it uses and nothing more", () => {
       Api: "sst.aws.ApiGatewayV2",
       StripeSecretKey: "sst.sst.Secret",
       StripeWebhookSecret: "sst.sst.Secret",
+      CardPayments: "sst.sst.Linkable",
       Bus: "sst.aws.Bus",
     });
+  });
+
+  it("the CardPayments flag says whether the key is set, and carries nothing of it", () => {
+    const flag = only(production, "sst.sst.Linkable");
+    expect(flag.logicalName).toBe("CardPayments");
+    // The placeholder "" (no key): off. The property is a boolean, never the key's text.
+    expect(flag.link!.properties).toEqual({ enabled: false });
   });
 
   it("the card processor's secrets default to empty (no card payments), never to a value in the repo", () => {
@@ -172,38 +186,27 @@ describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
   it("routes everything to the app ($default) but documents, public pages, the API's description, card payments", () => {
-    const documentPaths = [
-      "/openapi.json",
-      "/docs",
-      "/public/invoices/{token}",
-      "/public/estimates/{token}",
-      "/invoices/{id}/pdf",
-      "/public/invoices/{token}/pdf",
-      "/estimates/{id}/pdf",
-      "/public/estimates/{token}/pdf",
-      "/invoices/{id}/e-invoice",
-      "/public/invoices/{token}/e-invoice",
-    ];
-    const paymentPaths = [
-      "/public/invoices/{token}/pay",
-      "/webhooks/card-processor",
-      "/invoices/{id}/payments/{paymentId}/refund",
-    ];
+    // The paths come from the route modules (app/route-paths.ts), in their order.
+    const documentPaths = pathsOf(documentRouteModules);
+    const paymentPaths = pathsOf(paymentRouteModules);
+    expect(documentPaths).toContain("/public/invoices/{token}/pdf");
+    expect(paymentPaths).toContain("/webhooks/card-processor");
+    expect(documentPaths).toContain("/public/credit-notes/{token}/pdf");
     expect(api.routes!.map((r) => r.rawRoute)).toEqual([
       "$default",
       ...[...documentPaths, ...paymentPaths].map((p) => `ANY ${p}`),
     ]);
     const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
     expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
-      ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
+      ["Api $default", "packages/functions/src/lambda/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
       [
         "Documents",
-        "packages/functions/src/documents-api.handler",
+        "packages/functions/src/lambda/documents.handler",
         { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) },
       ],
       [
         "Payments",
-        "packages/functions/src/payments-api.handler",
+        "packages/functions/src/lambda/payments.handler",
         { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) },
       ],
     ]);
@@ -230,9 +233,9 @@ describe("the API", () => {
     );
   });
 
-  it("keeps access logs: a month, a year in production", () => {
+  it("keeps access logs: two weeks, a year in production", () => {
     expect(api.args.accessLog).toEqual({ retention: "1 year" });
-    expect(only(dev, "sst.aws.ApiGatewayV2").args.accessLog).toEqual({ retention: "1 month" });
+    expect(only(dev, "sst.aws.ApiGatewayV2").args.accessLog).toEqual({ retention: "2 weeks" });
   });
 
   it("logs the route key, status, latency and request id, never the raw path (a public token)", () => {
@@ -250,10 +253,10 @@ describe("the API", () => {
         }),
       },
     };
-    const transform = (api.args.transform as { stage: typeof withAccessLogFormat }).stage;
+    const transform = (api.args.transform as { stage: typeof apiStage }).stage;
     // The recorded transform is infra's own (from the evaluated sst.config.ts bundle).
-    expect(transform.name).toBe("withAccessLogFormat");
-    transform(stageArgs);
+    expect(transform.name).toBe("apiStage");
+    transform(stageArgs, {});
     expect(stageArgs.accessLogSettings.destinationArn).toMatch(/log-group:\/aws\/vendedlogs\/apis\//);
     const format = stageArgs.accessLogSettings.format;
     expect(JSON.parse(format)).toEqual(accessLogFormat);
@@ -273,6 +276,38 @@ describe("the API", () => {
     ];
     for (const variable of variables) expect(allowed, variable).toContain(variable);
     expect(format).not.toMatch(/\$context\.(path|identity|domainName|authorizer)/);
+  });
+
+  // Issue 29, finding 4: anonymous traffic to the public routes is capped by API Gateway.
+  it("throttles every public route, the pay link hardest, after the routes exist", async () => {
+    const stageArgs: { accessLogSettings: object; routeSettings?: unknown } = {
+      accessLogSettings: { destinationArn: "arn:aws:logs:x", format: "{}" },
+    };
+    const opts: { dependsOn?: unknown } = {};
+    (api.args.transform as { stage: typeof apiStage }).stage(stageArgs, opts);
+    const settings = (await stageArgs.routeSettings) as {
+      routeKey: string;
+      throttlingRateLimit: number;
+      throttlingBurstLimit: number;
+    }[];
+    const routes = api.routes!.map((r) => r.rawRoute);
+    const publicRoutes = routes.filter((key) => key.startsWith("ANY /public/"));
+    expect(publicRoutes.length).toBe(9);
+    // Every public route the API has, and only those.
+    expect(settings.map((s) => s.routeKey).sort()).toEqual([...publicRoutes].sort());
+    const limit = (key: string) => {
+      const s = settings.find((x) => x.routeKey === key)!;
+      return [s.throttlingRateLimit, s.throttlingBurstLimit];
+    };
+    expect(limit("ANY /public/invoices/{token}/pay")).toEqual([10, 20]);
+    expect(limit("ANY /public/invoices/{token}/pdf")).toEqual([20, 40]);
+    expect(limit("ANY /public/invoices/{token}")).toEqual([50, 100]);
+    for (const s of settings) {
+      expect(s.throttlingRateLimit, s.routeKey).toBeGreaterThanOrEqual(10);
+      expect(s.throttlingBurstLimit, s.routeKey).toBe(2 * s.throttlingRateLimit);
+    }
+    // The stage waits for the routes its settings name (API Gateway refuses unknown route keys).
+    expect(await (opts.dependsOn as Promise<unknown[]>)).toBeInstanceOf(Array);
   });
 
   it("a stage whose settings SST stopped passing as a plain object refuses to deploy rather than log paths", () => {
@@ -310,15 +345,35 @@ describe("email: one SES identity per sender, owned by one stage", () => {
     expect(domain.outputs.emailDnsRecords).toBeUndefined();
   });
 
-  it("EMAIL_DNS=manual: no Route 53 lookup (dns: false) and the DKIM and DMARC records are printed", async () => {
-    const manual = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com", EMAIL_DNS: "manual" } });
-    expect(emailOf(manual).args).toEqual({ sender: "example.com", dns: false });
+  it("EMAIL_DNS=manual: an identity that does not wait for verification; DKIM tokens and records are outputs", async () => {
+    const manual = await evaluateInfra({
+      stage: "production",
+      env: { EMAIL_SENDER: "mail.example.com", EMAIL_DNS: "manual" },
+    });
+    // Not SST's Email, which always adds a ses.DomainIdentityVerification that blocks the deploy until
+    // DNS verifies: a plain SES identity, retained in production, linked as "Email" all the same.
+    expect(componentsOf(manual, "sst.aws.Email")).toEqual([]);
+    const identity = only(manual, "aws.sesv2.EmailIdentity");
+    expect(identity.args.emailIdentity).toBe("mail.example.com");
+    expect(identity.opts.retainOnDelete).toBe(true);
+    const linked = componentsOf(manual, "sst.sst.Linkable").find((c) => c.logicalName === "Email")!;
+    expect(linked.link!.properties).toEqual({ sender: "mail.example.com", configSet: "invoicing-production-email" });
+    const emailing = functionsOf(manual).find((fn) => linkNames(fn).includes("Email"))!;
+    expect(linkPermissions(emailing).find((p) => p.actions.includes("ses:SendEmail"))).toEqual({
+      actions: ["ses:SendEmail", "ses:SendRawEmail"],
+      resources: [
+        "arn:aws:ses:us-east-1:123456789012:identity/*",
+        "arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-production-email",
+      ],
+      conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["*@mail.example.com"] }],
+    });
     // The recorder's DKIM tokens stand in for the three SES issues.
+    expect(manual.outputs.emailDkimTokens).toEqual(["dkimtoken1", "dkimtoken2", "dkimtoken3"]);
     expect(manual.outputs.emailDnsRecords).toEqual([
-      "CNAME dkimtoken1._domainkey.example.com dkimtoken1.dkim.amazonses.com",
-      "CNAME dkimtoken2._domainkey.example.com dkimtoken2.dkim.amazonses.com",
-      "CNAME dkimtoken3._domainkey.example.com dkimtoken3.dkim.amazonses.com",
-      'TXT _dmarc.example.com "v=DMARC1; p=none;"',
+      "CNAME dkimtoken1._domainkey.mail.example.com dkimtoken1.dkim.amazonses.com",
+      "CNAME dkimtoken2._domainkey.mail.example.com dkimtoken2.dkim.amazonses.com",
+      "CNAME dkimtoken3._domainkey.mail.example.com dkimtoken3.dkim.amazonses.com",
+      'TXT _dmarc.mail.example.com "v=DMARC1; p=none;"',
     ]);
     await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_DNS: "manual" } })).rejects.toThrow(
       /EMAIL_DNS=manual is for a domain sender/,
@@ -344,10 +399,11 @@ describe("email: one SES identity per sender, owned by one stage", () => {
       };
       expect(event.enabled).toBe(true);
       expect(event.matchingEventTypes).toEqual(expect.arrayContaining(["BOUNCE", "COMPLAINT"]));
-      expect(event.snsDestination.topicArn.value).toBe(only(infra, "sst.aws.SnsTopic").link!.properties.arn);
+      const topic = componentsOf(infra, "sst.aws.SnsTopic").find((c) => c.logicalName === "EmailFeedback")!;
+      expect(event.snsDestination.topicArn.value).toBe(topic.link!.properties.arn);
       const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
       expect(subscriber).toMatchObject({
-        handler: "packages/functions/src/email-feedback.handler",
+        handler: "packages/functions/src/lambda/email-feedback.handler",
         trigger: { topic: "EmailFeedback" },
       });
     },
@@ -358,7 +414,7 @@ describe("IAM: the statements each function's role gets from its links", () => {
   const identities = "arn:aws:ses:us-east-1:123456789012:identity/*";
 
   it.each(["dev", "production"])(
-    "in %s: DynamoDB on this stage's table only; SES SendEmail only, from the sender only",
+    "in %s: item-level DynamoDB on this stage's table only; SES SendEmail only, from the sender only",
     (stage) => {
       const infra = stage === "production" ? production : dev;
       const table = only(infra, "sst.aws.Dynamo").name!;
@@ -370,7 +426,18 @@ describe("IAM: the statements each function's role gets from its links", () => {
         const links = linkNames(fn);
         if (links.includes("Email")) emailing++;
         expect(statements, fn.id).toEqual([
-          { actions: ["dynamodb:*"], resources: [tableArn, `${tableArn}/*`] },
+          {
+            actions: [
+              "dynamodb:GetItem",
+              "dynamodb:BatchGetItem",
+              "dynamodb:Query",
+              "dynamodb:PutItem",
+              "dynamodb:UpdateItem",
+              "dynamodb:DeleteItem",
+              "dynamodb:ConditionCheckItem",
+            ],
+            resources: [tableArn, `${tableArn}/index/*`],
+          },
           ...(links.includes("Email")
             ? [
                 {
@@ -383,9 +450,9 @@ describe("IAM: the statements each function's role gets from its links", () => {
                 },
               ]
             : []),
-          // The bus: SST's link, events:* on this stage's bus only.
+          // The bus: PutEvents on this stage's bus only (SST's default, events:*, replaced).
           ...(links.includes("Bus")
-            ? [{ actions: ["events:*"], resources: [(bus!.link!.properties as { arn: string }).arn] }]
+            ? [{ actions: ["events:PutEvents"], resources: [(bus!.link!.properties as { arn: string }).arn] }]
             : []),
         ]);
         // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).

@@ -15,13 +15,16 @@ const module = await import(pathToFileURL(bundle).href);
 const handler = module[exportName];
 if (typeof handler !== "function") throw new Error(`${bundle} exports no function "${exportName}"`);
 
+// The function's timeout as infra declares it (lambda.ts passes it; the harness's, not the app's).
+const timeoutMs = Number(process.env.INVOKE_TIMEOUT_MS || 20_000);
 const results = [];
 for (const [index, event] of events.entries()) {
+  const started = Date.now();
   const context = {
     functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
     awsRequestId: `request-${index}`,
     callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 20_000,
+    getRemainingTimeInMillis: () => Math.max(0, timeoutMs - (Date.now() - started)),
   };
   try {
     results.push({ ok: true, value: await handler(event, context) });

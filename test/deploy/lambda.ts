@@ -83,6 +83,13 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
 
 export type LinkForm = "environment" | "key-file";
 
+/** "25 seconds" / "2 minutes" → milliseconds (20 s when infra gives none). */
+function timeoutMs(timeout: unknown): number {
+  const match = /^(\d+) (second|minute)s?$/.exec(String(timeout ?? ""));
+  if (!match) return 20_000;
+  return Number(match[1]) * (match[2] === "minute" ? 60_000 : 1000);
+}
+
 /**
  * The environment (and files beside the handler) Lambda gives `fn`, region and credentials
  * included, pointed at DynamoDB Local.
@@ -103,6 +110,8 @@ export function lambdaSetup(
     AWS_SECRET_ACCESS_KEY: "test",
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     SST_RESOURCE_App: JSON.stringify({ name: "invoicing", stage: "dev" }),
+    // For the harness's context.getRemainingTimeInMillis (invoke-bundle.mjs), from infra's timeout.
+    INVOKE_TIMEOUT_MS: String(timeoutMs(fn.timeout)),
   };
   const links = Object.fromEntries(
     fn.link.map((resource) => [resource.logicalName, linkedResource(resource.kind, resource.logicalName, values)]),

@@ -11,7 +11,7 @@ import { deliverQueued, outboxKey, queueEmail, sweepOutbox, type OutboxItem } fr
 import { commit } from "@invoicing/core/db/commit";
 import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { createTestEnv, createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 
@@ -140,7 +140,7 @@ describe("outbox delivery", () => {
     expect(stored.duePk).toBeUndefined();
     expect(stored.expiresAt).toBeGreaterThan(Date.parse(stored.sentAt!) / 1000);
     // A later sweep finds nothing to do.
-    expect(await sweepOutbox(deps, "2030-01-01T00:00:00.000Z")).toEqual({ delivered: 0, failed: 0 });
+    expect(await sweepOutbox(deps, "2030-01-01T00:00:00.000Z")).toEqual({ delivered: 0, failed: 0, reclaimed: 0 });
     expect(transport.delivered).toHaveLength(1);
   });
 

@@ -227,6 +227,29 @@ describe("retries", () => {
     }
   }, 120_000);
 
+  it("one user's hanging receiver does not hold up another user's endpoint of the same id", async () => {
+    // Endpoint ids are counted per user: both users' first endpoint is number 1.
+    const slow = await startReceiver();
+    try {
+      slow.script.push("hang");
+      const hanging = await env.user();
+      const other = await env.user();
+      expect((await endpoint(hanging, ["client.created"], slow.url)).id).toBe(1);
+      const { id, secret } = await endpoint(other, ["client.created"]);
+      expect(id).toBe(1);
+      const start = receiver.received.length;
+      await newClient(hanging); // first in the stream: its attempt is made first
+      await newClient(other);
+      await env.drainStream();
+      // The other user's event was delivered by the subscriber itself, not left for the job.
+      expect(verified(secret, receiver.received.slice(start)).map((p) => p.type)).toEqual(["client.created"]);
+      const list = ok(await other.call("GET", "/webhook-endpoints/1/deliveries")).body;
+      expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([[1, "succeeded"]]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("gives up after the seventh attempt", async () => {
     const user = await env.user();
     const { id } = await endpoint(user, ["client.created"]);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeps } from "@invoicing/functions/deps";
+import { createDeps } from "@invoicing/functions/capabilities/deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";

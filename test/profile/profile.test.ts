@@ -116,6 +116,28 @@ describe("business profile", () => {
     expect(text).not.toContain(`${website}/`);
   });
 
+  // Issue 29, finding 5: a line break in the business name reached email headers and PDF lines.
+  it("single-line fields refuse control characters (U+0000–U+001F, U+007F); other text keeps them", async () => {
+    const erin = await env.user();
+    const fields = ["businessName", "legalName", "contactName", "taxId", "companyId", "phone"];
+    for (const field of fields) {
+      for (const bad of ["Evil\r\nBcc: all@example.com", "tab\there", "nul\u0000", "del\u007f", "\u001b[31m"]) {
+        const problem = expectProblem(await erin.call("PATCH", "/profile", { [field]: bad }), 400, "validation_error");
+        expect(problem.errors, `${field} ${JSON.stringify(bad)}`).toEqual([
+          { path: field, message: "must be one line without control characters" },
+        ]);
+      }
+    }
+    expect((await erin.call("GET", "/profile")).body).toEqual(EMPTY_PROFILE);
+    const ok = await erin.call("PATCH", "/profile", {
+      businessName: "Müller GmbH — Zürich «Ost» 東京",
+      footer: "Line one\nLine two",
+      defaultNotes: "Thanks!\n\tSee you",
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ businessName: "Müller GmbH — Zürich «Ost» 東京", footer: "Line one\nLine two" });
+  });
+
   it("refuses bad input with the field's path, changing nothing", async () => {
     const dave = await env.user();
     const cases: [Record<string, unknown>, string][] = [

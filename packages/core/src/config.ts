@@ -21,6 +21,11 @@ export interface CoreConfig {
   /** Card processor (Stripe) keys; unset or empty means no card processor. */
   stripeSecretKey?: string;
   stripeWebhookSecret?: string;
+  /**
+   * Whether a card processor is configured: the linked CardPayments flag (functions that only need
+   * to know, never holding the key), else whether the key itself is set (linked or STRIPE_SECRET_KEY).
+   */
+  cardPaymentsEnabled: boolean;
   /** The EventBridge bus every event is put on (deployed: the linked Bus). */
   eventBusName?: string;
   /** Another EventBridge endpoint (a local stand-in in tests); unset on AWS. */
@@ -40,8 +45,15 @@ function linked<K extends keyof Resource>(name: K): Resource[K] | undefined {
 /** Empty means unset: a secret left at its placeholder ("") is "not configured". */
 const nonEmpty = (value: string | undefined): string | undefined => (value ? value : undefined);
 
+/** A linked boolean: SST passes link properties through JSON, so it may arrive as "true"/"false". */
+function flag(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  return value === true || value === "true";
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const email = linked("Email");
+  const stripeSecretKey = nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY);
   return {
     tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
@@ -51,10 +63,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     // who deployed from this shell must still get the local .eml outbox from `npm start`.
     emailSender: email?.sender,
     emailConfigSet: email?.configSet,
-    stripeSecretKey: nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY),
+    stripeSecretKey,
     stripeWebhookSecret: nonEmpty(linked("StripeWebhookSecret")?.value ?? env.STRIPE_WEBHOOK_SECRET),
     eventBusName: linked("Bus")?.name,
     eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
+    cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

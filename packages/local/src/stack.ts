@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
-import { createDeliveryDeps as createDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps as createDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { ensureTable } from "./bootstrap";
 import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
 import { dynamoDir, endpointFile, readIfExists } from "./paths";

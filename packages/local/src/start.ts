@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { JavaMissingError } from "./dynamo";
 import { dataDir, devKeyFile, endpointFile, readIfExists } from "./paths";
 import { localDeps, openLocalDatabase } from "./stack";

@@ -9,6 +9,7 @@ import {
   type _Record,
 } from "@aws-sdk/client-dynamodb-streams";
 import type { Deps } from "@invoicing/core/context";
+import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
 
 /**
@@ -97,7 +98,9 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       }
       const records = (out.Records ?? []).map(toLambdaRecord);
       if (records.length === 0) break;
-      const { failedSequenceNumber } = await handle(records);
+      // Only what the deployed mapping's filter lets through reaches the subscriber (core/src/stream/filter.ts).
+      const wanted = records.filter((record) => passesStreamFilters(record));
+      const { failedSequenceNumber } = wanted.length > 0 ? await handle(wanted) : { failedSequenceNumber: undefined };
       const done =
         failedSequenceNumber === undefined
           ? records
@@ -161,13 +164,36 @@ export function toLambdaRecord(record: _Record): StreamRecord {
   return {
     eventID: record.eventID,
     eventName: record.eventName,
+    ...(record.userIdentity
+      ? { userIdentity: { type: record.userIdentity.Type, principalId: record.userIdentity.PrincipalId } }
+      : {}),
     dynamodb: {
       Keys: d?.Keys as never,
-      NewImage: d?.NewImage as never,
-      OldImage: d?.OldImage as never,
+      NewImage: withEmptyMaps(d?.NewImage) as never,
+      OldImage: withEmptyMaps(d?.OldImage) as never,
       SequenceNumber: d?.SequenceNumber,
       ApproximateCreationDateTime:
         created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
     },
   };
+}
+
+/**
+ * The Streams client reads an empty map attribute (`{"M":{}}` on the wire) as `{}`, an attribute
+ * value of no type, which unmarshall() refuses — so a record with one (an invoice's
+ * `creditedQuantities` after a goodwill-only credit note) failed for ever and held back its shard.
+ * An empty list keeps its `{"L":[]}`, so `{}` can only have been an empty map: put it back, at any
+ * depth, as Lambda's event (plain JSON) has it.
+ */
+function withEmptyMaps<T>(image: T): T {
+  if (!image) return image;
+  const repair = (value: unknown): unknown => {
+    if (!value || typeof value !== "object") return value;
+    const av = value as Record<string, unknown>;
+    if (Object.keys(av).length === 0) return { M: {} };
+    if (av.M) return { M: Object.fromEntries(Object.entries(av.M as object).map(([k, v]) => [k, repair(v)])) };
+    if (Array.isArray(av.L)) return { L: av.L.map(repair) };
+    return value;
+  };
+  return Object.fromEntries(Object.entries(image as object).map(([k, v]) => [k, repair(v)])) as T;
 }

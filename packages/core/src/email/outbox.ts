@@ -6,6 +6,9 @@ import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
 import { attachmentsFor, type AttachmentSpec } from "./attachments";
+import { errorName, log as logLine } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
 import type { EmailMessage } from "./transport";
 
@@ -19,14 +22,19 @@ import type { EmailMessage } from "./transport";
  *
  * Delivery guarantee, on purpose: AT MOST ONCE per attempt, at least once only across reported
  * failures. A deliverer first CLAIMS the record (conditional update pending → sending on the
- * attempt count it read, which also takes it off the due list), then hands it to the transport,
- * then marks it sent. So two deliverers (the request and a concurrent sweep, two overlapping job
- * runs) never both send it, and a sent record is never sent again. The price: a crash between the
- * claim and the transport's answer leaves the record `sending` and it is NOT retried — we prefer
- * a rare missing email (visible in the table) to a customer getting the same invoice twice. A
- * transport that reports failure gets the record back to `pending` with a growing delay, up to
- * MAX_ATTEMPTS, then `failed`; only a transport that fails AFTER accepting the message (a timeout
- * on a send SES did take) can cause a duplicate.
+ * attempt count it read, which also moves it on the due list to the claim's end, CLAIM_TIMEOUT_MS
+ * later), then hands it to the transport, then marks it sent. So two deliverers (the subscriber and
+ * a concurrent sweep, two overlapping job runs) never both send it, and a sent record is never sent
+ * again. A crash between the claim and the transport's answer (the Lambda killed at its timeout,
+ * mid-email) leaves the record `sending`; whether SES took the message is unknown. The sweep finds it
+ * when the claim has run out and RECLAIMS it as `failed` (lastError "DeliveryInterrupted"), never
+ * sends it again by itself — we prefer a rare missing email, visible as failed in
+ * GET /email-deliveries and counted in the EmailsFailed metric, to a customer getting the same
+ * invoice twice. The user (POST /email-deliveries/{id}/resend) or an operator (`npm run jobs --
+ * resend-email`) sends it again knowingly (docs/operations.md). A transport that reports failure
+ * gets the record back to `pending` with a growing delay, up to MAX_ATTEMPTS, then `failed`; only a
+ * transport that fails AFTER accepting the message (a timeout on a send SES did take) can cause a
+ * duplicate.
  */
 export type { OutboxStatus };
 
@@ -41,6 +49,8 @@ export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
   /** Delivery attempts claimed so far; the claim is conditioned on it. */
   attempts: number;
   sentAt?: string;
+  /** When the current `sending` claim was taken (the claim ends CLAIM_TIMEOUT_MS later). */
+  claimedAt?: string;
   providerMessageId?: string;
   /** The last transport error's name (never its text: it could quote the message). */
   lastError?: string;
@@ -56,6 +66,11 @@ export type OutgoingEmail = Pick<EmailMessage, "to" | "subject" | "text" | "html
 };
 
 export const MAX_ATTEMPTS = 5;
+/**
+ * How long a claim holds: well past anything that still runs — the subscriber's Lambda timeout is
+ * 2 minutes, the reminders job's 5 — so a claim that has run out belongs to a deliverer that died.
+ */
+export const CLAIM_TIMEOUT_MS = 15 * 60_000;
 const RETRY_BASE_MS = 60_000;
 const KEEP_SENT_SECONDS = 30 * 86_400;
 
@@ -127,6 +142,8 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
   const attempt = item.attempts + 1;
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
+  const claimedAt = nowIso(deps);
+  const claimEnds = dueKeys("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
   try {
     await commit(db, [
       {
@@ -134,7 +151,8 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
           Update: {
             TableName: deps.db.table,
             Key: key,
-            UpdateExpression: "SET #status = :sending, attempts = :attempt, claimedAt = :now REMOVE duePk, dueSk",
+            UpdateExpression:
+              "SET #status = :sending, attempts = :attempt, claimedAt = :now, duePk = :duePk, dueSk = :dueSk",
             ConditionExpression: "#status = :pending AND attempts = :seen",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -142,7 +160,9 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
               ":pending": "pending",
               ":attempt": attempt,
               ":seen": item.attempts,
-              ":now": nowIso(deps),
+              ":now": claimedAt,
+              ":duePk": claimEnds.duePk,
+              ":dueSk": claimEnds.dueSk,
             },
           },
         },
@@ -169,7 +189,8 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
         Update: {
           TableName: deps.db.table,
           Key: key,
-          UpdateExpression: "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl",
+          UpdateExpression:
+            "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE duePk, dueSk",
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
@@ -199,7 +220,7 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
           TableName: deps.db.table,
           Key: outboxKey(item.userId, item.id),
           UpdateExpression: giveUp
-            ? "SET #status = :failed, lastError = :error"
+            ? "SET #status = :failed, lastError = :error REMOVE duePk, dueSk"
             : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
@@ -213,20 +234,75 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
       },
     },
   ]);
+  if (giveUp) countMetric(METRIC.emailsFailed);
 }
 
 /**
- * The sweep: delivers every pending record whose time has come. `now` is the job's "now"; the
+ * A record left `sending` past its claim: its deliverer died between the claim and the transport's
+ * answer. Marked `failed` (DeliveryInterrupted), conditioned on that very claim, so a deliverer that
+ * is merely slow and marks it sent first wins, and two sweeps reclaim it once. Never sent again here:
+ * at most once (above).
+ */
+async function reclaim(deps: OutboxDeps, item: OutboxItem, now: string): Promise<boolean> {
+  if (item.status !== "sending" || !item.claimedAt || addMs(item.claimedAt, CLAIM_TIMEOUT_MS) > now) return false;
+  try {
+    await commit({ db: deps.db }, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: outboxKey(item.userId, item.id),
+            UpdateExpression: "SET #status = :failed, lastError = :error REMOVE duePk, dueSk",
+            ConditionExpression: "#status = :sending AND attempts = :attempt AND claimedAt = :claimedAt",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ":failed": "failed",
+              ":sending": "sending",
+              ":attempt": item.attempts,
+              ":claimedAt": item.claimedAt,
+              ":error": DELIVERY_INTERRUPTED,
+            },
+          },
+        },
+        onConditionFailed: () => new ClaimLost(),
+      },
+    ]);
+  } catch (error) {
+    if (!(error instanceof ClaimLost)) log("outbox reclaim failed", item, error);
+    return false;
+  }
+  logLine("warn", "email reclaimed as failed: its deliverer stopped mid-send", { outboxId: item.id });
+  countMetric(METRIC.emailsReclaimed);
+  countMetric(METRIC.emailsFailed);
+  return true;
+}
+
+/** The lastError of an email whose delivery was cut off: SES may or may not have taken it. */
+export const DELIVERY_INTERRUPTED = "DeliveryInterrupted";
+
+const addMs = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
+
+/**
+ * The sweep: delivers every pending record whose time has come, and reclaims those left `sending`
+ * past their claim. `now` is the job's "now"; the
  * wall clock is taken too when later, because delivery is not business time — a job run with an
  * old `--now` still flushes what is waiting.
  */
-export async function sweepOutbox(deps: OutboxDeps, now: string): Promise<{ delivered: number; failed: number }> {
-  const counts = { delivered: 0, failed: 0 };
+export async function sweepOutbox(
+  deps: OutboxDeps,
+  now: string,
+): Promise<{ delivered: number; failed: number; reclaimed: number }> {
+  const counts = { delivered: 0, failed: 0, reclaimed: 0 };
   if (!deps.outbox) return counts;
   const clockNow = nowIso(deps);
   const bound = clockNow > now ? clockNow : now;
   for await (const raw of dueItems(deps.db, "outbox", bound, { inclusive: true })) {
-    const outcome = await deliverQueued(deps, raw as unknown as OutboxItem);
+    const item = raw as unknown as OutboxItem;
+    if (item.status === "sending") {
+      if (await reclaim(deps, item, bound)) counts.reclaimed++;
+      continue;
+    }
+    const outcome = await deliverQueued(deps, item);
     if (outcome === "delivered") counts.delivered++;
     if (outcome === "failed") counts.failed++;
   }
@@ -251,12 +327,5 @@ class ClaimLost extends Error {}
 
 function log(message: string, item: OutboxItem, error: unknown): void {
   // The record's id only: addresses and contents stay out of logs.
-  console.warn(
-    JSON.stringify({
-      level: "warn",
-      message,
-      outboxId: item.id,
-      error: error instanceof Error ? error.name : String(error),
-    }),
-  );
+  logLine("warn", message, { outboxId: item.id, error: errorName(error) });
 }

@@ -36,8 +36,8 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  * in finalization order, and a draft deleted before finalizing never consumed one.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  // A lost race: the number was taken first, or the draft was edited meanwhile. A transaction
-  // conflict is commit()'s to retry (db/commit.ts); one that persists past that is a 503 at once.
+  // A lost race: the number was taken first, the draft was edited meanwhile, or a transaction
+  // conflicted (db/optimistic.ts).
   return optimistic("invoice", () => finalizeRound(ctx, id));
 }
 
@@ -127,12 +127,13 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
  * checkout session is expired after the write by the stream subscriber (payments/checkout.ts).
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  const now = nowIso(ctx);
   const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
     kind: "INVOICE",
     id,
     from: VOIDABLE,
     to: "void",
-    set: { updatedAt: nowIso(ctx) },
+    set: { updatedAt: now, voidedAt: now },
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });

@@ -4,11 +4,12 @@ import {
   QueryCommand,
   ScanCommand,
   TransactGetCommand,
-  type BatchGetCommandOutput,
   type GetCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "../db/client";
-import { keyItemKey, principalOf, type KeyClaim, type Principal } from "./api-keys";
+import { batchGet, batchKey } from "../db/batch-get";
+import type { Db } from "../db/dynamodb";
+import { DomainError } from "../errors";
+import { keyItemKey, mayChange, principalOf, type KeyClaim, type Principal } from "./api-keys";
 
 /**
  * One DynamoDB round trip per authenticated read, with the key still checked on every request.
@@ -21,7 +22,9 @@ import { keyItemKey, principalOf, type KeyClaim, type Principal } from "./api-ke
  * - any other read (a Query for a page) is sent in parallel with the key's GetItem;
  * - no read's result is handed back before the key item has been found, belonging to the user the
  *   key names: otherwise the result is dropped and the read fails with KeyRefused;
- * - no write is sent before that check has passed, so a forged key changes nothing.
+ * - no write is sent before that check has passed, so a forged key changes nothing;
+ * - in a request that may change something (`changes`: any method but GET and HEAD), a key that may
+ *   only read (`read_only`) fails every read and write with insufficientScope: it changes nothing.
  * The auth middleware also waits for the check before answering (and makes it itself when the
  * request read nothing), so a refused key is a 401 whatever the route did.
  *
@@ -38,6 +41,10 @@ export class KeyRefused extends Error {
     this.name = "KeyRefused";
   }
 }
+
+/** A read-only key used for something that may change data (403 insufficient_scope). */
+export const insufficientScope = (): DomainError =>
+  new DomainError("insufficient_scope", "this API key is read-only: it may only GET (and HEAD)");
 
 export interface AuthorizedDb {
   /** The request's Db: reads and writes wait for the key check as described above. */
@@ -58,14 +65,27 @@ interface Pending {
 /** BatchGetItem takes at most 100 keys; one is the key item's. */
 const MAX_BATCH = 99;
 
-export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now: Date): AuthorizedDb {
+export function authorizedDb(
+  base: Db,
+  claim: KeyClaim & { userId: string },
+  now: Date,
+  request: { changes: boolean },
+): AuthorizedDb {
   let check: Promise<Principal | undefined> | undefined;
   let batch: Pending[] | undefined;
 
+  /** Why the key does not allow this request's reads and writes, if it does not. */
+  const refusal = (principal: Principal | undefined): Error | undefined => {
+    if (!principal) return new KeyRefused();
+    if (request.changes && !mayChange(principal)) return insufficientScope();
+    return undefined;
+  };
+
   const allowed = async (): Promise<Principal> => {
     const principal = await check!;
-    if (!principal) throw new KeyRefused();
-    return principal;
+    const refused = refusal(principal);
+    if (refused) throw refused;
+    return principal!;
   };
 
   const checkAlone = (): Promise<Principal | undefined> =>
@@ -78,12 +98,13 @@ export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now
   /** Sends the GetItems gathered this tick and the key item as one BatchGetItem. */
   function flush(pending: Pending[]): Promise<Principal | undefined> {
     const keys = [keyItemKey(claim), ...pending.map((p) => p.key)];
-    const result = batchGet(base, dedupe(keys)).then(
+    const result = batchGet(base, keys).then(
       (items) => {
-        const principal = principalOf(base, claim, items.get(id(keyItemKey(claim))), now);
+        const principal = principalOf(base, claim, items.get(batchKey(keyItemKey(claim))), now);
+        const refused = refusal(principal);
         for (const p of pending) {
-          if (principal) p.resolve({ Item: items.get(id(p.key)), $metadata: {} });
-          else p.reject(new KeyRefused());
+          if (refused) p.reject(refused);
+          else p.resolve({ Item: items.get(batchKey(p.key)), $metadata: {} });
         }
         return principal;
       },
@@ -149,29 +170,3 @@ function batchable(command: Command, table: string): boolean {
 /** Reads may run alongside the check; anything else (a write, an unknown command) waits for it. */
 const READS = [GetCommand, QueryCommand, BatchGetCommand, ScanCommand, TransactGetCommand];
 const isRead = (command: Command): boolean => READS.some((kind) => command instanceof kind);
-
-const id = (key: Record<string, unknown>): string => `${String(key.pk)}\u0000${String(key.sk)}`;
-
-function dedupe(keys: Record<string, unknown>[]): Record<string, unknown>[] {
-  const seen = new Map<string, Record<string, unknown>>();
-  for (const key of keys) seen.set(id(key), key);
-  return [...seen.values()];
-}
-
-/** One consistent BatchGetItem; keys DynamoDB leaves unprocessed (throttling) are asked again. */
-async function batchGet(db: Db, keys: Record<string, unknown>[]): Promise<Map<string, Record<string, unknown>>> {
-  const items = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] | undefined = keys;
-  for (let attempt = 0; pending?.length; attempt++) {
-    if (attempt > 0)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
-    const out: BatchGetCommandOutput = await db.doc.send(
-      new BatchGetCommand({
-        RequestItems: { [db.table]: { Keys: pending, ConsistentRead: true } },
-      }),
-    );
-    for (const item of out.Responses?.[db.table] ?? []) items.set(id(item), item);
-    pending = out.UnprocessedKeys?.[db.table]?.Keys;
-  }
-  return items;
-}

@@ -35,6 +35,26 @@ export interface StripeSettings {
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /**
+ * How long the SDK may take, so a request always ends with the app's own answer, never API
+ * Gateway's bare 503 after the function was killed. Per call: (1 + retries) × timeout, plus the
+ * SDK's backoff between tries (0.5 s before the first retry, stripe/esm/RequestSender.js). The pay
+ * link makes at most three calls: look at the stored session and make a new one, and, when a
+ * concurrent click stored its own session meanwhile, look at that one (the next optimistic round
+ * finds it open). So the worst case is 3 × (2 × 3 s + 0.5 s) = 19.5 s, inside the Payments
+ * function's 25 s with 5 s for the table (test/payments/stripe-budget.test.ts checks the sum against
+ * infra). The SDK's defaults (80 s timeout) or the former 8 s × 3 tries could not fit: one slow call
+ * outlived the function. Retries reuse the idempotency key, so they never create a second session
+ * or refund. Stripe answers these calls in well under a second; 3 s is a hang, not a slow answer.
+ */
+export const STRIPE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1, firstBackoffMs: 500, callsPerRequest: 3 } as const;
+/** The subscriber's best-effort expiry after a void or a full payment: shorter still. */
+export const STRIPE_EXPIRE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1 } as const;
+
+/** The longest a request's card processor calls can take, by the settings above. */
+export const stripeWorstCaseMs = (call: { timeoutMs: number; maxNetworkRetries: number }, calls = 1): number =>
+  calls * ((1 + call.maxNetworkRetries) * call.timeoutMs + call.maxNetworkRetries * STRIPE_CALL.firstBackoffMs);
+
+/**
  * The SDK is loaded at first use, not at import: most requests never talk to Stripe, and the
  * API Lambda's cold start should not pay for evaluating it (npm run bench, "Lambda init").
  */
@@ -48,10 +68,9 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       (StripeSdk) =>
         new StripeSdk(settings.secretKey, {
           ...apiBaseOptions(settings.apiBase),
-          // The API Lambda has 25 s: leave room for the rest of the request. Retries reuse the
-          // idempotency key, so they never create a second session.
-          timeout: 8_000,
-          maxNetworkRetries: 2,
+          // Within the request's budget (STRIPE_CALL above).
+          timeout: STRIPE_CALL.timeoutMs,
+          maxNetworkRetries: STRIPE_CALL.maxNetworkRetries,
           telemetry: false,
         }),
     ));
@@ -106,15 +125,16 @@ export function createStripeCardProcessor(settings: StripeSettings): CardProcess
       return toSession(session);
     },
 
-    async retrieveSession(id: string): Promise<CheckoutSession> {
-      const stripe = await stripeClient();
-      return toSession(await call(() => stripe.checkout.sessions.retrieve(id)));
-    },
-
     async expireSession(id: string): Promise<void> {
       const stripe = await stripeClient();
       // Best effort after a void or a full payment: a short wait, one retry, never the request's 25 s.
-      await call(() => stripe.checkout.sessions.expire(id, {}, { timeout: 3_000, maxNetworkRetries: 1 }));
+      await call(() =>
+        stripe.checkout.sessions.expire(
+          id,
+          {},
+          { timeout: STRIPE_EXPIRE_CALL.timeoutMs, maxNetworkRetries: STRIPE_EXPIRE_CALL.maxNetworkRetries },
+        ),
+      );
     },
 
     async createRefund(input: RefundInput): Promise<Refund> {

@@ -38,6 +38,8 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
     ...counts,
     emailsDelivered: outbox.delivered,
     emailsFailed: outbox.failed,
+    // Left `sending` by a deliverer that died mid-send: marked failed, not sent again (email/outbox.ts).
+    emailsReclaimed: outbox.reclaimed,
   };
 }
 

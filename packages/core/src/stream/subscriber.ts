@@ -6,20 +6,19 @@ import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
-import {
-  ATTEMPT_CONCURRENCY,
-  firstAttempts,
-  putAttempt,
-  runAttempt,
-  withConcurrency,
-  type AttemptItem,
-} from "../webhooks/deliveries";
+import { ATTEMPT_LIMITS, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
+import { attemptFairly } from "../webhooks/scheduling";
+import { withConcurrency } from "../concurrency";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
+import { errorName, log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
+import { countChange } from "../reports/stream";
 
 /**
- * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
+ * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:
@@ -27,6 +26,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
+ * - an invoice, payment or credit note change that moves a report figure updates the monthly
+ *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
@@ -43,6 +44,8 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 export interface StreamRecord {
   eventID?: string;
   eventName?: "INSERT" | "MODIFY" | "REMOVE" | string;
+  /** Set on DynamoDB's own changes (a TTL deletion: principalId "dynamodb.amazonaws.com"). */
+  userIdentity?: { type?: string; principalId?: string };
   dynamodb?: {
     Keys?: Record<string, AttributeValue>;
     NewImage?: Record<string, AttributeValue>;
@@ -57,13 +60,32 @@ export interface BatchOutcome {
   /** The sequence number of the first record that failed, when one did. */
   failedSequenceNumber?: string;
   events: number;
-  attempts: { succeeded: number; failed: number; skipped: number };
+  /** `deferred`: first attempts left to the webhooks job (their endpoint is failing). */
+  attempts: { succeeded: number; failed: number; dropped: number; skipped: number; deferred: number };
   emails: number;
 }
 
 const EMAIL_CONCURRENCY = 4;
 
-export async function handleStreamBatch(deps: Deps, records: readonly StreamRecord[]): Promise<BatchOutcome> {
+/**
+ * Deployed, the batch stops taking records when less than this is left of the Lambda's time: what
+ * remains is reported failed from there and comes again in the next invocation (ReportBatchItemFailures),
+ * instead of the function being killed mid-record and the whole batch coming again. It leaves time
+ * for the deliveries after the batch and for one more record's worst case (a checkout session
+ * expiry, 6.5 s: payments/stripe.ts).
+ */
+export const STOP_TAKING_RECORDS_MS = 30_000;
+
+export interface BatchOptions {
+  /** The Lambda's remaining time (context.getRemainingTimeInMillis); unbounded when absent (locally). */
+  remainingMs?: () => number;
+}
+
+export async function handleStreamBatch(
+  deps: Deps,
+  records: readonly StreamRecord[],
+  options: BatchOptions = {},
+): Promise<BatchOutcome> {
   const endpointsByUser = new Map<string, Promise<WebhookEndpointItem[]>>();
   const endpointsOf = (userId: string) => {
     let found = endpointsByUser.get(userId);
@@ -72,9 +94,21 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
   };
   const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
   const emails: OutboxItem[] = [];
-  const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, skipped: 0 }, emails: 0 };
+  const outcome: BatchOutcome = {
+    events: 0,
+    attempts: { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 },
+    emails: 0,
+  };
 
-  for (const record of records) {
+  for (const [position, record] of records.entries()) {
+    if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
+      outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
+      log("info", "stream batch stopped at the deadline; the rest comes again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        left: records.length - position,
+      });
+      break;
+    }
     try {
       const change = record.eventName as StreamChange;
       const before = image(record.dynamodb?.OldImage);
@@ -95,8 +129,13 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           throw error;
         }
         outcome.events++;
-        for (const attempt of first)
-          attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
+        for (const attempt of first) {
+          const endpoint = endpoints.find((e) => e.id === attempt.endpointId)!;
+          // An endpoint already failing is left to the webhooks job: its timeouts would hold this
+          // batch, and with it the shard's next events and emails, for every user on the shard.
+          if (endpoint.failingSince) outcome.attempts.deferred++;
+          else attempts.push({ item: attempt, event: item, endpoint });
+        }
       }
       // After the events: a retried record finds them stored, and only the expiry is asked again.
       if (before && after && kindOf(after.pk, after.sk)?.resourceType === "invoice") {
@@ -107,38 +146,36 @@ export async function handleStreamBatch(deps: Deps, records: readonly StreamReco
           after as unknown as InvoiceItem,
         );
       }
+      // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
+      await countChange(deps, change, before, after);
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          message: "stream record failed; it will be delivered again",
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-          error: error instanceof Error ? error.name : String(error),
-        }),
-      );
+      log("warn", "stream record failed; it will be delivered again", {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: errorName(error),
+      });
+      countMetric(METRIC.streamRecordsFailed);
       break;
     }
   }
 
-  // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
-  // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
-  // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
-  const lanes = new Map<number, typeof attempts>();
-  for (const attempt of attempts) {
-    const lane = lanes.get(attempt.endpoint.id) ?? [];
-    lane.push(attempt);
-    lanes.set(attempt.endpoint.id, lane);
-  }
+  // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
+  // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
+  // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
+  // timeout per batch, not one per event, and cannot hold up other users (webhooks/scheduling.ts).
+  const known = new Map(attempts.map((a) => [a.item, a]));
   await Promise.all([
-    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
-      for (const { item, event, endpoint } of lane) {
+    attemptFairly(
+      attempts.map((a) => a.item),
+      ATTEMPT_LIMITS,
+      async (item) => {
+        const { event, endpoint } = known.get(item)!;
         const result = await runAttempt(deps, item, { event, endpoint });
         outcome.attempts[result]++;
-        if (result === "failed") break;
-      }
-    }),
-    withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
+        return result;
+      },
+    ),
+    withConcurrency(emails, EMAIL_CONCURRENCY, "email delivery", async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),
   ]);

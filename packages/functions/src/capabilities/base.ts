@@ -1,10 +1,10 @@
 import { loadConfig, type CoreConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
+import { createDb } from "@invoicing/core/db/dynamodb";
 
 /**
  * A capability a function may carry besides the table and the clock: the card processor (and, in
- * delivery-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
+ * email.ts, event-bus.ts and document-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
  * its routes use, so an SDK no route of that function needs is not in its bundle (npm run bench
  * lists every function's bundle).
  */
@@ -22,7 +22,7 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     emailDailyQuota: emailDailyQuota(env.EMAIL_DAILY_QUOTA),
     // The pay link on send needs to know only that a processor is configured, not the processor.
-    cardPayments: config.stripeSecretKey !== undefined,
+    cardPayments: config.cardPaymentsEnabled,
   };
   for (const capability of capabilities) Object.assign(deps, capability(config, env));
   return deps;

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import type { JsonSchema } from "@valibot/to-json-schema";
-import { isIdParam } from "../params";
-import { problemStatus, type ProblemCode } from "../problems";
+import { isIdParam } from "../http/params";
+import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
-import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
+import { hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";
 import { TAGS } from "./tags";
 
@@ -11,7 +11,8 @@ import { TAGS } from "./tags";
  * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations the routes
  * describe (openapi/operations.ts walks them) and their valibot schemas. Besides each operation's
  * own problems, the ones that follow from its shape are added here, in one place: a path id → 400 + 404, a body → 413/415/400, If-Match → 412, an
- * idempotent POST → 409/422, an API key → 401, a database → 503, anything → 500.
+ * idempotent POST → 409/422, an API key → 401 (and 403 for a read-only key, on every method but
+ * GET), a database → 503, anything → 500.
  */
 
 type Json = Record<string, unknown>;
@@ -22,6 +23,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 export function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
+  if (!op.public && op.method !== "get") codes.add("insufficient_scope");
   const hasPathId = hasIdParameter(op.path);
   const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {
@@ -117,7 +119,9 @@ function successResponse(op: Operation): Json {
   const response: Json = { description: s.description, headers };
   if (s.schema) {
     const item = jsonSchemaOf(s.schema);
-    response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    const content: Json = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    if (s.csv) content["text/csv"] = { schema: { type: "string", contentMediaType: "text/csv" } };
+    response.content = content;
   } else if (s.mediaType) {
     const schema = s.mediaType === "text/html" ? { type: "string" } : { type: "string", contentMediaType: s.mediaType };
     response.content = { [s.mediaType]: { schema } };
@@ -266,8 +270,8 @@ function components(): Json {
   };
 }
 
-/** Builds the document from a list of operations (all of them unless told otherwise). */
-export function buildOpenApiDocument(operations: readonly Operation[] = allOperations()): Json {
+/** Builds the document from a list of operations (app/route-modules.ts allOperations: every one). */
+export function buildOpenApiDocument(operations: readonly Operation[]): Json {
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     const item = (paths[op.path] ??= {});
@@ -285,10 +289,4 @@ export function buildOpenApiDocument(operations: readonly Operation[] = allOpera
     paths,
     components: components(),
   };
-}
-
-let cached: string | undefined;
-/** The document as JSON text, built once per process (it depends on code only). */
-export function openApiJson(): string {
-  return (cached ??= JSON.stringify(buildOpenApiDocument()));
 }

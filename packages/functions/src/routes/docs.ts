@@ -1,16 +1,10 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
 
 let page: string | undefined;
 
-/**
- * The document is built by walking every route's description and converting its schemas: loaded
- * at the first request for it, so the API Lambda's cold start does not evaluate it (npm run bench,
- * "Lambda init").
- */
-const documentModule = () => import("../openapi/document");
 const docsPageModule = () => import("../openapi/docs-page");
 
 /**
@@ -25,11 +19,16 @@ export const docs = new Hono<AppEnv>()
       tag: "Service",
       summary: "This OpenAPI 3.1 document",
       static: true,
+      public: true,
       success: { status: 200, description: "The document.", schema: v.looseObject({ openapi: v.literal("3.1.0") }) },
     }),
     async (c) => {
-      const { openApiJson } = await documentModule();
-      return c.body(openApiJson(), 200, { "Content-Type": "application/json", "Cache-Control": "public, max-age=300" });
+      const openApiJson = c.get("openApiJson");
+      if (!openApiJson) throw new Error("this app serves no OpenAPI document: mount app/openapi-source.ts");
+      return c.body(await openApiJson(), 200, {
+        "Content-Type": "application/json",
+        "Cache-Control": "public, max-age=300",
+      });
     },
   )
   .get(
@@ -41,6 +40,7 @@ export const docs = new Hono<AppEnv>()
       description:
         "An HTML page that renders this document (served whole by the API: no CDN) and explains each problem type.",
       static: true,
+      public: true,
       success: { status: 200, description: "The page.", mediaType: "text/html" },
     }),
     async (c) => {

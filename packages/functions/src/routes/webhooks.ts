@@ -2,10 +2,10 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { DomainError } from "@invoicing/core/errors";
 import { handleCardProcessorEvent } from "@invoicing/core/payments/card-payments";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
 import { WebhookReceipt } from "../schemas/resources";
-import { rawBody } from "../validators";
+import { rawBody } from "../http/validators";
 
 /**
  * POST /webhooks/card-processor: Stripe's webhook. No API key — the Stripe-Signature header is the
@@ -24,6 +24,7 @@ export const webhooks = new Hono<AppEnv>().post(
       "Called by the card processor, not by API users. Its signature over the exact body is the authentication: missing or invalid is a 400 `invalid_signature` and nothing changes. A verified event is answered 200 whatever it was, so the processor stops retrying it. While the card processor's key is set but its webhook secret is not yet (the first deploy), every call is a 503 `service_unavailable`, which the processor retries until the secret is deployed.",
     headers: [{ name: "Stripe-Signature", required: true, description: "The card processor's signature of the body." }],
     success: { status: 200, description: "The event was verified and handled.", schema: WebhookReceipt },
+    public: true,
     problems: ["invalid_signature"],
   }),
   rawBody(v.looseObject({})),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { Address } from "@invoicing/core/address/resource";
 import { Client } from "@invoicing/core/clients/resource";
+import { CreditNote, CreditNoteLineItem } from "@invoicing/core/credit-notes/resource";
 import { LineItem, TaxBreakdownEntry } from "@invoicing/core/documents/resource";
 import { EmailDelivery } from "@invoicing/core/email/resource";
 import { Estimate } from "@invoicing/core/estimates/resource";
@@ -10,6 +11,7 @@ import { ApiKey, CreatedApiKey } from "@invoicing/core/keys/resource";
 import { Payment } from "@invoicing/core/payments/resource";
 import { Profile, Seller } from "@invoicing/core/profile/resource";
 import { Reminder } from "@invoicing/core/reminders/resource";
+import { AgingClientRow, AgingReport, AgingTotal, RevenueRow, TaxRow } from "@invoicing/core/reports/resource";
 import { RecurringSchedule } from "@invoicing/core/schedules/resource";
 import { CreatedWebhookEndpoint, Delivery, WebhookEndpoint } from "@invoicing/core/webhooks/resource";
 import { PROBLEM_CODES } from "../openapi/problem-types";
@@ -26,10 +28,15 @@ import { PROBLEM_CODES } from "../openapi/problem-types";
  */
 export {
   Address,
+  AgingClientRow,
+  AgingReport,
+  AgingTotal,
   ApiKey,
   Client,
   CreatedApiKey,
   CreatedWebhookEndpoint,
+  CreditNote,
+  CreditNoteLineItem,
   EmailDelivery,
   Estimate,
   Invoice,
@@ -38,8 +45,10 @@ export {
   Profile,
   RecurringSchedule,
   Reminder,
+  RevenueRow,
   Seller,
   TaxBreakdownEntry,
+  TaxRow,
 };
 export { Delivery as DeliveryResource, Event as EventResource, WebhookEndpoint as WebhookEndpointResource };
 
@@ -84,11 +93,18 @@ export const resources = {
   Reminder,
   EmailDelivery,
   Payment,
+  CreditNoteLineItem,
+  CreditNote,
   WebhookReceipt,
   Event,
   WebhookEndpoint,
   CreatedWebhookEndpoint,
   WebhookDelivery: Delivery,
+  RevenueRow,
+  TaxRow,
+  AgingTotal,
+  AgingClientRow,
+  AgingReport,
   FieldError,
   Problem,
   Health,

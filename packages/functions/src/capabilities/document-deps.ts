@@ -1,0 +1,12 @@
+import type { Capability } from "./base";
+
+/**
+ * The PDF renderer, for what delivers emails with the document attached (the stream subscriber, the
+ * reminders job, the local server). pdf-lib is loaded at the first PDF, not at init: most runs
+ * attach none, and evaluating it is most of what such a function would otherwise do at a cold
+ * start. The API function does not carry this capability at all (npm run build shows the sizes);
+ * an email it queues with a PDF is delivered by one of these.
+ */
+export const documentRenderer: Capability = () => ({
+  renderPdf: async (view, now) => (await import("../pdf/document-pdf")).renderDocumentPdf(view, { now }),
+});

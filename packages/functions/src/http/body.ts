@@ -1,0 +1,68 @@
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./env";
+import { HttpProblem } from "./problems";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * Reads the request body once, in the API's order: 413 (too large) → 415 (not JSON) → 400
+ * (malformed). Routes call it after the route matched, so an unknown route stays a 404 and a wrong
+ * method a 405 whatever the body. An absent body reads as `undefined`.
+ */
+export async function readRawBody(c: Context<AppEnv>): Promise<string> {
+  const cached = c.get("rawBody");
+  if (cached !== undefined) return cached;
+  const text = new TextDecoder("utf-8").decode(await readBodyBytes(c));
+  c.set("rawBody", text);
+  return text;
+}
+
+/**
+ * The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these.
+ * Hono's bodyLimit does the counting (the declared Content-Length, else the bytes as they stream),
+ * run here, inside a route's body chain (http/validators.ts) and the idempotency layer, rather than
+ * as a middleware for every request: that would buffer a body before auth and routing, where 401,
+ * 404 and 405 must win over 413.
+ */
+export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
+  const cached = c.get("bodyBytes");
+  if (cached !== undefined) return cached;
+  await limit(c, async () => undefined);
+  const bytes = c.req.raw.body ? new Uint8Array(await c.req.raw.arrayBuffer()) : new Uint8Array(0);
+  c.set("bodyBytes", bytes);
+  return bytes;
+}
+
+const limit = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw tooLarge();
+  },
+});
+
+const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+
+/** True for application/json and any +json type, with or without parameters. */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/**
+ * The parsed JSON body. With `optional` (action endpoints) an empty body is `{}`; otherwise an empty
+ * body is `undefined` and the schema reports what is missing.
+ */
+export async function readJson(c: Context<AppEnv>, options: { optional?: boolean } = {}): Promise<unknown> {
+  const text = await readRawBody(c);
+  if (text.length === 0) return options.optional ? {} : undefined;
+  if (!isJsonContentType(c.req.header("content-type"))) {
+    throw new HttpProblem("unsupported_media_type", "a request body must be sent with Content-Type: application/json");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpProblem("malformed_json", "the request body is not valid JSON");
+  }
+}

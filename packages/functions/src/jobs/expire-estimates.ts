@@ -1,4 +1,0 @@
-import { scheduledJob } from "./scheduled";
-
-/** CronV2 "ExpireEstimatesJob" (infra/jobs.ts). Sent estimates past their expiry date become expired. */
-export const handler = scheduledJob("expire-estimates");

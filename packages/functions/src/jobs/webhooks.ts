@@ -1,4 +1,0 @@
-import { scheduledJob } from "./scheduled";
-
-/** CronV2 "WebhooksJob" (infra/jobs.ts). Webhook attempts that are due: retries, and first attempts a crash left. */
-export const handler = scheduledJob("webhooks");

@@ -1,0 +1,296 @@
+import { describe, expect, it } from "vitest";
+import { METRIC, METRICS_NAMESPACE } from "@invoicing/core/observability/metric-names";
+import { componentsOf, evaluateInfra, functionsOf, rolePermissions, type InfraFunction } from "../../scripts/infra.mjs";
+
+/**
+ * Issue 30, from the synthesized infra (scripts/infra.mjs evaluates sst.config.ts offline): the stream
+ * subscription's failure handling and its queue, least privilege on every role, the alarms, the
+ * feedback topic's policy, what production retains, and the jobs' retries.
+ */
+const sender = { EMAIL_SENDER: "billing@example.com" };
+const dev = await evaluateInfra({ stage: "dev", env: sender });
+const production = await evaluateInfra({ stage: "production", env: sender });
+type Infra = typeof dev;
+
+const named = (infra: Infra, kind: string, logicalName: string) => {
+  const found = componentsOf(infra, kind).filter((c) => c.logicalName === logicalName);
+  expect(found, `${kind} ${logicalName}`).toHaveLength(1);
+  return found[0]!;
+};
+const subscriberOf = (infra: Infra) => functionsOf(infra).find((fn) => fn.trigger.kind === "stream")!;
+/** The event source mapping's args after infra's transform, starting from SST's own defaults. */
+function mappingOf(infra: Infra): Record<string, unknown> {
+  const fn = subscriberOf(infra);
+  if (fn.trigger.kind !== "stream") throw new Error("not the stream subscriber");
+  const args: Record<string, unknown> = { startingPosition: "LATEST" };
+  fn.trigger.transform!.eventSourceMapping!(args);
+  return JSON.parse(JSON.stringify(args, (_k, v) => (v && typeof v === "object" && "value" in v ? v.value : v)));
+}
+const queueArn = (infra: Infra) =>
+  (named(infra, "sst.aws.Queue", "StreamFailures") as unknown as { arn: { value: string } }).arn.value;
+
+describe("the stream subscription: nothing lost, nothing stuck", () => {
+  it.each(["dev", "production"])(
+    "in %s: bounded retries, split batches, a record age bound, then the queue",
+    (stage) => {
+      const infra = stage === "production" ? production : dev;
+      expect(mappingOf(infra)).toEqual({
+        startingPosition: "TRIM_HORIZON",
+        functionResponseTypes: ["ReportBatchItemFailures"],
+        batchSize: 100,
+        maximumBatchingWindowInSeconds: 1,
+        maximumRetryAttempts: 5,
+        bisectBatchOnFunctionError: true,
+        maximumRecordAgeInSeconds: 3600,
+        destinationConfig: { onFailure: { destinationArn: queueArn(infra) } },
+      });
+    },
+  );
+
+  it("the failure queue keeps messages 14 days; the subscriber may send to it and nothing more", () => {
+    const queue = named(production, "sst.aws.Queue", "StreamFailures");
+    expect(queue.args.transform.queue).toEqual({ messageRetentionSeconds: 14 * 86_400 });
+    const sqs = rolePermissions(subscriberOf(production), production).filter((s) =>
+      s.actions.some((a) => a.startsWith("sqs:")),
+    );
+    expect(sqs).toEqual([{ actions: ["sqs:SendMessage"], resources: [queueArn(production)] }]);
+    // No other function touches the queue.
+    for (const fn of functionsOf(production).filter((f) => f.trigger.kind !== "stream"))
+      expect(
+        rolePermissions(fn, production)
+          .flatMap((s) => s.actions)
+          .filter((a) => a.startsWith("sqs:")),
+        fn.id,
+      ).toEqual([]);
+  });
+
+  it("is filtered to the records it acts on (core/src/stream/filter.ts)", async () => {
+    const fn = subscriberOf(production);
+    if (fn.trigger.kind !== "stream") throw new Error("not the stream subscriber");
+    const { STREAM_FILTERS } = await import("@invoicing/core/stream/filter");
+    expect(fn.trigger.filters).toEqual(STREAM_FILTERS);
+    expect(fn.trigger.filters!.length).toBeLessThanOrEqual(5); // Lambda's default limit per mapping
+  });
+});
+
+describe("least privilege: the synthesized permissions of every function", () => {
+  it.each(["dev", "production"])(
+    "in %s no statement has a wildcard action, or a table-level DynamoDB action",
+    (stage) => {
+      const infra = stage === "production" ? production : dev;
+      const functions = functionsOf(infra);
+      expect(functions.length).toBe(10);
+      for (const fn of functions) {
+        const actions = rolePermissions(fn, infra).flatMap((s) => s.actions);
+        expect(actions.length, fn.id).toBeGreaterThan(0);
+        for (const action of actions) {
+          expect(action, fn.id).toMatch(/^[a-z0-9-]+:[A-Za-z]+$/); // no "*", no "Get*"
+          expect(action, fn.id).not.toMatch(
+            /^dynamodb:(UpdateTable|DeleteTable|CreateTable|Scan|Restore|Delete.*Backup)/,
+          );
+        }
+        for (const statement of rolePermissions(fn, infra)) expect(statement.resources, fn.id).not.toContain("*");
+      }
+    },
+  );
+
+  it("the stream subscriber reads its table's stream (SST's grant) and puts events on the bus only", () => {
+    const statements = rolePermissions(subscriberOf(production), production);
+    const table = named(production, "sst.aws.Dynamo", "Table") as unknown as { streamArn: { value: string } };
+    expect(statements).toContainEqual({
+      actions: ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"],
+      resources: [table.streamArn.value],
+    });
+    expect(statements.filter((s) => s.actions.some((a) => a.startsWith("events:")))).toEqual([
+      {
+        actions: ["events:PutEvents"],
+        resources: ["arn:aws:events:us-east-1:123456789012:event-bus/invoicing-production-BusBus"],
+      },
+    ]);
+  });
+});
+
+describe("alarms", () => {
+  type Alarm = {
+    name: string;
+    namespace: string;
+    metricName: string;
+    dimensions: Record<string, string>;
+    statistic: string;
+    threshold: number;
+    comparisonOperator: string;
+    period: number;
+    evaluationPeriods: number;
+    alarmActions: string[];
+    treatMissingData: string;
+  };
+  const alarms = (infra: Infra) =>
+    Object.fromEntries(
+      componentsOf(infra, "aws.cloudwatch.MetricAlarm").map((c) => {
+        const args = JSON.parse(
+          JSON.stringify(c.args, (_k, v) => (v && typeof v === "object" && "value" in v ? v.value : v)),
+        ) as Alarm;
+        return [c.logicalName, args];
+      }),
+    );
+  const all = alarms(production);
+  const topicArn = (named(production, "sst.aws.SnsTopic", "Alarms") as unknown as { arn: { value: string } }).arn.value;
+  const seconds = (timeout: string | undefined) => {
+    const [n, unit] = String(timeout).split(" ");
+    return Number(n) * (unit!.startsWith("minute") ? 60 : 1);
+  };
+
+  it("every function: errors, throttles, and a run near its timeout, by its fixed name", () => {
+    for (const fn of functionsOf(production) as InfraFunction[]) {
+      const logical = String(fn.name).replace("invoicing-production-", "");
+      expect(all[`${logical}Errors`], logical).toMatchObject({
+        namespace: "AWS/Lambda",
+        metricName: "Errors",
+        dimensions: { FunctionName: fn.name },
+        threshold: 1,
+      });
+      expect(all[`${logical}Throttles`], logical).toMatchObject({
+        metricName: "Throttles",
+        dimensions: { FunctionName: fn.name },
+        threshold: 1,
+      });
+      expect(all[`${logical}NearTimeout`], logical).toMatchObject({
+        metricName: "Duration",
+        statistic: "Maximum",
+        dimensions: { FunctionName: fn.name },
+        threshold: seconds(fn.timeout) * 800,
+      });
+    }
+  });
+
+  it("the stream, the API, the table, SES and the app's own metrics", () => {
+    const subscriber = subscriberOf(production);
+    expect(all.StreamIteratorAge).toMatchObject({
+      namespace: "AWS/Lambda",
+      metricName: "IteratorAge",
+      dimensions: { FunctionName: subscriber.name },
+      threshold: 60_000,
+    });
+    expect(all.StreamFailuresNotEmpty).toMatchObject({
+      namespace: "AWS/SQS",
+      metricName: "ApproximateNumberOfMessagesVisible",
+      dimensions: { QueueName: "invoicing-production-StreamFailuresQueue" },
+      comparisonOperator: "GreaterThanOrEqualToThreshold",
+      threshold: 1,
+    });
+    expect(all.Api5xx).toMatchObject({
+      namespace: "AWS/ApiGateway",
+      metricName: "5xx",
+      dimensions: { ApiId: "api123abc", Stage: "$default" },
+    });
+    expect(all.TableReadThrottles).toMatchObject({
+      namespace: "AWS/DynamoDB",
+      metricName: "ReadThrottleEvents",
+      dimensions: { TableName: "invoicing-production-TableTable" },
+    });
+    expect(all.TableWriteThrottles).toMatchObject({ metricName: "WriteThrottleEvents" });
+    expect(all.SesBounceRate).toMatchObject({
+      namespace: "AWS/SES",
+      metricName: "Reputation.BounceRate",
+      comparisonOperator: "GreaterThanThreshold",
+      threshold: 0.05,
+    });
+    expect(all.SesComplaintRate).toMatchObject({ metricName: "Reputation.ComplaintRate", threshold: 0.001 });
+    for (const [name, metric] of [
+      ["EmailsFailed", METRIC.emailsFailed],
+      ["StreamRecordsSkipped", METRIC.streamRecordsSkipped],
+      ["OptimisticLoopExhausted", METRIC.optimisticLoopExhausted],
+    ])
+      expect(all[name!], name).toMatchObject({
+        namespace: METRICS_NAMESPACE,
+        metricName: metric,
+        dimensions: { service: "invoicing", stage: "production" },
+      });
+  });
+
+  it("every alarm notifies the Alarms topic, and a quiet metric is not an alarm", () => {
+    expect(Object.keys(all).length).toBe(10 * 3 + 10);
+    for (const [name, alarm] of Object.entries(all)) {
+      expect(alarm.alarmActions, name).toEqual([topicArn]);
+      expect(alarm.treatMissingData, name).toBe("notBreaching");
+      expect(alarm.name, name).toBe(`invoicing-production-${name}`);
+    }
+  });
+
+  it("a stage sharing another's SES identity does not watch the account's SES reputation twice", async () => {
+    const shared = alarms(await evaluateInfra({ stage: "alice", env: { ...sender, EMAIL_IDENTITY: "shared" } }));
+    expect(shared.SesBounceRate).toBeUndefined();
+    expect(shared.StreamFailuresNotEmpty).toBeDefined();
+  });
+
+  it("ALARM_EMAIL subscribes an address to the topic", async () => {
+    const withEmail = await evaluateInfra({ stage: "dev", env: { ...sender, ALARM_EMAIL: "ops@example.com" } });
+    const [subscription] = componentsOf(withEmail, "aws.sns.TopicSubscription");
+    expect(subscription!.args).toMatchObject({ protocol: "email", endpoint: "ops@example.com" });
+    expect(componentsOf(dev, "aws.sns.TopicSubscription")).toEqual([]);
+  });
+});
+
+describe("the SES feedback topic's policy", () => {
+  it.each(["dev", "production"])("in %s SES may publish, for this account's configuration set only", (stage) => {
+    const infra = stage === "production" ? production : dev;
+    const topic = named(infra, "sst.aws.SnsTopic", "EmailFeedback") as unknown as { arn: { value: string } };
+    const policy = named(infra, "aws.sns.TopicPolicy", "EmailFeedbackPolicy");
+    expect((policy.args.arn as { value: string }).value).toBe(topic.arn.value);
+    const document = JSON.parse((policy.args.policy as { value: string }).value);
+    expect(document).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Sid: "SesPublishesFeedbackOfThisConfigurationSet",
+          Effect: "Allow",
+          Principal: { Service: "ses.amazonaws.com" },
+          Action: "SNS:Publish",
+          Resource: topic.arn.value,
+          Condition: {
+            StringEquals: {
+              "AWS:SourceAccount": "123456789012",
+              "AWS:SourceArn": `arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-${stage}-email`,
+            },
+          },
+        },
+      ],
+    });
+  });
+});
+
+describe("what production keeps", () => {
+  it("the API, the SES identity and configuration set, and every function's log group", () => {
+    expect(named(production, "sst.aws.ApiGatewayV2", "Api").opts.retainOnDelete).toBe(true);
+    expect(named(production, "sst.aws.Email", "Email").opts.retainOnDelete).toBe(true);
+    expect(named(production, "aws.sesv2.ConfigurationSet", "EmailConfigurationSet").opts.retainOnDelete).toBe(true);
+    for (const fn of functionsOf(production)) {
+      const opts: { retainOnDelete?: boolean } = {};
+      (fn.transform as { logGroup: (args: unknown, opts: { retainOnDelete?: boolean }) => void }).logGroup({}, opts);
+      expect(opts.retainOnDelete, fn.id).toBe(true);
+      expect(fn.logging, fn.id).toEqual({ retention: "1 year" });
+    }
+  });
+
+  it("other stages keep nothing, and keep logs two weeks", () => {
+    expect(named(dev, "sst.aws.ApiGatewayV2", "Api").opts.retainOnDelete).toBe(false);
+    expect(named(dev, "sst.aws.Email", "Email").opts.retainOnDelete).toBe(false);
+    for (const fn of functionsOf(dev)) {
+      const opts: { retainOnDelete?: boolean } = {};
+      (fn.transform as { logGroup: (args: unknown, opts: { retainOnDelete?: boolean }) => void }).logGroup({}, opts);
+      expect(opts.retainOnDelete, fn.id).toBeUndefined();
+      expect(fn.logging, fn.id).toEqual({ retention: "2 weeks" });
+    }
+  });
+});
+
+describe("jobs", () => {
+  it("are never retried, by the scheduler or by Lambda: the next run catches up", () => {
+    const crons = componentsOf(production, "sst.aws.CronV2");
+    expect(crons.length).toBe(5);
+    for (const cron of crons) {
+      expect(cron.args.retries, cron.logicalName).toBe(0);
+      expect((cron.args.function as { retries: number }).retries, cron.logicalName).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { Hono } from "hono";
+import { afterEach, beforeAll, expect, it, vi } from "vitest";
+import { optimistic, Raced } from "@invoicing/core/db/optimistic";
+import { log } from "@invoicing/core/observability/context-log";
+import type { AppEnv } from "@invoicing/functions/http/env";
+import { buildApp } from "@invoicing/functions/app/build-app";
+import { createTestEnv, request, type TestEnv } from "../support/env";
+
+/**
+ * Issue 30, observability: every app log line is one JSON object with the request id and, once the
+ * key named the user, the user id — whatever code wrote it, without passing them down. And the
+ * optimistic loop's exhaustion is counted as a CloudWatch metric (EMF line).
+ */
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterEach(() => vi.restoreAllMocks());
+
+function capture(): string[] {
+  const lines: string[] = [];
+  for (const method of ["log", "warn", "error"] as const)
+    vi.spyOn(console, method).mockImplementation((line: unknown) => void lines.push(String(line)));
+  return lines;
+}
+
+// A route whose use case logs deep down, knowing nothing of the request.
+const probe = new Hono<AppEnv>().get("/log-probe", async (c) => {
+  await new Promise((resolve) => setTimeout(resolve, 1)); // across an await: the scope follows
+  log("info", "deep in a use case", { step: 1 });
+  return c.json({ ok: true });
+});
+
+it("a request's lines carry its request id and the user id of its key", async () => {
+  const user = await env.user();
+  const app = buildApp(env.deps, [probe]);
+  const lines = capture();
+  const res = await request(app, "GET", "/log-probe", undefined, {
+    Authorization: `Bearer ${user.key}`,
+    "X-Request-Id": "req-abc.1",
+  });
+  expect(res.status).toBe(200);
+  const line = lines.map((l) => JSON.parse(l)).find((l) => l.message === "deep in a use case");
+  expect(line).toMatchObject({
+    level: "info",
+    message: "deep in a use case",
+    requestId: "req-abc.1",
+    userId: user.userId,
+    source: "api",
+    step: 1,
+  });
+  expect(Date.parse(line.timestamp)).not.toBeNaN();
+});
+
+it("two concurrent requests keep their own ids", async () => {
+  const [alice, bob] = [await env.user(), await env.user()];
+  const app = buildApp(env.deps, [probe]);
+  const lines = capture();
+  await Promise.all([
+    request(app, "GET", "/log-probe", undefined, { Authorization: `Bearer ${alice.key}`, "X-Request-Id": "a" }),
+    request(app, "GET", "/log-probe", undefined, { Authorization: `Bearer ${bob.key}`, "X-Request-Id": "b" }),
+  ]);
+  const found = lines
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.message === "deep in a use case")
+    .map((l) => `${l.requestId}:${l.userId}`)
+    .sort();
+  expect(found).toEqual([`a:${alice.userId}`, `b:${bob.userId}`]);
+});
+
+it("the optimistic loop's exhaustion is a metric point, OptimisticLoopExhausted", async () => {
+  const lines = capture();
+  const error = await optimistic("invoice", async () => {
+    throw new Raced();
+  }).catch((e: unknown) => e);
+  expect((error as { code?: string }).code).toBe("service_unavailable");
+  const metric = lines.map((l) => JSON.parse(l)).find((l) => l._aws);
+  expect(metric).toMatchObject({
+    _aws: {
+      CloudWatchMetrics: [
+        {
+          Namespace: "Invoicing",
+          Dimensions: [["service", "stage"]],
+          Metrics: [{ Name: "OptimisticLoopExhausted", Unit: "Count" }],
+        },
+      ],
+    },
+    OptimisticLoopExhausted: 1,
+    service: "invoicing",
+    stage: "local",
+  });
+}, 60_000);
