@@ -108,7 +108,7 @@ const scaled = (f: CostFigure, times: number, scenario: string): CostFigure => (
 });
 
 export async function measureCost(endpoint: string, init: InitRow[]): Promise<CostFigure[]> {
-  const initMs = init.find((r) => r.handler === "packages/functions/src/api.handler")?.coldImportMs ?? 0;
+  const initMs = init.find((r) => r.handler === "packages/functions/src/lambda/api.handler")?.coldImportMs ?? 0;
   const world = await createWorld(endpoint);
   const client = await ok(world, "POST", "/clients", { name: "Cost", email: "cost@example.com" });
   const N = 60;

@@ -97,7 +97,7 @@ export async function measureInit(): Promise<{ rows: InitRow[] }> {
         sizeRatio: round(b.bytes / baseline.bytes),
         initRatio: round(ms[i]!.cpu / baseMs),
       };
-      if (b.handler === "packages/functions/src/api.handler") {
+      if (b.handler === "packages/functions/src/lambda/api.handler") {
         row.goal = `size ≤ ${SIZE_GOAL}×, init ≤ ${INIT_GOAL}×`;
         row.meetsGoal = row.sizeRatio <= SIZE_GOAL && row.initRatio <= INIT_GOAL;
       }

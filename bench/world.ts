@@ -1,7 +1,7 @@
 import type { Deps } from "@invoicing/core/context";
 import { attachMeter, type Meter } from "@invoicing/core/db/metering";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { createFreshTable } from "../test/support/table";
 
 /** A fresh table in the bench's DynamoDB Local, the real app over it, metered, with a settable clock. */

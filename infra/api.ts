@@ -1,8 +1,8 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { withAccessLogFormat } from "./access-log";
 import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
+import { apiStage, routesDeclared } from "./stage";
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
@@ -10,10 +10,12 @@ import { table } from "./storage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept as long as the
- * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts).
+ * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts). Public
+ * routes are throttled (PUBLIC_ROUTE_THROTTLING).
  *
- * Production retains the API (and its stage and log group) even if it leaves this file: its URL is
- * in every email already sent and in the card processor's webhook, so a new one would break both.
+ * Production retains the API (its stage, routes, log group and the $default route's function) even
+ * if it leaves this file: its URL is in every email already sent and in the card processor's
+ * webhook, so a new one would break both.
  */
 export const api = new sst.aws.ApiGatewayV2(
   "Api",
@@ -26,7 +28,7 @@ export const api = new sst.aws.ApiGatewayV2(
       maxAge: "1 day",
     },
     accessLog: { retention: logRetention($app.stage) },
-    transform: { stage: withAccessLogFormat },
+    transform: { stage: apiStage },
   },
   { retainOnDelete: isProduction($app.stage) },
 );
@@ -51,16 +53,16 @@ export const api = new sst.aws.ApiGatewayV2(
  * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
  * (infra/storage.ts).
  */
-api.route("$default", {
+const defaultRoute = api.route("$default", {
   ...functionBase("Api", "25 seconds"),
-  handler: "packages/functions/src/api.handler",
+  handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
   link: [table, cardPayments, api],
 });
 
 /**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
- * packages/functions/src/documents-routes.ts serves them. Path variables are named as on the API's
+ * packages/functions/src/app/documents-routes.ts serves them. Path variables are named as on the API's
  * other routes at the same position ({id}, {token}).
  */
 export const DOCUMENT_PATHS = [
@@ -79,7 +81,7 @@ export const DOCUMENT_PATHS = [
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
   ...functionBase("Documents", "25 seconds"),
-  handler: "packages/functions/src/documents-api.handler",
+  handler: "packages/functions/src/lambda/documents.handler",
   memory: "1024 MB",
   link: [table, api],
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
@@ -97,9 +99,9 @@ export const documents = new sst.aws.Function("Documents", {
     })),
   ],
 });
-for (const path of DOCUMENT_PATHS) api.route(`ANY ${path}`, documents.arn);
+const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
-/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/payments-routes.ts). */
+/** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
 export const PAYMENT_PATHS = [
   "/public/invoices/{token}/pay",
   "/webhooks/card-processor",
@@ -112,8 +114,9 @@ export const PAYMENT_PATHS = [
  */
 export const payments = new sst.aws.Function("Payments", {
   ...functionBase("Payments", "25 seconds"),
-  handler: "packages/functions/src/payments-api.handler",
+  handler: "packages/functions/src/lambda/payments.handler",
   memory: "1024 MB",
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
-for (const path of PAYMENT_PATHS) api.route(`ANY ${path}`, payments.arn);
+const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
+routesDeclared([defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined));

@@ -49,7 +49,7 @@ new aws.sns.TopicPolicy("EmailFeedbackPolicy", {
 });
 emailFeedback.subscribe("EmailFeedbackHandler", {
   ...functionBase("EmailFeedback", "30 seconds"),
-  handler: "packages/functions/src/email-feedback.handler",
+  handler: "packages/functions/src/lambda/email-feedback.handler",
   memory: "256 MB",
   link: [table],
 });

@@ -27,7 +27,7 @@ const jobFunction = (
 ) => ({
   // Bounded by the work due since the last run; five minutes leaves ten before the next one.
   ...functionBase(logicalName, timeout),
-  handler: `packages/functions/src/jobs/${file}.handler`,
+  handler: `packages/functions/src/lambda/jobs/${file}.handler`,
   memory: "512 MB" as const,
   link,
   retries: 0,

@@ -40,7 +40,7 @@ export const STREAM_RETRY = {
 } as const;
 
 /**
- * The table stream's one subscriber (packages/functions/src/stream.ts): it turns each change into
+ * The table stream's one subscriber (packages/functions/src/lambda/stream.ts): it turns each change into
  * events (the activity log, webhook first attempts, the bus) and delivers the email outbox, so the
  * API function carries neither SES nor the PDF renderer. It links the sender and the API (the
  * public link in emails), the bus, and the card processor's key: it expires the checkout session of
@@ -59,7 +59,7 @@ table.subscribe(
   {
     // Webhook attempts have 10 s each and run a bounded number at a time; email and PDFs a few more.
     ...functionBase("StreamSubscriber", "2 minutes"),
-    handler: "packages/functions/src/stream.handler",
+    handler: "packages/functions/src/lambda/stream.handler",
     memory: "1024 MB",
     link: [table, email, api, bus, stripeSecretKey],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],

@@ -24,7 +24,7 @@ const banner = [
   `const __dirname = topLevelFileUrlToPath(new topLevelURL(".", import.meta.url))`,
 ].join("\n");
 
-/** "packages/functions/src/api.handler" → the source file and the export Lambda calls. */
+/** "packages/functions/src/lambda/api.handler" → the source file and the export Lambda calls. */
 export function resolveHandler(handler) {
   const dot = handler.lastIndexOf(".");
   if (dot <= 0) throw new Error(`handler "${handler}" is not <file>.<export>`);

@@ -52,6 +52,26 @@ describe("clients", () => {
     expectProblem(await alice.call("POST", "/clients", { name: "x", paymentTermsDays: 366 }), 400, "validation_error");
   });
 
+  it("an address that is not an object is one error, at address", async () => {
+    const { body: client } = await alice.call("POST", "/clients", { name: "Addressed" });
+    for (const address of [["x"], [], "Main St", 5]) {
+      for (const res of [
+        await alice.call("POST", "/clients", { name: "A", address }),
+        await alice.call("PATCH", `/clients/${client.id}`, { address }),
+      ]) {
+        const problem = expectProblem(res, 400, "validation_error");
+        expect(problem.errors, JSON.stringify(address)).toEqual([{ path: "address", message: "expected an object" }]);
+      }
+    }
+    // Inside an object it is still an object's fields that are checked.
+    const inner = expectProblem(
+      await alice.call("POST", "/clients", { name: "A", address: { line1: ["x"], country: "DE" } }),
+      400,
+      "validation_error",
+    );
+    expect(inner.errors!.map((e) => e.path)).toEqual(["address.line1"]);
+  });
+
   it("patches fields, clears nullable ones, treats {} as a no-op", async () => {
     const created = await alice.call("POST", "/clients", {
       name: "Old",

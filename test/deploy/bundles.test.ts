@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createDb, type Db } from "@invoicing/core/db/client";
+import { createDb, type Db } from "@invoicing/core/db/dynamodb";
 import { userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, type JobName } from "@invoicing/core/jobs/all";
 import { createClient } from "@invoicing/core/clients/clients";
@@ -44,8 +44,8 @@ const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@
 const functions = functionsOf(infra);
 const routesOf = (fn: InfraFunction): string[] => (fn.trigger.kind === "api" ? fn.trigger.routes : []);
 const apiFunctions = functions.filter((fn) => routesOf(fn).includes("$default"));
-const documentFunctions = functions.filter((fn) => fn.handler.endsWith("/documents-api.handler"));
-const paymentFunctions = functions.filter((fn) => fn.handler.endsWith("/payments-api.handler"));
+const documentFunctions = functions.filter((fn) => fn.handler.endsWith("/lambda/documents.handler"));
+const paymentFunctions = functions.filter((fn) => fn.handler.endsWith("/lambda/payments.handler"));
 const jobFunctions = functions.filter((fn) => fn.trigger.kind === "cron");
 /** The route of `fn` that serves `path` (a real event carries its route key). */
 const routeFor = (fn: InfraFunction, path: string): string => {
@@ -117,7 +117,7 @@ async function storedClients(userId: string): Promise<string[]> {
 }
 
 describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundle", (_id, fn) => {
-  it("answers its PDF routes with a PDF, and the spine's 401, 404 and 405", async () => {
+  it("answers its PDF routes with a PDF, and the shared middleware's 401, 404 and 405", async () => {
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const { key } = await createApiKey(db, userId, "bundle test", new Date());
     const ctx = { db, clock: () => new Date(), userId };
@@ -549,7 +549,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
   });
 });
 
-/** The job a CronV2 function runs: its handler file is packages/functions/src/jobs/<job>.ts. */
+/** The job a CronV2 function runs: its handler file is packages/functions/src/lambda/jobs/<job>.ts. */
 function jobOf(fn: InfraFunction): string {
   return basename(fn.handler.slice(0, fn.handler.lastIndexOf(".")));
 }
@@ -584,7 +584,7 @@ it("the API function's bundle carries neither SES nor pdf-lib: email is delivere
 });
 
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
-  expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/stream.handler"]);
+  expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/lambda/stream.handler"]);
   const mapping: Record<string, unknown> = {};
   const trigger = streamFunctions[0]!.trigger as {
     transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void };

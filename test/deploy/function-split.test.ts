@@ -2,12 +2,12 @@ import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import type { Hono } from "hono";
-import { createDb } from "@invoicing/core/db/client";
-import { apiRouteModules } from "@invoicing/functions/api-routes";
-import { documentRouteModules } from "@invoicing/functions/documents-routes";
-import { paymentRouteModules } from "@invoicing/functions/payments-routes";
-import { buildApp } from "@invoicing/functions/spine";
-import type { AppEnv } from "@invoicing/functions/env";
+import { createDb } from "@invoicing/core/db/dynamodb";
+import { apiRouteModules } from "@invoicing/functions/app/api-routes";
+import { documentRouteModules } from "@invoicing/functions/app/documents-routes";
+import { paymentRouteModules } from "@invoicing/functions/app/payments-routes";
+import { buildApp } from "@invoicing/functions/app/build-app";
+import type { AppEnv } from "@invoicing/functions/http/env";
 import { evaluateInfra, functionsOf, root } from "../../scripts/infra.mjs";
 
 /**
@@ -93,21 +93,21 @@ const holds = (files: string[], dir: string) => files.some((file) => file.includ
 
 describe("each function's bundle carries only what its routes use", () => {
   it("the API: neither pdf-lib nor Stripe at all (the stream subscriber expires sessions); SES never at init", async () => {
-    const api = await staticallyLoaded("packages/functions/src/api.ts");
+    const api = await staticallyLoaded("packages/functions/src/lambda/api.ts");
     expect(holds(api.all, HEAVY.pdf)).toBe(false);
     expect(holds(api.all, HEAVY.stripe)).toBe(false);
     expect(holds(api.atInit, HEAVY.ses)).toBe(false);
   });
 
   it("documents: pdf-lib, and neither Stripe nor SES", async () => {
-    const documents = await staticallyLoaded("packages/functions/src/documents-api.ts");
+    const documents = await staticallyLoaded("packages/functions/src/lambda/documents.ts");
     expect(holds(documents.all, HEAVY.pdf)).toBe(true);
     expect(holds(documents.all, HEAVY.stripe)).toBe(false);
     expect(holds(documents.all, HEAVY.ses)).toBe(false);
   });
 
   it("payments: Stripe, and neither pdf-lib nor SES", async () => {
-    const payments = await staticallyLoaded("packages/functions/src/payments-api.ts");
+    const payments = await staticallyLoaded("packages/functions/src/lambda/payments.ts");
     expect(holds(payments.all, HEAVY.stripe)).toBe(true);
     expect(holds(payments.all, HEAVY.pdf)).toBe(false);
     expect(holds(payments.all, HEAVY.ses)).toBe(false);

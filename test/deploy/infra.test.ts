@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
 import { accessLogFormat, withAccessLogFormat } from "../../infra/access-log";
+import { PUBLIC_ROUTE_THROTTLING, type apiStage } from "../../infra/stage";
 import {
   componentsOf,
   evaluateInfra,
@@ -204,15 +205,15 @@ describe("the API", () => {
     ]);
     const routed = functionsOf(production).filter((fn) => fn.trigger.kind === "api");
     expect(routed.map((fn) => [fn.id, fn.handler, fn.trigger])).toEqual([
-      ["Api $default", "packages/functions/src/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
+      ["Api $default", "packages/functions/src/lambda/api.handler", { kind: "api", api: "Api", routes: ["$default"] }],
       [
         "Documents",
-        "packages/functions/src/documents-api.handler",
+        "packages/functions/src/lambda/documents.handler",
         { kind: "api", api: "Api", routes: documentPaths.map((p) => `ANY ${p}`) },
       ],
       [
         "Payments",
-        "packages/functions/src/payments-api.handler",
+        "packages/functions/src/lambda/payments.handler",
         { kind: "api", api: "Api", routes: paymentPaths.map((p) => `ANY ${p}`) },
       ],
     ]);
@@ -259,10 +260,10 @@ describe("the API", () => {
         }),
       },
     };
-    const transform = (api.args.transform as { stage: typeof withAccessLogFormat }).stage;
+    const transform = (api.args.transform as { stage: typeof apiStage }).stage;
     // The recorded transform is infra's own (from the evaluated sst.config.ts bundle).
-    expect(transform.name).toBe("withAccessLogFormat");
-    transform(stageArgs);
+    expect(transform.name).toBe("apiStage");
+    transform(stageArgs, {});
     expect(stageArgs.accessLogSettings.destinationArn).toMatch(/log-group:\/aws\/vendedlogs\/apis\//);
     const format = stageArgs.accessLogSettings.format;
     expect(JSON.parse(format)).toEqual(accessLogFormat);
@@ -282,6 +283,32 @@ describe("the API", () => {
     ];
     for (const variable of variables) expect(allowed, variable).toContain(variable);
     expect(format).not.toMatch(/\$context\.(path|identity|domainName|authorizer)/);
+  });
+
+  // Issue 29, finding 4: anonymous traffic to the public routes is capped by API Gateway.
+  it("throttles every public route, the pay link hardest, after the routes exist", async () => {
+    const stageArgs: { accessLogSettings: object; routeSettings?: unknown } = {
+      accessLogSettings: { destinationArn: "arn:aws:logs:x", format: "{}" },
+    };
+    const opts: { dependsOn?: unknown } = {};
+    (api.args.transform as { stage: typeof apiStage }).stage(stageArgs, opts);
+    const settings = stageArgs.routeSettings as {
+      routeKey: string;
+      throttlingRateLimit: number;
+      throttlingBurstLimit: number;
+    }[];
+    const publicRoutes = api.routes!.map((r) => r.rawRoute).filter((key) => key.startsWith("ANY /public/"));
+    expect(publicRoutes.length).toBe(6);
+    expect(settings.map((s) => s.routeKey).sort()).toEqual([...publicRoutes].sort());
+    const pay = settings.find((s) => s.routeKey === "ANY /public/invoices/{token}/pay")!;
+    expect([pay.throttlingRateLimit, pay.throttlingBurstLimit]).toEqual([10, 20]);
+    for (const s of settings) {
+      expect(s.throttlingRateLimit, s.routeKey).toBeGreaterThanOrEqual(pay.throttlingRateLimit);
+      expect(s.throttlingBurstLimit, s.routeKey).toBeGreaterThanOrEqual(s.throttlingRateLimit);
+    }
+    expect(Object.keys(PUBLIC_ROUTE_THROTTLING).sort()).toEqual([...publicRoutes].sort());
+    // The stage waits for the routes its settings name (API Gateway refuses unknown route keys).
+    expect(await (opts.dependsOn as Promise<unknown[]>)).toBeInstanceOf(Array);
   });
 
   it("a stage whose settings SST stopped passing as a plain object refuses to deploy rather than log paths", () => {
@@ -377,7 +404,7 @@ describe("email: one SES identity per sender, owned by one stage", () => {
       expect(event.snsDestination.topicArn.value).toBe(topic.link!.properties.arn);
       const [subscriber] = functionsOf(infra).filter((fn) => fn.trigger.kind === "sns");
       expect(subscriber).toMatchObject({
-        handler: "packages/functions/src/email-feedback.handler",
+        handler: "packages/functions/src/lambda/email-feedback.handler",
         trigger: { topic: "EmailFeedback" },
       });
     },

@@ -44,9 +44,13 @@ export function dynamoDbStreamEvent(
 
 /**
  * A local stand-in for EventBridge's PutEvents (AWS JSON 1.1 over HTTP), so the bundle's real SDK
- * client talks to something that records what it was given.
+ * client talks to something that records what it was given. Like EventBridge, it refuses a call
+ * whose entries together pass 256 KiB (400 ValidationException); `refuse` makes it answer an entry
+ * with an error code instead of taking it.
  */
-export async function startFakeEventBridge() {
+export async function startFakeEventBridge(
+  options: { refuse?: (entry: { DetailType: string; Detail: string }) => string | undefined } = {},
+) {
   const entries: { Source: string; DetailType: string; Detail: string; EventBusName: string }[] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -60,14 +64,28 @@ export async function startFakeEventBridge() {
         return;
       }
       const input = JSON.parse(body) as { Entries: typeof entries };
-      entries.push(...input.Entries);
-      res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      res.end(
-        JSON.stringify({
-          FailedEntryCount: 0,
-          Entries: input.Entries.map((_, i) => ({ EventId: `fake-${entries.length}-${i}` })),
-        }),
+      const size = input.Entries.reduce(
+        (sum, e) =>
+          sum + 14 + Buffer.byteLength(e.Source) + Buffer.byteLength(e.DetailType) + Buffer.byteLength(e.Detail),
+        0,
       );
+      if (size > 256 * 1024) {
+        res.writeHead(400, { "content-type": "application/x-amz-json-1.1" }).end(
+          JSON.stringify({
+            __type: "ValidationException",
+            message: "Total size of the entries in the request is over the limit.",
+          }),
+        );
+        return;
+      }
+      const results = input.Entries.map((entry, i) => {
+        const code = options.refuse?.(entry);
+        if (code) return { ErrorCode: code, ErrorMessage: "refused by the test" };
+        entries.push(entry);
+        return { EventId: `fake-${entries.length}-${i}` };
+      });
+      res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+      res.end(JSON.stringify({ FailedEntryCount: results.filter((r) => "ErrorCode" in r).length, Entries: results }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -11,7 +11,7 @@ import { deliverQueued, outboxKey, queueEmail, sweepOutbox, type OutboxItem } fr
 import { commit } from "@invoicing/core/db/commit";
 import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { createTestEnv, createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 

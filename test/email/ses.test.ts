@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import PostalMime from "postal-mime";
+import PostalMime, { addressParser } from "postal-mime";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_FROM, emailSender } from "@invoicing/core/email/sender";
 import { SesTransport } from "@invoicing/core/email/ses-transport";
-import { createDeliveryDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
 
 /**
  * Deployed, email goes through Amazon SES. No network here, so the real SDK client is pointed at a
@@ -98,6 +98,34 @@ describe("createDeps with a linked Email", () => {
     expect(mail.attachments).toHaveLength(1);
     expect(mail.attachments[0]).toMatchObject({ filename: "INV-000002.pdf", mimeType: "application/pdf" });
     expect(Buffer.from(mail.attachments[0]!.content as ArrayBuffer).equals(pdf)).toBe(true);
+  });
+
+  // Issue 29, finding 5: SES was given the raw `Müller GmbH <address>`; it wants RFC 2047 there.
+  it("MIME-encodes a display name with non-ASCII letters in FromEmailAddress, quotes one with specials", () => {
+    const ses = new SesTransport(() => Promise.reject(new Error("not sent")), { from: "billing@example.com" });
+    const message = {
+      id: "20261122T093000000Z-0123456789abcdef",
+      to: "client@example.org",
+      subject: "Invoice",
+      text: "Plain",
+      createdAt: "2026-11-22T09:30:00.000Z",
+    };
+    const names = [
+      ["Müller GmbH", "=?utf-8?B?TcO8bGxlciBHbWJI?= <billing@example.com>"],
+      ["Smith, Jones & Co.", '"Smith, Jones & Co." <billing@example.com>'],
+      ["Northwind Studio", "Northwind Studio <billing@example.com>"],
+    ] as const;
+    for (const [fromName, expected] of names) {
+      const from = ses.commandInput({ ...message, fromName }).FromEmailAddress!;
+      expect(from).toBe(expected);
+      expect(addressParser(from, { flatten: true })).toEqual([{ name: fromName, address: "billing@example.com" }]);
+    }
+    // A long name: several encoded words on ONE line (FromEmailAddress is no header line to fold).
+    const long = "Ærøskøbing Købmandsgård & Søn — Tømrer og Snedker ApS".repeat(2);
+    const from = ses.commandInput({ ...message, fromName: long }).FromEmailAddress!;
+    expect(from).not.toMatch(/[\r\n]/);
+    expect(from.match(/=\?utf-8\?B\?/g)!.length).toBeGreaterThan(2);
+    expect(addressParser(from, { flatten: true })).toEqual([{ name: long, address: "billing@example.com" }]);
   });
 
   it("sends from the linked address, from invoices@<domain> for a domain identity, or from EMAIL_FROM", () => {

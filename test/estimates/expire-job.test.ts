@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Deps } from "@invoicing/core/context";
-import type { Db } from "@invoicing/core/db/client";
+import type { Db } from "@invoicing/core/db/dynamodb";
 import { jobs } from "@invoicing/core/jobs/all";
 import { runJobs } from "@invoicing/local/ticker";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";

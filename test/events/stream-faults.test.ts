@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createDb } from "@invoicing/core/db/client";
+import { createDb } from "@invoicing/core/db/dynamodb";
 import { createStreamReader } from "@invoicing/local/stream-reader";
 import { newClient, ok } from "../invoices/fixtures";
 import { createTestEnv, type TestEnv } from "../support/env";

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { jobs } from "@invoicing/core/jobs/all";
@@ -12,11 +14,15 @@ import { startReceiver, type Receiver } from "./receiver";
  */
 let env: TestEnv;
 let receiver: Receiver;
+const ATTEMPT_TIMEOUT = 15_000;
 
 beforeAll(async () => {
-  // Private targets allowed (the receiver is on 127.0.0.1), a short attempt timeout for the hang case.
+  // Private targets allowed (the receiver is on 127.0.0.1). The attempt timeout is the hang case's
+  // whole window for the other endpoint's delivery: generous, so a loaded machine cannot miss it.
   env = await createTestEnv({
-    extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: 1_000 } as { allowPrivate: boolean } },
+    extraDeps: {
+      webhookPolicy: { allowPrivate: true, timeoutMs: ATTEMPT_TIMEOUT } as { allowPrivate: boolean },
+    },
   });
   receiver = await startReceiver();
 });
@@ -186,21 +192,59 @@ describe("retries", () => {
 
   it("a receiver that never answers is cut off at the timeout and retried; other endpoints are not held up", async () => {
     const user = await env.user();
-    const slow = await startReceiver();
+    // A receiver that takes every request and never answers; it notes when the sender gives up on it.
+    const hanging = { arrived: 0, cutOff: 0 };
+    const hangingServer = createServer((req) => {
+      hanging.arrived++;
+      req.socket.once("close", () => hanging.cutOff++);
+    });
+    await new Promise<void>((resolve) => hangingServer.listen(0, "127.0.0.1", resolve));
     try {
-      slow.script.push("hang");
-      const { id: slowId } = await endpoint(user, ["client.created"], slow.url);
+      const hangingUrl = `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}/hooks`;
+      const { id: slowId } = await endpoint(user, ["client.created"], hangingUrl);
       const { secret } = await endpoint(user, ["client.created"]);
       const start = receiver.received.length;
       await newClient(user);
-      await env.drainStream();
+      // While the stream is read (and the hanging attempt waits for its timeout), the other
+      // endpoint gets its delivery: it is in before the hanging one is cut off.
+      let drained = false;
+      const draining = env.drainStream().finally(() => (drained = true));
+      while (receiver.received.length === start && !drained) await new Promise((r) => setTimeout(r, 20));
+      const atFastDelivery = { ...hanging };
+      await draining;
       expect(verified(secret, receiver.received.slice(start)).map((p) => p.type)).toEqual(["client.created"]);
+      expect(atFastDelivery.cutOff, "the fast endpoint waited for the hanging one's timeout").toBe(0);
+      expect(hanging).toEqual({ arrived: 1, cutOff: 1 });
       const list = ok(await user.call("GET", `/webhook-endpoints/${slowId}/deliveries`)).body;
       expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([
         [2, "pending"],
         [1, "failed"],
       ]);
-      expect(list[1].error).toMatch(/no answer within/);
+      expect(list[1].error).toBe(`no answer within ${ATTEMPT_TIMEOUT} ms`);
+    } finally {
+      hangingServer.closeAllConnections();
+      await new Promise((resolve) => hangingServer.close(resolve));
+    }
+  }, 120_000);
+
+  it("one user's hanging receiver does not hold up another user's endpoint of the same id", async () => {
+    // Endpoint ids are counted per user: both users' first endpoint is number 1.
+    const slow = await startReceiver();
+    try {
+      slow.script.push("hang");
+      const hanging = await env.user();
+      const other = await env.user();
+      expect((await endpoint(hanging, ["client.created"], slow.url)).id).toBe(1);
+      const { id, secret } = await endpoint(other, ["client.created"]);
+      expect(id).toBe(1);
+      const start = receiver.received.length;
+      await newClient(hanging); // first in the stream: its attempt is made first
+      await newClient(other);
+      await env.drainStream();
+      // The other user's event was delivered by the subscriber itself, not left for the job.
+      expect(verified(secret, receiver.received.slice(start)).map((p) => p.type)).toEqual(["client.created"]);
+      const list = ok(await other.call("GET", "/webhook-endpoints/1/deliveries")).body;
+      expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([[1, "succeeded"]]);
     } finally {
       await slow.close();
     }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeps } from "@invoicing/functions/deps";
+import { createDeps } from "@invoicing/functions/capabilities/deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
@@ -49,8 +49,8 @@ describe("email quota", () => {
 
     const refused = await alice.call("POST", `/invoices/${invoices[2]!.id}/send`, { to: "x@example.test" });
     const problem = expectProblem(refused, 429, "email_quota_exceeded");
-    // The oldest emails (09:xx) leave the window at 10:00 the next day: 14 hours from 20:00.
-    expect(refused.headers.get("retry-after")).toBe(String(14 * 3600));
+    // The oldest emails (09:30) leave the window at 09:30 the next day: 13.5 hours from 20:00.
+    expect(refused.headers.get("retry-after")).toBe(String(13.5 * 3600));
     expect(problem.detail).toMatch(/3 emails/);
     const after = ok(await alice.call("GET", `/invoices/${invoices[2]!.id}`)).body;
     expect(after).toMatchObject({ status: "finalized", sentAt: null });
@@ -77,6 +77,31 @@ describe("email quota", () => {
       "email_quota_exceeded",
     );
     expect(refusedAgain.status).toBe(429);
+  });
+
+  it("Retry-After is when a place frees: never more than 24 hours, and a send then goes through", async () => {
+    const frank = await env.user();
+    const { id: clientId } = await newClient(frank);
+    const invoices: { id: number }[] = [];
+    for (let i = 0; i < 5; i++) invoices.push(await finalized(frank, clientId));
+    const send = (i: number) => frank.call("POST", `/invoices/${invoices[i]!.id}/send`);
+    for (const [i, at] of ["09:59:00", "09:59:10", "09:59:20"].entries()) {
+      env.clock.set(`2026-11-22T${at}.000Z`);
+      ok(await send(i));
+    }
+    const retryAfter = async (at: string) => {
+      env.clock.set(at);
+      const refused = await send(3);
+      expectProblem(refused, 429, "email_quota_exceeded");
+      return Number(refused.headers.get("retry-after"));
+    };
+    // The hour's emails leave the window together, 24 hours after the last of them (09:59:20).
+    expect(await retryAfter("2026-11-22T09:59:30.000Z")).toBe(86_400 - 10);
+    expect(await retryAfter("2026-11-22T10:00:30.000Z")).toBe(86_400 - 70);
+    expect(await retryAfter("2026-11-23T09:59:19.000Z")).toBe(1);
+    env.clock.set("2026-11-23T09:59:20.000Z");
+    ok(await send(3));
+    ok(await send(4));
   });
 
   it("concurrent sends cannot share the last places: exactly the quota goes out", async () => {

@@ -1,6 +1,6 @@
 import { handle } from "hono/aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { httpApiEvent, httpApiResponse } from "../deploy/lambda";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { createTestEnvWithClient, expectProblem, request, type TestEnv, type TestUser } from "../support/env";

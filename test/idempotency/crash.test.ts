@@ -12,7 +12,7 @@ import {
   releaseKey,
   type KeyRecord,
 } from "@invoicing/core/idempotency/records";
-import { requestFingerprint } from "@invoicing/functions/idempotency";
+import { requestFingerprint } from "@invoicing/functions/http/idempotency";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { effectTransaction, gate, responseStore, type Gate } from "./faults";
 

@@ -1,4 +1,4 @@
-import type { Db } from "@invoicing/core/db/client";
+import type { Db } from "@invoicing/core/db/dynamodb";
 
 /**
  * Holds the first DynamoDB command that `matches` until `release()`: the real client and the real

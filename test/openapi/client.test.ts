@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { createClient, type ApiClient, type Invoice } from "@invoicing/functions/client";
+import { createClient, type ApiClient, type Invoice } from "@invoicing/functions/api-client";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 
 /**
- * The typed client (packages/functions/src/client.ts, hono's `hc`) against the real app: its fetch
+ * The typed client (packages/functions/src/api-client.ts, hono's `hc`) against the real app: its fetch
  * is `app.request`, so each call is a real Request through every middleware.
  */
 let env: TestEnv;

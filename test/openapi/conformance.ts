@@ -148,6 +148,12 @@ const sentInvoice = async (extra: Record<string, unknown> = {}) => {
   const finalized = await finalizedInvoice(extra);
   return ok(alice.call("POST", `/invoices/${finalized.id}/send`), 200);
 };
+/** A credit note of one unit of the invoice's first line. */
+const creditNote = async (invoiceId: number) =>
+  ok(
+    alice.call("POST", `/invoices/${invoiceId}/credit-notes`, { lineItems: [{ invoiceLineId: 1, quantity: "1" }] }),
+    201,
+  );
 const draftEstimate = async () => ok(alice.call("POST", "/estimates", { clientId, lineItems: [line] }), 201);
 const sentEstimate = async () => {
   const draft = await draftEstimate();
@@ -302,6 +308,33 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     const [payment] = await ok(alice.call("GET", `/invoices/${invoice.id}/payments`), 200);
     return { method: "POST", path: `/invoices/${invoice.id}/payments/${payment.id}/refund`, body: { amount: "5.00" } };
   },
+
+  createCreditNote: async () => ({
+    method: "POST",
+    path: `/invoices/${(await sentInvoice()).id}/credit-notes`,
+    body: { lineItems: [{ invoiceLineId: 1, quantity: "1" }], reason: "order_change", memo: "One returned" },
+  }),
+  listInvoiceCreditNotes: async () => {
+    const invoice = await sentInvoice();
+    await creditNote(invoice.id);
+    await creditNote(invoice.id);
+    return { method: "GET", path: `/invoices/${invoice.id}/credit-notes` };
+  },
+  listCreditNotes: async () => {
+    const invoice = await sentInvoice();
+    await creditNote(invoice.id);
+    await creditNote(invoice.id);
+    return { method: "GET", path: `/credit-notes?invoiceId=${invoice.id}&limit=1` };
+  },
+  getCreditNote: async () => ({
+    method: "GET",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}`,
+  }),
+  sendCreditNote: async () => ({
+    method: "POST",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}/send`,
+    body: { to: "ap@acme.test" },
+  }),
 
   createEstimate: async () => ({
     method: "POST",
@@ -589,6 +622,21 @@ describe("GET /openapi.json against the running app", () => {
         ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
         ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
         ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
+        ["createCreditNote", { method: "POST", path: `/invoices/${empty.id}/credit-notes` }, "invalid_transition"],
+        [
+          "createCreditNote",
+          {
+            method: "POST",
+            path: `/invoices/${paid.id}/credit-notes`,
+            body: { lineItems: [{ invoiceLineId: 1, quantity: "4" }] },
+          },
+          "credit_exceeds_invoice",
+        ],
+        [
+          "createCreditNote",
+          { method: "POST", path: `/invoices/${paid.id}/credit-notes`, body: { lineItems: [] } },
+          "empty_credit_note",
+        ],
       ];
       for (const [id, call, code] of cases) {
         const op = opById(id);

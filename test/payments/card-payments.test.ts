@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { signedStripeEvent, startStripeCardProcessor, type FakeSession, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
@@ -515,10 +515,39 @@ describe("GET /public/invoices/{token}/pay", () => {
     expectProblem(await request(env.app, "GET", "/public/invoices/not-a-token/pay"), 404, "not_found");
   });
 
-  it("does not redirect to a session that was paid before the webhook arrived", async () => {
+  // Issue 29, finding 4: every open used to ask the processor (sessions.retrieve), so one public
+  // link could push the shared Stripe account into its rate limit for every user.
+  it("50 opens of the pay link make one session and ask the processor nothing more", async () => {
+    const before = fake.requests.length;
+    const invoice = await sentInvoice();
+    const opens = [];
+    for (let i = 0; i < 50; i++) opens.push(await openPayLink(invoice));
+    const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
+    expect(new Set(opens.map((r) => `${r.status} ${r.headers.get("location")}`))).toEqual(
+      new Set([`303 ${sessionOf(stored).url}`]),
+    );
+    expect(fake.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/checkout/sessions"]);
+  });
+
+  it("reuses the stored session while 10 minutes or more of it are left, then makes a new one", async () => {
     const invoice = await openedInvoice();
-    fake.completeSession(invoice.cardProcessorCheckoutSessionId);
-    const res = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+    const expiresAt = sessionOf(invoice).expires_at * 1000;
+    const before = fake.requests.length;
+    env.clock.set(new Date(expiresAt - 10 * 60_000).toISOString());
+    expect((await openPayLink(invoice)).headers.get("location")).toBe(sessionOf(invoice).url);
+    expect(fake.requests.length).toBe(before);
+    env.clock.set(new Date(expiresAt - 10 * 60_000 + 1).toISOString());
+    const replaced = await openPayLink(invoice);
+    expect(fake.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/checkout/sessions"]);
+    expect(replaced.headers.get("location")).not.toBe(sessionOf(invoice).url);
+  });
+
+  it("a session paid before its webhook: the link leads to it until the webhook makes the invoice paid", async () => {
+    const invoice = await openedInvoice();
+    const session = fake.completeSession(invoice.cardProcessorCheckoutSessionId);
+    expect((await openPayLink(invoice)).headers.get("location")).toBe(session.url);
+    await deliver("checkout.session.completed", session).send();
+    const res = await openPayLink(invoice);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(`/public/invoices/${invoice.publicToken}`);
   });

@@ -13,16 +13,36 @@ describe("minor units", () => {
     expect(toMinorUnits(4010n, "ISK")).toBeNull(); // Stripe takes whole krónur only
   });
 
-  it("come back to the same cents whenever they could be charged", () => {
-    const currencies = ["USD", "EUR", "JPY", "KRW", "BHD", "ISK", "CLP"];
+  /** Amounts that can be charged in `currency`: whole units where Stripe takes only whole units. */
+  const chargeable = (currency: string) =>
+    ZERO_DECIMAL_OR_WHOLE.includes(currency)
+      ? fc.bigInt({ min: 0n, max: 999_999_999_999n }).map((units) => units * 100n)
+      : fc.bigInt({ min: 0n, max: 99_999_999_999_999n });
+  const ZERO_DECIMAL_OR_WHOLE = ["JPY", "KRW", "CLP", "ISK"];
+  const CURRENCIES = ["USD", "EUR", "BHD", "KWD", ...ZERO_DECIMAL_OR_WHOLE];
+
+  it("come back to the same cents whenever they could be charged, in every currency", () => {
     fc.assert(
       fc.property(
-        fc.bigInt({ min: 0n, max: 99_999_999_999_999n }),
-        fc.constantFrom(...currencies),
-        (cents, currency) => {
+        fc.constantFrom(...CURRENCIES).chain((currency) => fc.tuple(fc.constant(currency), chargeable(currency))),
+        ([currency, cents]) => {
           const minor = toMinorUnits(cents, currency);
-          if (minor === null) return;
-          expect(fromMinorUnits(minor, currency)).toBe(cents);
+          expect(minor).not.toBeNull();
+          expect(fromMinorUnits(minor!, currency)).toBe(cents);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("never charge a fraction of a whole unit where Stripe takes whole units only", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ZERO_DECIMAL_OR_WHOLE),
+        fc.bigInt({ min: 0n, max: 999_999_999_999n }),
+        fc.bigInt({ min: 1n, max: 99n }),
+        (currency, units, fraction) => {
+          expect(toMinorUnits(units * 100n + fraction, currency)).toBeNull();
         },
       ),
     );

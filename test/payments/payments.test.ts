@@ -3,7 +3,7 @@ import { join } from "node:path";
 import PostalMime from "postal-mime";
 import { beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
 
 /**
@@ -44,6 +44,7 @@ describe("POST /invoices/{id}/payments", () => {
     expect(res.headers.get("location")).toBe(`/invoices/${sent.id}/payments/${res.body.id}`);
     expect(res.body).toEqual({
       id: res.body.id,
+      invoiceId: sent.id,
       amount: "250.50",
       paymentMethod: "bank_transfer",
       paidAt: "2026-11-20T00:00:00.000Z",
@@ -65,6 +66,31 @@ describe("POST /invoices/{id}/payments", () => {
     // Reminders stay scheduled while something is due.
     const reminders = ok(await alice.call("GET", `/invoices/${sent.id}/reminders`)).body;
     expect(reminders.every((r: { status: string }) => r.status === "scheduled")).toBe(true);
+  });
+
+  it("a payment names its invoice wherever it is returned, and its payment.created event's data is the resource", async () => {
+    // Payment ids are counted per invoice: two invoices' first payments are both id 1.
+    const [first, second] = [await invoice(), await invoice()];
+    const paid = [
+      ok(await pay(first.id, { amount: "10.00", paymentMethod: "cash" }), 201).body,
+      ok(await pay(second.id, { amount: "20.00", paymentMethod: "cash" }), 201).body,
+    ];
+    expect(paid.map((p) => [p.invoiceId, p.id])).toEqual([
+      [first.id, 1],
+      [second.id, 1],
+    ]);
+    expect((await paymentsOf(second.id)).map((p: { invoiceId: number }) => p.invoiceId)).toEqual([second.id]);
+    const one = ok(await alice.call("GET", `/invoices/${second.id}/payments/1`)).body;
+    expect(one).toEqual(paid[1]);
+    await env.drainStream();
+    const events = ok(await alice.call("GET", "/events?type=payment.created&resourceType=payment&resourceId=1")).body;
+    const ofSecond = events.filter((e: { data: { invoiceId: number } }) => e.data.invoiceId === second.id);
+    expect(ofSecond).toHaveLength(1);
+    expect(ofSecond[0].data).toEqual(one);
+    // The OpenAPI document says so too (it is built from the same response schema).
+    const payment = ok(await request(env.app, "GET", "/openapi.json")).body.components.schemas.Payment;
+    expect(payment.properties.invoiceId).toBeDefined();
+    expect(payment.required).toContain("invoiceId");
   });
 
   it("the payment that reaches total makes the invoice paid with its own paidAt, method and reference", async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { FRENCH_CLIENT, SELLER } from "../support/documents";
@@ -72,8 +73,7 @@ describe("business profile", () => {
       ...FULL,
       address: { ...SELLER.address, region: null },
       bankAccount: { ...SELLER.bankAccount, iban: "DE89370400440532013000" },
-      // Links are stored as their normalized href (what every later reader gets).
-      website: new URL(FULL.website).href,
+      website: FULL.website,
       hasLogo: false,
       updatedAt: "2026-11-22T09:30:00.000Z",
     });
@@ -88,6 +88,54 @@ describe("business profile", () => {
     const cleared = await carol.call("PATCH", "/profile", { bankAccount: null, legalName: null });
     expect(cleared.body).toMatchObject({ bankAccount: null, legalName: null, businessName: "Northwind Studio" });
     expect((await carol.call("GET", "/profile")).body).toEqual(cleared.body);
+  });
+
+  it("returns and prints the website exactly as given: validated, not rewritten", async () => {
+    const gina = await env.user();
+    const website = "https://www.acme-shop.example.org";
+    const patched = await gina.call("PATCH", "/profile", { businessName: "Acme Shop", website });
+    expect(patched.status).toBe(200);
+    expect(patched.body.website).toBe(website);
+    expect((await gina.call("GET", "/profile")).body.website).toBe(website);
+    const clientId = (await gina.call("POST", "/clients", { name: "Buyer", email: "ap@buyer.test" })).body.id;
+    const draft = await gina.call("POST", "/invoices", {
+      clientId,
+      lineItems: [{ description: "Work", unitPrice: "10.00" }],
+    });
+    const invoice = (await gina.call("POST", `/invoices/${draft.body.id}/finalize`)).body;
+    expect(invoice.seller.website).toBe(website);
+    // Printed on the public page and the PDF as typed, never with the parser's trailing slash.
+    const page = await (await env.app.request(`http://localhost/public/invoices/${invoice.publicToken}`)).text();
+    expect(page).toContain(website);
+    expect(page).not.toContain(`${website}/`);
+    const pdf = await (
+      await env.app.request(`http://localhost/public/invoices/${invoice.publicToken}/pdf`)
+    ).arrayBuffer();
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(pdf)), { mergePages: true });
+    expect(text).toContain(website);
+    expect(text).not.toContain(`${website}/`);
+  });
+
+  // Issue 29, finding 5: a line break in the business name reached email headers and PDF lines.
+  it("single-line fields refuse control characters (U+0000–U+001F, U+007F); other text keeps them", async () => {
+    const erin = await env.user();
+    const fields = ["businessName", "legalName", "contactName", "taxId", "companyId", "phone"];
+    for (const field of fields) {
+      for (const bad of ["Evil\r\nBcc: all@example.com", "tab\there", "nul\u0000", "del\u007f", "\u001b[31m"]) {
+        const problem = expectProblem(await erin.call("PATCH", "/profile", { [field]: bad }), 400, "validation_error");
+        expect(problem.errors, `${field} ${JSON.stringify(bad)}`).toEqual([
+          { path: field, message: "must be one line without control characters" },
+        ]);
+      }
+    }
+    expect((await erin.call("GET", "/profile")).body).toEqual(EMPTY_PROFILE);
+    const ok = await erin.call("PATCH", "/profile", {
+      businessName: "Müller GmbH — Zürich «Ost» 東京",
+      footer: "Line one\nLine two",
+      defaultNotes: "Thanks!\n\tSee you",
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ businessName: "Müller GmbH — Zürich «Ost» 東京", footer: "Line one\nLine two" });
   });
 
   it("refuses bad input with the field's path, changing nothing", async () => {
@@ -122,6 +170,15 @@ describe("business profile", () => {
         problem.errors!.map((e) => e.path),
         JSON.stringify(body),
       ).toContain(path);
+    }
+    // A value that is not an object where an Address or bank account belongs: one error, at the field.
+    for (const [field, value] of [
+      ["address", ["x"]],
+      ["address", "Main St"],
+      ["bankAccount", ["DE89370400440532013000"]],
+    ] as const) {
+      const problem = expectProblem(await dave.call("PATCH", "/profile", { [field]: value }), 400, "validation_error");
+      expect(problem.errors, JSON.stringify(value)).toEqual([{ path: field, message: "expected an object" }]);
     }
     expect((await dave.call("GET", "/profile")).body).toEqual(EMPTY_PROFILE);
     // Valid IBANs of other countries (lengths differ) pass.

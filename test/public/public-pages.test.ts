@@ -3,8 +3,8 @@ import { join } from "node:path";
 import PostalMime from "postal-mime";
 import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "@invoicing/core/db/client";
-import { createApp } from "@invoicing/functions/app";
+import { createDb } from "@invoicing/core/db/dynamodb";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { createTestEnvWithClient, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
 let env: TestEnv;

@@ -1,6 +1,6 @@
-import { createDb } from "@invoicing/core/db/client";
-import { createApp } from "@invoicing/functions/app";
-import { isPublicPath } from "@invoicing/functions/middleware";
+import { createDb } from "@invoicing/core/db/dynamodb";
+import { createApp } from "@invoicing/functions/app/create-app";
+import { isPublicPath } from "@invoicing/functions/http/middleware";
 import { expect } from "vitest";
 import type { TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
@@ -62,8 +62,10 @@ export interface Fixtures {
   scheduleId: number;
   apiKeyId: number;
   webhookEndpointId: number;
+  creditNoteId: number;
   invoiceToken: string;
   estimateToken: string;
+  creditNoteToken: string;
 }
 
 /** A body each write endpoint accepts (given the fixtures it acts on). Absent: no body. */
@@ -76,6 +78,8 @@ export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
   "POST /invoices/:id/send": () => ({ to: "someone@else.test" }),
   "POST /invoices/:id/mark-paid": () => ({ paymentMethod: "cash" }),
   "POST /invoices/:id/payments": () => ({ amount: "1.00", paymentMethod: "cash" }),
+  "POST /invoices/:id/credit-notes": () => ({ lineItems: [{ description: "Goodwill", unitPrice: "0.01" }] }),
+  "POST /credit-notes/:id/send": () => ({ to: "someone@else.test" }),
   "POST /estimates": (f) => ({ clientId: f.clientId, lineItems: [line] }),
   "PATCH /estimates/:id": () => ({ notes: "changed" }),
   "POST /estimates/:id/send": () => ({ to: "someone@else.test" }),
@@ -93,7 +97,10 @@ export const VALID_BODIES: Record<string, (f: Fixtures) => unknown> = {
 
 /** The value of an endpoint's parameter that names the fixture of its kind. */
 export function fixtureParam(e: Endpoint, f: Fixtures): string {
-  if (e.param === "token") return e.path.startsWith("/public/estimates") ? f.estimateToken : f.invoiceToken;
+  if (e.param === "token") {
+    if (e.path.startsWith("/public/estimates")) return f.estimateToken;
+    return e.path.startsWith("/public/credit-notes") ? f.creditNoteToken : f.invoiceToken;
+  }
   const kind = e.path.split("/")[1];
   const ids: Record<string, number> = {
     clients: f.spareClientId,
@@ -102,6 +109,7 @@ export function fixtureParam(e: Endpoint, f: Fixtures): string {
     "recurring-schedules": f.scheduleId,
     "api-keys": f.apiKeyId,
     "webhook-endpoints": f.webhookEndpointId,
+    "credit-notes": f.creditNoteId,
   };
   const id = kind ? ids[kind] : undefined;
   if (id === undefined) throw new Error(`no fixture for ${endpointName(e)}: add its kind to fixtureParam`);
@@ -110,8 +118,8 @@ export function fixtureParam(e: Endpoint, f: Fixtures): string {
 
 /**
  * Records of every kind for `user`, `copies` of each so that the last ones' ids exceed another
- * user's: a client with documents, a spare client, a draft and a sent invoice, a sent estimate,
- * a schedule, api keys. Returns the last of each.
+ * user's: a client with documents, a spare client, a draft and a sent invoice (with a credit note of
+ * one unit), a sent estimate, a schedule, api keys. Returns the last of each.
  */
 export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"): Promise<Fixtures> {
   const ok = async (method: string, path: string, body?: unknown) => {
@@ -137,6 +145,10 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
     // The user's only payment (id 1), on the last fixture invoice: see pathOf.
     if (i === copies - 1)
       await ok("POST", `/invoices/${invoice.id}/payments`, { amount: "1.00", paymentMethod: "cash" });
+    const creditNote = await ok("POST", `/invoices/${invoice.id}/credit-notes`, {
+      lineItems: [{ invoiceLineId: 1, quantity: "1" }],
+      memo: `${label} credit note`,
+    });
     const estimate = await ok("POST", "/estimates", {
       clientId: client.id,
       lineItems: [line],
@@ -165,8 +177,10 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
       scheduleId: schedule.id,
       apiKeyId: key.id,
       webhookEndpointId: endpoint.id,
+      creditNoteId: creditNote.id,
       invoiceToken: invoice.publicToken,
       estimateToken: estimate.publicToken,
+      creditNoteToken: creditNote.publicToken,
     };
   }
   return f!;

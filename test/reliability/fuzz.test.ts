@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { problemStatus, type ProblemCode } from "@invoicing/functions/problems";
+import { problemStatus, type ProblemCode } from "@invoicing/functions/http/problems";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { RUNS, partition, problemShape } from "./harness";
 import {

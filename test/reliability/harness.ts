@@ -1,9 +1,9 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { vi } from "vitest";
 import type { Deps } from "@invoicing/core/context";
-import { createDb, type Db } from "@invoicing/core/db/client";
+import { createDb, type Db } from "@invoicing/core/db/dynamodb";
 import { userPk } from "@invoicing/core/db/keys";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from "../support/fault-proxy";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, isReachable } from "@invoicing/local/dynamo";
+import { isReachable } from "@invoicing/local/dynamo";
+import { startLocalServer, stopLocalServer, type LocalServer } from "../support/local-server";
 import { RUNS } from "./harness";
 
 /**
@@ -14,74 +15,47 @@ import { RUNS } from "./harness";
  * there after a restart on the same DATA_DIR, and the stop must be clean: exit 0, DynamoDB Local
  * stopped with it.
  */
-const ROOT = resolve(import.meta.dirname, "../..");
-
-/** `npm start`'s command line, as the program to spawn and its arguments. */
-function startCommand(): [string, string[]] {
-  const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } })
-    .scripts.start;
-  const [command, ...args] = script.trim().split(/\s+/);
-  return [command === "node" ? process.execPath : join(ROOT, "node_modules/.bin", command!), args];
-}
-
-interface Server {
-  child: ChildProcess;
-  url: string;
-  /** The development API key, the last line of the startup output. */
-  key: Promise<string>;
-  exited: Promise<number | null>;
-  output: () => string;
-}
-
-const running: Server[] = [];
+const running: LocalServer[] = [];
 const dirs: string[] = [];
 
 afterEach(async () => {
   // A failed test must not leave a server (and its DynamoDB Local) behind: SIGTERM is the clean stop.
-  for (const server of running.splice(0)) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill("SIGTERM");
-      const timer = setTimeout(() => server.child.kill("SIGKILL"), 20_000);
-      await server.exited;
-      clearTimeout(timer);
-    }
-  }
+  for (const server of running.splice(0)) await stopLocalServer(server);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(dataDir: string): Promise<Server> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    CRON_INTERVAL_SECONDS: "0",
-  };
-  delete env.DYNAMODB_ENDPOINT; // its own DynamoDB Local, persisted in DATA_DIR
-  const [command, args] = startCommand();
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
-  const key = new Promise<string>((resolveKey, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const lines = output.split("\n").map((l) => l.trim());
-      const at = lines.findIndex((l) => l.startsWith("Development API key"));
-      if (at >= 0 && lines[at + 1]) resolveKey(lines[at + 1]!);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then((code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${output}`)));
-  });
-  const server: Server = { child, url: `http://127.0.0.1:${port}`, key, exited, output: () => output };
+async function start(dataDir: string): Promise<LocalServer> {
+  const server = await startLocalServer(dataDir);
   running.push(server);
   return server;
 }
 
-async function stop(server: Server): Promise<number | null> {
-  server.child.kill("SIGTERM");
-  return server.exited;
+/**
+ * POST /clients on a connection of its own (no keep-alive: a kept connection that the stopping
+ * server closes between two requests would fail a request it never read, which is neither refused
+ * nor answered). Resolves with the answer; rejects with the socket's error when there is none.
+ */
+function postClient(url: string, key: string, name: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolveAnswer, reject) => {
+    const body = JSON.stringify({ name });
+    const req = httpRequest(
+      `${url}/clients`,
+      {
+        method: "POST",
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Connection: "close" },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolveAnswer({ status: res.statusCode!, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 describe("npm start under SIGTERM", () => {
@@ -101,21 +75,21 @@ describe("npm start under SIGTERM", () => {
       for (let n = 0; ; n++) {
         const name = `client ${w}-${n}`;
         sent++;
+        let answer: { status: number; text: string };
         try {
-          const res = await fetch(`${first.url}/clients`, {
-            method: "POST",
-            headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-            body: JSON.stringify({ name }),
-          });
-          const body = (await res.json()) as { id: number; name: string };
-          if (res.status === 201) acknowledged.set(body.id, body.name);
-          else expect(res.status, JSON.stringify(body)).toBeLessThan(500); // shutting down is no excuse for a 5xx
-        } catch {
-          // Connection refused or closed: no answer, no acknowledgement. Before the signal that is a bug.
+          answer = await postClient(first.url, key, name);
+        } catch (error) {
+          // No answer at all. Only a refused connection (the listener is closed) may pass, and only
+          // after the signal: a reset or a cut response is a request the server dropped.
           expect(signalled, first.output()).toBe(true);
+          expect((error as NodeJS.ErrnoException).code, `${String(error)}\n${first.output()}`).toBe("ECONNREFUSED");
           refused++;
           return;
         }
+        // Shutting down is no excuse for a 5xx or a body that is not the JSON promised.
+        expect(answer.status, answer.text).toBeLessThan(500);
+        const body = JSON.parse(answer.text) as { id: number; name: string };
+        if (answer.status === 201) acknowledged.set(body.id, body.name);
         if (!signalled && acknowledged.size >= signalAfter) {
           signalled = true;
           first.child.kill("SIGTERM");
@@ -146,6 +120,6 @@ describe("npm start under SIGTERM", () => {
       if (page.length < 200) break;
     }
     for (const [id, name] of acknowledged) expect(stored.get(id), `client ${id} (${name}) was acknowledged`).toBe(name);
-    expect(await stop(second)).toBe(0);
+    expect(await stopLocalServer(second)).toBe(0);
   }, 240_000);
 });

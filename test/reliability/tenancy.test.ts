@@ -34,10 +34,17 @@ beforeAll(async () => {
   await makeFixtures(intruder, 1, "Intruder");
   const invoice = (await owner.call("GET", `/invoices/${owned.invoiceId}`)).body;
   // The owner's client email too: email deliveries (string ids) are checked by what they hold.
-  secrets = ["Owner", "owner@client.test", owned.invoiceToken, owned.estimateToken, invoice.publicToken];
+  secrets = [
+    "Owner",
+    "owner@client.test",
+    owned.invoiceToken,
+    owned.estimateToken,
+    owned.creditNoteToken,
+    invoice.publicToken,
+  ];
 });
 
-/** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest). */
+/** The intruder's highest id per collection (one fixture set: two clients, two invoices, two keys, one of the rest, a credit note among them). */
 const INTRUDER_MAX: Record<string, number> = {
   clients: 2,
   invoices: 2,
@@ -45,6 +52,7 @@ const INTRUDER_MAX: Record<string, number> = {
   "recurring-schedules": 1,
   "api-keys": 2,
   "webhook-endpoints": 1,
+  "credit-notes": 1,
 };
 const onlyIntruders = (path: string, res: TestResponse) => {
   const max = INTRUDER_MAX[path.split("/")[1]!] ?? 0;
@@ -105,6 +113,9 @@ describe("lists", () => {
     "?offset=1",
     `?clientId=3`,
     "?clientId=1&status=sent",
+    // Credit notes by invoice: the owner's last fixture invoice (6) has one, the intruder's none.
+    "?invoiceId=6",
+    "?invoiceId=6&clientId=1",
   ];
 
   it.each(LISTS.map((e) => [endpointName(e), e] as const))(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
+import { createDb } from "@invoicing/core/db/dynamodb";
 import { commit } from "@invoicing/core/db/commit";
 import { nextId } from "@invoicing/core/db/ids";
 import { jobs } from "@invoicing/core/jobs/all";

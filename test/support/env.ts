@@ -7,7 +7,7 @@ import type { Deps } from "@invoicing/core/context";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
 import { createFreshTable } from "./table";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createDb, type Db } from "@invoicing/core/db/client";
+import { createDb, type Db } from "@invoicing/core/db/dynamodb";
 import { ensureTable } from "@invoicing/local/bootstrap";
 
 /**

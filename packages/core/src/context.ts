@@ -1,8 +1,9 @@
-import type { Db } from "./db/client";
+import type { Db } from "./db/dynamodb";
 import type { CommitHook } from "./db/commit";
 import type { EmailTransport } from "./email/transport";
 import type { CardProcessor } from "./payments/card-processor";
 import type { DocumentView } from "./public/view";
+import type { UrlPolicy } from "./webhooks/url-guard";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -24,8 +25,11 @@ export interface Deps {
    * webhook, refunds), the stream subscriber (expires ended checkout sessions) and the jobs.
    */
   payments?: CardProcessor;
-  /** Which webhook URLs may be called (docs/events.md); unset: https to public addresses only. */
-  webhookPolicy?: { allowPrivate: boolean };
+  /**
+   * Which webhook URLs may be called (docs/events.md); unset: https to public addresses only.
+   * `timeoutMs` (default 10 s) and `lookup` are for tests.
+   */
+  webhookPolicy?: UrlPolicy & { timeoutMs?: number };
   /** Where events also go (the EventBridge bus, deployed); unset: nowhere else. */
   eventBus?: { publish(events: readonly import("./events/types").Event[]): Promise<void> };
   /** Where queued emails are delivered (SES deployed, .eml files locally); unset: they stay queued. */

@@ -1,6 +1,6 @@
 /**
  * Domain errors: what went wrong in business terms. The HTTP layer maps each code to a status and
- * problem+json body in one place (functions/src/problems.ts); core never speaks HTTP.
+ * problem+json body in one place (functions/src/http/problems.ts); core never speaks HTTP.
  */
 export type DomainErrorCode =
   | "not_found"
@@ -25,7 +25,10 @@ export type DomainErrorCode =
   | "overpayment"
   | "payment_not_deletable"
   | "refund_not_possible"
-  | "email_quota_exceeded";
+  | "email_quota_exceeded"
+  | "credit_exceeds_invoice"
+  | "empty_credit_note"
+  | "insufficient_scope";
 
 export class DomainError extends Error {
   constructor(

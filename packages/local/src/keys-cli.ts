@@ -1,19 +1,28 @@
 import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { createApiKey, USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
+import { KEY_SCOPES, type KeyScope } from "@invoicing/core/keys/resource";
+import { parseTimestamp } from "@invoicing/core/time";
 import { runCommandLine } from "./stack";
 
 /**
- * `npm run --silent keys -- create --user <userId> [--name N]`: makes a user's API key and prints
- * it as the last line. Reaches the DynamoDB of a running `npm start` with the same DATA_DIR, or a
- * deployed stage's under `npx sst shell`.
+ * `npm run --silent keys -- create --user <userId> [--name N] [--scope full|read_only]
+ * [--expires-at <time>]`: makes a user's API key and prints it as the last line. Reaches the
+ * DynamoDB of a running `npm start` with the same DATA_DIR, or a deployed stage's under
+ * `npx sst shell`.
  */
-const USAGE = "usage: npm run --silent keys -- create --user <userId> [--name <name>]";
+const USAGE =
+  "usage: npm run --silent keys -- create --user <userId> [--name <name>] [--scope full|read_only] [--expires-at <RFC 3339 time or YYYY-MM-DD>]";
 
 runCommandLine(async (open) => {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { user: { type: "string" }, name: { type: "string" } },
+    options: {
+      user: { type: "string" },
+      name: { type: "string" },
+      scope: { type: "string" },
+      "expires-at": { type: "string" },
+    },
   });
   if (positionals[0] !== "create" || !values.user) {
     console.error(USAGE);
@@ -23,9 +32,24 @@ runCommandLine(async (open) => {
     console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
     return 2;
   }
+  const scope = (values.scope ?? "full") as KeyScope;
+  if (!KEY_SCOPES.includes(scope)) {
+    console.error(`--scope must be one of ${KEY_SCOPES.join(", ")}`);
+    return 2;
+  }
+  const now = new Date();
+  const given = values["expires-at"];
+  const expiresAt = given === undefined ? null : parseTimestamp(given);
+  if (given !== undefined && (expiresAt === null || !(Date.parse(expiresAt) > now.getTime()))) {
+    console.error("--expires-at must be an RFC 3339 date-time or a date YYYY-MM-DD in the future");
+    return 2;
+  }
   const deps = await open();
-  const created = await createApiKey(deps.db, values.user, values.name ?? null, new Date());
-  console.error(`created API key ${created.id} (${created.prefix}…) for user ${values.user}; it is shown only once:`);
+  const created = await createApiKey(deps.db, values.user, values.name ?? null, now, { scope, expiresAt });
+  const limits = `${created.scope}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}`;
+  console.error(
+    `created API key ${created.id} (${created.prefix}…, ${limits}) for user ${values.user}; it is shown only once:`,
+  );
   console.log(created.key);
   return 0;
 });

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
-import { createDeliveryDeps as createDeps } from "@invoicing/functions/delivery-deps";
+import { createDeliveryDeps as createDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { ensureTable } from "./bootstrap";
 import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
 import { dynamoDir, endpointFile, readIfExists } from "./paths";
@@ -29,9 +29,19 @@ export async function openLocalDatabase(options: { allowShared: boolean }): Prom
   return { endpoint: running.endpoint, stop: running.stop, startedHere: true };
 }
 
+/**
+ * What the local stack assumes that a deployed stage does not, in one place: `npm start` and the
+ * `keys`/`jobs` command lines on the local stack are the same service (API.md section 10), so a
+ * webhook `npm start` delivered to, the jobs retry. A variable set in the environment wins.
+ */
+export const LOCAL_DEFAULTS: Readonly<NodeJS.ProcessEnv> = {
+  // Webhooks to http://localhost and other private targets: development only (docs/events.md).
+  WEBHOOKS_ALLOW_PRIVATE: "1",
+};
+
 /** Dependencies for the local server and command lines, with the table created when missing. */
 export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Deps> {
-  const env = { ...process.env, ...extraEnv, DYNAMODB_ENDPOINT: endpoint };
+  const env = { ...LOCAL_DEFAULTS, ...process.env, ...extraEnv, DYNAMODB_ENDPOINT: endpoint };
   const { tableName, region } = loadConfig(env);
   const client = new DynamoDBClient({
     endpoint,

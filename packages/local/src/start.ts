@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync, rmSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { JavaMissingError } from "./dynamo";
 import { dataDir, devKeyFile, endpointFile, readIfExists } from "./paths";
 import { localDeps, openLocalDatabase } from "./stack";
@@ -26,8 +26,6 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const interval = Number(process.env.CRON_INTERVAL_SECONDS ?? 60);
   mkdirSync(dataDir(), { recursive: true });
-  // Webhooks to http://localhost and other private targets are for development: on by default here.
-  process.env.WEBHOOKS_ALLOW_PRIVATE ??= "1";
 
   const database = await openLocalDatabase({ allowShared: false });
   if (database.startedHere) writeFileSync(endpointFile(), database.endpoint);

@@ -1,5 +1,5 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "./client";
+import type { Db } from "./dynamodb";
 
 type Key = { pk: string; sk: string };
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { Db } from "./client";
+import type { Db } from "./dynamodb";
 
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 type Item = Record<string, unknown>;

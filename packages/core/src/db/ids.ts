@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "./client";
+import type { Db } from "./dynamodb";
 import { commit, type CommitContext, type Write } from "./commit";
 import { isTransactionConflict } from "./errors";
 import { counterKey } from "./keys";

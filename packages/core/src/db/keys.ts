@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 
-export type Kind = "CLIENT" | "INVOICE" | "ESTIMATE" | "SCHEDULE" | "APIKEY";
+export type Kind = "CLIENT" | "INVOICE" | "ESTIMATE" | "SCHEDULE" | "CREDITNOTE" | "APIKEY";
 
 export const ID_WIDTH = 10;
 export const pad = (id: number): string => id.toString().padStart(ID_WIDTH, "0");

@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "./client";
+import type { Db } from "./dynamodb";
 import { clientPartition, entityKey, type Kind, pad, statusPartition, userPk } from "./keys";
 
 /**

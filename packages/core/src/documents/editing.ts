@@ -15,7 +15,8 @@ import { clientCopies, type ClientCopies } from "./parties";
  * documents follow ("same rules as invoices"). Each kind passes its own
  * statuses, fields and errors; nothing here knows which document it edits.
  */
-export type DocumentKind = "INVOICE" | "ESTIMATE";
+/** A credit note is never edited or deleted: it is read (and sent) through here only. */
+export type DocumentKind = "INVOICE" | "ESTIMATE" | "CREDITNOTE";
 
 /** What every invoice and estimate item has and editing touches. */
 export interface DocumentItem {

@@ -4,14 +4,15 @@ import { counterValue, takeCounterWrite } from "../db/ids";
 import { Raced } from "../db/optimistic";
 
 /**
- * Gapless per-user document numbers (INV-000001 at finalize, EST-000001 at creation). The counter
+ * Gapless per-user document numbers (INV-000001 at finalize, EST-000001 at creation, CN-000001 at
+ * a credit note's issue). The counter
  * is not bumped on its own (that would leave a gap when the document's write fails): the caller
  * reads the last number, and its transaction both writes the document and moves the counter from
  * that value to the next, conditioned on the value read. Losing a race means read again and retry
  * (the caller's optimistic loop, db/optimistic.ts).
  */
-export type NumberPrefix = "INV" | "EST";
-export type NumberCounter = "invoiceNumber" | "estimateNumber";
+export type NumberPrefix = "INV" | "EST" | "CN";
+export type NumberCounter = "invoiceNumber" | "estimateNumber" | "creditNoteNumber";
 
 export const formatDocumentNumber = (prefix: NumberPrefix, n: number): string =>
   `${prefix}-${String(n).padStart(6, "0")}`;

@@ -10,6 +10,9 @@ import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { type DocumentItem, getDocument, type DocumentRules } from "./editing";
 
+/** What `send` reads of a document (an invoice, an estimate, a credit note). */
+type SendableItem = Pick<DocumentItem, "pk" | "sk" | "id" | "status" | "version" | "clientId" | "clientEmail">;
+
 /** What `send` sets on every document; the rest of the document stays as it is. */
 interface Sent {
   status: string;
@@ -22,9 +25,14 @@ export interface SendOptions {
   to?: string;
 }
 
-export interface SendRules<T extends DocumentItem & Sent> extends Pick<DocumentRules, "kind" | "noun"> {
+export interface SendRules<T extends SendableItem & Sent> extends Pick<DocumentRules, "kind" | "noun"> {
   /** The status a send starts from (an invoice is sent once finalized, an estimate from its draft). */
   from: string;
+  /**
+   * The status after it: `sent`, or (a credit note, which may be sent again and again) the one it
+   * started from.
+   */
+  to?: string;
   /** What the document takes on when it is issued by the send (an estimate: its parties, frozen). */
   issue?: (ctx: Ctx, current: T) => Promise<Partial<T>>;
   /** What follows from the sent document (an invoice: its pay link). */
@@ -35,7 +43,8 @@ export interface SendRules<T extends DocumentItem & Sent> extends Pick<DocumentR
 }
 
 /**
- * `send`, for invoices and estimates alike: `from` → sent, recording sentAt and the recipient — the
+ * `send`, for invoices, estimates and credit notes alike: `from` → sent (a credit note stays issued:
+ * `to`), recording sentAt and the recipient — the
  * `to` given, else the client's email as the document holds it, else (it had none) the client's
  * current one. The email is queued in the outbox, and counted against the email quota, in the SAME
  * transaction as the status change (email/quota.ts): the document is sent if and only if its email
@@ -44,7 +53,7 @@ export interface SendRules<T extends DocumentItem & Sent> extends Pick<DocumentR
  * invalid_transition; a lost race on the quota reads again too (db/optimistic.ts). Delivery is the
  * stream subscriber's: the outbox record's insert triggers it (docs/events.md).
  */
-export function sendDocument<T extends DocumentItem & Sent>(
+export function sendDocument<T extends SendableItem & Sent>(
   ctx: Ctx,
   rules: SendRules<T>,
   id: number,
@@ -66,7 +75,14 @@ export function sendDocument<T extends DocumentItem & Sent>(
     const now = nowIso(ctx);
     // Before anything else happens (an email rendered, a write): past the quota, send changes nothing.
     const quota = await reserveEmails(ctx, ctx.userId, now);
-    const sent: T = { ...issued, status: "sent", sentAt: now, recipient, updatedAt: now, version: current.version + 1 };
+    const sent: T = {
+      ...issued,
+      status: rules.to ?? "sent",
+      sentAt: now,
+      recipient,
+      updatedAt: now,
+      version: current.version + 1,
+    };
     const next = withIndexKeys({ ...sent, ...rules.finish?.(ctx, sent) });
     const email = queueEmail(ctx, ctx.userId, rules.email(ctx, next, recipient), now);
     const writes: Write[] = [

@@ -121,6 +121,14 @@ export function formatAddress(input: string): string {
   return `${shownName} <${address}>`;
 }
 
+/**
+ * An address for a field that is not a header line — SES's `FromEmailAddress` — as formatAddress
+ * writes it, on one line: SES wants a display name with non-ASCII letters ("Müller GmbH") as RFC
+ * 2047 encoded words, and took the raw name before (issue 29, finding 5). Adjacent encoded words
+ * are joined by a space, which RFC 2047 ignores between them.
+ */
+export const formatAddressOneLine = (input: string): string => formatAddress(input).replaceAll(`${CRLF} `, " ");
+
 /** Header text: kept as is when printable ASCII, else RFC 2047 `=?utf-8?B?…?=` words. */
 export function encodeHeaderText(text: string): string {
   const flat = oneLine(text);

@@ -15,15 +15,15 @@ import { DomainError } from "../errors";
  * it was counted, and two concurrent sends cannot both take the last place (the loser's transaction
  * fails and it reads again — EmailQuotaRaced).
  *
- * Precision: hourly buckets. An email counts for the hour it was queued in and the 24 after, so for
- * 24 to 25 hours: any 24-hour interval holds at most the quota (never more), and a place frees up at
- * most an hour later than an exact sliding window would free it. Retry-After is the time until the
- * oldest bucket whose expiry brings the count under the quota leaves the window.
+ * Precision: hourly buckets, each with the time of the last email queued in it (`latest`). A bucket's
+ * emails count until 24 hours after its last one, so any 24-hour interval holds at most the quota
+ * (never more), and a place frees up at most an hour later than an exact sliding window would free
+ * it. Retry-After is the time until the oldest bucket whose leaving brings the count under the quota
+ * leaves the window: never more than 24 hours.
  */
 export const DEFAULT_EMAIL_DAILY_QUOTA = 200;
 const HOUR_MS = 3_600_000;
-/** Buckets in the window: the current hour and the 24 before it. */
-const WINDOW_HOURS = 25;
+const WINDOW_MS = 24 * HOUR_MS;
 
 export interface QuotaItem {
   pk: string;
@@ -31,8 +31,13 @@ export interface QuotaItem {
   type: "emailQuota";
   /** "YYYYMMDDHH" (UTC) → emails queued in that hour. */
   hours: Record<string, number>;
+  /**
+   * "YYYYMMDDHH" → when the last email of that hour was queued (epoch ms). Absent for buckets written
+   * before it was kept: those count until the end of their hour plus 24 hours, as they did then.
+   */
+  latest?: Record<string, number>;
   version: number;
-  /** TTL: the item goes once its newest bucket left the window. */
+  /** TTL: the item goes once its last bucket left the window. */
   expiresAt: number;
 }
 
@@ -100,23 +105,27 @@ export function reserveFrom(
   const key = emailQuotaKey(userId);
   const nowMs = Date.parse(at);
   const now = hourOf(nowMs);
-  // In the window: the last WINDOW_HOURS hours, and any later bucket (a job run "as of" an earlier time).
+  // In the window: buckets whose last email is less than 24 hours old, and any later bucket (a job
+  // run "as of" an earlier time).
   const kept = Object.entries(current?.hours ?? {})
-    .map(([name, n]) => ({ hour: bucketHour(name), n }))
-    .filter((b) => b.hour > now - WINDOW_HOURS)
-    .sort((a, b) => a.hour - b.hour);
+    .map(([name, n]) => ({ name, n, last: current?.latest?.[name] ?? (bucketHour(name) + 1) * HOUR_MS }))
+    .filter((b) => b.last + WINDOW_MS > nowMs)
+    .sort((a, b) => a.last - b.last);
   const used = kept.reduce((sum, b) => sum + b.n, 0);
   if (used + count > quota) throw new EmailQuotaExceeded(quota, retryAfter(kept, used + count - quota, nowMs));
 
-  const hours: Record<string, number> = Object.fromEntries(kept.map((b) => [bucketName(b.hour), b.n]));
-  hours[bucketName(now)] = (hours[bucketName(now)] ?? 0) + count;
-  const newest = Math.max(...kept.map((b) => b.hour), now);
+  const hours: Record<string, number> = Object.fromEntries(kept.map((b) => [b.name, b.n]));
+  const latest: Record<string, number> = Object.fromEntries(kept.map((b) => [b.name, b.last]));
+  const bucket = bucketName(now);
+  hours[bucket] = (hours[bucket] ?? 0) + count;
+  latest[bucket] = Math.max(latest[bucket] ?? nowMs, nowMs);
   const item: QuotaItem = {
     ...key,
     type: "emailQuota",
     hours,
+    latest,
     version: (current?.version ?? 0) + 1,
-    expiresAt: Math.ceil(((newest + WINDOW_HOURS) * HOUR_MS) / 1000),
+    expiresAt: Math.ceil((Math.max(...Object.values(latest)) + WINDOW_MS) / 1000),
   };
   const write: Write = {
     op: {
@@ -137,14 +146,15 @@ export function reserveFrom(
   return { write, next: item };
 }
 
-/** Seconds until enough of the oldest buckets left the window to free `needed` places (at least 1). */
-function retryAfter(buckets: readonly { hour: number; n: number }[], needed: number, nowMs: number): number {
+/**
+ * Seconds until enough of the oldest buckets (by their last email) left the window to free `needed`
+ * places: at least 1, at most 24 hours (a bucket's last email is not in the future, unless a job ran
+ * "as of" a later time than this request's; what it counted then still leaves within a day of now).
+ */
+function retryAfter(buckets: readonly { last: number; n: number }[], needed: number, nowMs: number): number {
   let freed = 0;
-  for (const bucket of buckets) {
-    freed += bucket.n;
-    if (freed >= needed) return Math.max(1, Math.ceil(((bucket.hour + WINDOW_HOURS) * HOUR_MS - nowMs) / 1000));
-  }
-  // More asked at once than the quota holds: it never fits; say when the window is empty.
-  const last = buckets.at(-1)?.hour ?? hourOf(nowMs);
-  return Math.max(1, Math.ceil(((last + WINDOW_HOURS) * HOUR_MS - nowMs) / 1000));
+  // More asked at once than the quota holds never fits: then say when the window is empty.
+  const leaving = buckets.find((bucket) => (freed += bucket.n) >= needed) ?? buckets.at(-1);
+  const seconds = Math.ceil(((leaving?.last ?? nowMs) + WINDOW_MS - nowMs) / 1000);
+  return Math.min(WINDOW_MS / 1000, Math.max(1, seconds));
 }

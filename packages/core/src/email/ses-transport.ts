@@ -1,5 +1,5 @@
 import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
-import { envelope, renderEml } from "./eml";
+import { envelope, formatAddressOneLine, renderEml } from "./eml";
 import { feedbackTags } from "./bounces";
 import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
 
@@ -28,7 +28,7 @@ export class SesTransport implements EmailTransport {
   /** The SendEmail request for a message: exposed so a test can check what would be sent. */
   commandInput(message: EmailMessage): SendEmailCommandInput {
     return {
-      FromEmailAddress: envelope(message, this.settings).from,
+      FromEmailAddress: formatAddressOneLine(envelope(message, this.settings).from),
       Destination: { ToAddresses: [message.to] },
       ConfigurationSetName: this.settings.configurationSet,
       // Lead a bounce or complaint back to the outbox record (email/bounces.ts).

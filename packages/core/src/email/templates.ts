@@ -3,9 +3,11 @@ import type { InvoiceItem } from "../invoices/model";
 import type { Seller } from "../profile/profile";
 import { amountDue, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
-import { displayDate, displayMoney } from "./format";
+import { centsOf } from "../money/money";
+import { displayDate, displayMoney } from "../documents/display";
 import { renderEmailHtml, type EmailLayout } from "./html";
-import { publicEstimateUrl, publicInvoiceUrl } from "../public/links";
+import { publicCreditNoteUrl, publicEstimateUrl, publicInvoiceUrl } from "../public/links";
+import type { CreditNoteItem } from "../credit-notes/model";
 import type { OutgoingEmail } from "./outbox";
 
 /**
@@ -149,5 +151,43 @@ export function estimateEmail(
       signature: signature(estimate.seller),
       footer: estimate.seller?.footer ?? null,
     }),
+  };
+}
+
+/**
+ * A credit note, on its send: what it credits, the invoice it corrects, and the amount to be
+ * refunded when not zero; its PDF attached (CN-000001.pdf).
+ */
+export function creditNoteEmail(deps: LinkDeps, note: CreditNoteItem, to: string): OutgoingEmail {
+  const number = note.creditNoteNumber;
+  const total = displayMoney(note.total, note.currency);
+  const summary = [
+    { label: "Credit note", value: number },
+    { label: "For invoice", value: note.invoiceNumber },
+    { label: "Issue date", value: displayDate(note.issueDate) },
+    { label: "Total credited", value: total, strong: true },
+  ];
+  if (centsOf(note.amountToRefund) > 0n) {
+    summary.push({ label: "To be refunded", value: displayMoney(note.amountToRefund, note.currency), strong: true });
+  }
+  return {
+    to,
+    subject: `Credit note ${number} for invoice ${note.invoiceNumber}: ${total}`,
+    ...fromSeller(note.seller),
+    ...parts({
+      preheader: `Credit note ${number} for invoice ${note.invoiceNumber}: ${total}.`,
+      sender: note.seller?.businessName ?? null,
+      heading: `Credit note ${number}`,
+      paragraphs: [
+        `Hello ${note.clientName},`,
+        `Here is credit note ${number} for ${total}, correcting invoice ${note.invoiceNumber}. The PDF is attached.`,
+      ],
+      summary,
+      button: { href: publicCreditNoteUrl(deps, note.publicToken), label: "View or download it here" },
+      after: [`Attached: ${number}.pdf`],
+      signature: signature(note.seller),
+      footer: note.seller?.footer ?? null,
+    }),
+    attachment: { kind: "credit_note_pdf", creditNoteId: note.id },
   };
 }

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../db/dynamodb";
 import type { Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { listPage, type Page, type PageRequest } from "../db/pagination";

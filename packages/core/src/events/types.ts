@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   "invoice.paid",
   "invoice.overdue",
   "invoice.voided",
+  "invoice.credited",
   "payment.created",
   "payment.deleted",
   "payment.refunded",
@@ -33,10 +34,21 @@ export const EVENT_TYPES = [
   "recurring_schedule.resumed",
   "recurring_schedule.cancelled",
   "recurring_schedule.completed",
+  "credit_note.created",
+  "credit_note.sent",
+  "webhook_endpoint.disabled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
-export const RESOURCE_TYPES = ["client", "invoice", "payment", "estimate", "recurring_schedule"] as const;
+export const RESOURCE_TYPES = [
+  "client",
+  "invoice",
+  "payment",
+  "estimate",
+  "recurring_schedule",
+  "credit_note",
+  "webhook_endpoint",
+] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** The public Event: its shape is the response schema (./resource.ts). */

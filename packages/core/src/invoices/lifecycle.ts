@@ -127,12 +127,13 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
  * checkout session is expired after the write by the stream subscriber (payments/checkout.ts).
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
+  const now = nowIso(ctx);
   const voided = await transition<InvoiceItem & Record<string, unknown>>(ctx, {
     kind: "INVOICE",
     id,
     from: VOIDABLE,
     to: "void",
-    set: { updatedAt: nowIso(ctx) },
+    set: { updatedAt: now, voidedAt: now },
     notFound: () => notFound("invoice", id),
     invalid: wrongState(id, "void"),
   });

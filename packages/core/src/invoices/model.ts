@@ -5,7 +5,8 @@ import type { Write } from "../db/commit";
 import { entityKey, indexed, type IndexedItem } from "../db/keys";
 import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem } from "../documents/line-items";
 import { clientCopies } from "../documents/parties";
-import { centsOf, formatMoney } from "../money/money";
+import { formatMoney } from "../money/money";
+import { amountDueCents } from "../payments/settlement";
 import { toResource } from "../resource";
 import { newPublicToken } from "../tokens";
 import { Invoice, type InvoiceStatus, type PaymentMethod } from "./resource";
@@ -22,8 +23,22 @@ export type { Invoice, InvoiceStatus, PaymentMethod };
 export const PAYABLE_STATUSES: readonly InvoiceStatus[] = ["sent", "overdue"];
 export const PAYMENT_REQUESTED_STATUSES: readonly InvoiceStatus[] = ["finalized", ...PAYABLE_STATUSES];
 
-export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">, IndexedItem {
+export interface InvoiceItem
+  extends Omit<Invoice, "amountDue" | "taxBreakdown" | "creditedAmount" | "voidedAt">,
+    IndexedItem {
   version: number;
+  /** Σ total of its credit notes (credit-notes/model.ts); absent on items written before them: "0.00". */
+  creditedAmount?: string;
+  /** When it became void (absent on items written before the field: null). */
+  voidedAt?: string | null;
+  /** Its credit notes' numbers, in issue order (absent: none); its documents print them. */
+  creditNoteNumbers?: string[];
+  /**
+   * What of each line earlier credit notes credited (line id → quantity, two decimals), internal:
+   * read with the invoice, so a credit note decides what is left of a line on the very version its
+   * transaction is conditioned on (the credit notes' own index lags).
+   */
+  creditedQuantities?: Record<string, string>;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
   /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */
@@ -36,9 +51,9 @@ export interface InvoiceItem extends Omit<Invoice, "amountDue" | "taxBreakdown">
 
 /** The public shape: every field present, `null` where there is no value; the breakdown from the lines. */
 export function toInvoice(item: InvoiceItem): Invoice {
-  const amountDue = formatMoney(centsOf(item.total) - centsOf(item.amountPaid));
+  const amountDue = formatMoney(amountDueCents(item));
   return {
-    ...toResource({ ...item, amountDue }, Invoice),
+    ...toResource({ ...item, amountDue, creditedAmount: item.creditedAmount ?? "0.00" }, Invoice),
     lineItems: readLineItems(item.lineItems),
     taxBreakdown: taxBreakdown(item.lineItems),
   };
@@ -81,12 +96,14 @@ export function newDraftInvoice(
     currency: fields.currency ?? client.currency,
     ...computeTotals(lines),
     amountPaid: "0.00",
+    creditedAmount: "0.00",
     notes: fields.notes ?? null,
     terms: fields.terms ?? null,
     dueDate: fields.dueDate ?? null,
     issueDate: fields.issueDate ?? null,
     sentAt: null,
     paidAt: null,
+    voidedAt: null,
     publicToken: newPublicToken(),
     ...clientCopies(client),
     seller: null,

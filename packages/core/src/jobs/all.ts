@@ -14,4 +14,4 @@ export const jobs: Record<JobName, Job> = {
   webhooks: runWebhooksJob,
 };
 
-export { JOB_NAMES, type Job, type JobName, type JobResult } from "./registry";
+export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "./registry";

@@ -6,12 +6,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "../db/client";
+import type { Db } from "../db/dynamodb";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey, userPk } from "../db/keys";
-import { notFound } from "../errors";
-import type { ApiKey, CreatedApiKey as CreatedKey } from "./resource";
+import { notFound, ValidationError } from "../errors";
+import type { ApiKey, CreatedApiKey as CreatedKey, KeyScope } from "./resource";
 
 /**
  * API keys. The plain key is shown once; the table holds only its SHA-256, as the partition key of
@@ -24,6 +24,10 @@ import type { ApiKey, CreatedApiKey as CreatedKey } from "./resource";
  * read is answered (keys/authorized-db.ts; docs/auth.md). Keys made before this format
  * (`inv_<secret>`) keep working, at one extra round trip: only their hash is stored, so they cannot
  * be rewritten.
+ *
+ * A key has a scope (`full`, or `read_only`: it may only read) and may expire. Both are copied onto
+ * the hash item, the one item every request reads anyway, so checking them costs no extra request
+ * (docs/auth.md). Items written before keys had them read as `full` and never expiring.
  */
 export const KEY_PREFIX = "inv_";
 export const USER_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -35,11 +39,13 @@ const NAMED_KEY_SHAPE = new RegExp(`^inv_([A-Za-z0-9_-]{1,64})_${SECRET}$`);
 const LAST_USED_GRANULARITY_MS = 15 * 60_000;
 
 /** The public key and the answer to a create: their shapes are the response schemas (./resource.ts). */
-export type { ApiKey, CreatedKey };
+export type { ApiKey, CreatedKey, KeyScope };
 
 interface KeyMetaItem {
   id: number;
   name: string | null;
+  scope?: KeyScope;
+  expiresAt?: string | null;
   prefix: string;
   createdAt: string;
   hash: string;
@@ -48,7 +54,16 @@ interface KeyMetaItem {
 interface KeyHashItem {
   userId: string;
   keyId: number;
+  scope?: KeyScope;
+  expiresAt?: string | null;
   lastUsedAt?: string;
+}
+
+/** What a key is made with besides its name. */
+export interface KeyOptions {
+  scope?: KeyScope;
+  /** ISO 8601 UTC; must be later than `now`. */
+  expiresAt?: string | null;
 }
 
 export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
@@ -57,6 +72,7 @@ const hashItemKey = (hash: string) => ({ pk: `APIKEY#${hash}`, sk: "APIKEY" });
 export interface Principal {
   userId: string;
   keyId: number;
+  scope: KeyScope;
   /** A pending lastUsedAt refresh, to await before the response is done (Lambda freezes after). */
   touch?: Promise<unknown>;
 }
@@ -88,9 +104,10 @@ export async function authenticate(db: Db, token: string, now: Date): Promise<Pr
 }
 
 /**
- * The principal a key item grants, or undefined: no item (unknown or revoked key), or an item of
+ * The principal a key item grants, or undefined: no item (unknown or revoked key), an item of
  * another user than the key names (a forged key: the hash of the whole key decides, the claim must
- * agree). Starts the rare lastUsedAt refresh.
+ * agree), or a key whose `expiresAt` has come (from that instant on, like a revoked key). Starts the
+ * rare lastUsedAt refresh.
  */
 export function principalOf(
   db: Db,
@@ -101,8 +118,13 @@ export function principalOf(
   const item = found as KeyHashItem | undefined;
   if (!item || typeof item.userId !== "string") return undefined;
   if (claim.userId !== undefined && item.userId !== claim.userId) return undefined;
+  if (item.expiresAt && now.getTime() >= Date.parse(item.expiresAt)) return undefined;
   const hash = claim.hash;
-  const principal: Principal = { userId: item.userId, keyId: item.keyId };
+  const principal: Principal = {
+    userId: item.userId,
+    keyId: item.keyId,
+    scope: item.scope === "read_only" ? "read_only" : "full",
+  };
   const last = item.lastUsedAt ? Date.parse(item.lastUsedAt) : 0;
   if (now.getTime() - last >= LAST_USED_GRANULARITY_MS) {
     principal.touch = db.doc
@@ -120,15 +142,29 @@ export function principalOf(
   return principal;
 }
 
-export async function createApiKey(db: Db, userId: string, name: string | null, now: Date): Promise<CreatedKey> {
+/** Whether a principal may change anything (any method but GET and HEAD): full keys only. */
+export const mayChange = (principal: Principal): boolean => principal.scope === "full";
+
+export async function createApiKey(
+  db: Db,
+  userId: string,
+  name: string | null,
+  now: Date,
+  options: KeyOptions = {},
+): Promise<CreatedKey> {
   if (!USER_ID_SHAPE.test(userId)) throw new Error(`user id "${userId}" is not 1–64 of A–Z a–z 0–9 _ -`);
+  const scope = options.scope ?? "full";
+  const expiresAt = options.expiresAt ?? null;
+  if (expiresAt !== null && !(Date.parse(expiresAt) > now.getTime())) {
+    throw new ValidationError([{ path: "expiresAt", message: "must be in the future" }]);
+  }
   const key = `${KEY_PREFIX}${userId}_${randomBytes(32).toString("base64url")}`;
   const hash = hashKey(key);
   const id = await nextId(db, userId, "apikey");
   const createdAt = now.toISOString();
   // What recognises the key in GET /api-keys: its user part and the secret's first 8 characters.
   const prefix = key.slice(0, KEY_PREFIX.length + userId.length + 1 + 8);
-  const meta: KeyMetaItem = { id, name, prefix, createdAt, hash };
+  const meta: KeyMetaItem = { id, name, scope, expiresAt, prefix, createdAt, hash };
   await commit({ db }, [
     {
       op: {
@@ -153,13 +189,13 @@ export async function createApiKey(db: Db, userId: string, name: string | null, 
       op: {
         Put: {
           TableName: db.table,
-          Item: { ...hashItemKey(hash), userId, keyId: id },
+          Item: { ...hashItemKey(hash), userId, keyId: id, scope, expiresAt },
           ConditionExpression: "attribute_not_exists(pk)",
         },
       },
     },
   ]);
-  return { id, name, key, prefix: meta.prefix, createdAt };
+  return { id, name, scope, expiresAt, key, prefix: meta.prefix, createdAt };
 }
 
 export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
@@ -194,6 +230,8 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
   return metas.map((m) => ({
     id: m.id,
     name: m.name ?? null,
+    scope: m.scope ?? "full",
+    expiresAt: m.expiresAt ?? null,
     prefix: m.prefix,
     createdAt: m.createdAt,
     lastUsedAt: lastUsed.get(m.hash) ?? null,

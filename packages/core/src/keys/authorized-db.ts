@@ -7,8 +7,9 @@ import {
   type BatchGetCommandOutput,
   type GetCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
-import type { Db } from "../db/client";
-import { keyItemKey, principalOf, type KeyClaim, type Principal } from "./api-keys";
+import type { Db } from "../db/dynamodb";
+import { DomainError } from "../errors";
+import { keyItemKey, mayChange, principalOf, type KeyClaim, type Principal } from "./api-keys";
 
 /**
  * One DynamoDB round trip per authenticated read, with the key still checked on every request.
@@ -21,7 +22,9 @@ import { keyItemKey, principalOf, type KeyClaim, type Principal } from "./api-ke
  * - any other read (a Query for a page) is sent in parallel with the key's GetItem;
  * - no read's result is handed back before the key item has been found, belonging to the user the
  *   key names: otherwise the result is dropped and the read fails with KeyRefused;
- * - no write is sent before that check has passed, so a forged key changes nothing.
+ * - no write is sent before that check has passed, so a forged key changes nothing;
+ * - in a request that may change something (`changes`: any method but GET and HEAD), a key that may
+ *   only read (`read_only`) fails every read and write with insufficientScope: it changes nothing.
  * The auth middleware also waits for the check before answering (and makes it itself when the
  * request read nothing), so a refused key is a 401 whatever the route did.
  *
@@ -38,6 +41,10 @@ export class KeyRefused extends Error {
     this.name = "KeyRefused";
   }
 }
+
+/** A read-only key used for something that may change data (403 insufficient_scope). */
+export const insufficientScope = (): DomainError =>
+  new DomainError("insufficient_scope", "this API key is read-only: it may only GET (and HEAD)");
 
 export interface AuthorizedDb {
   /** The request's Db: reads and writes wait for the key check as described above. */
@@ -58,14 +65,27 @@ interface Pending {
 /** BatchGetItem takes at most 100 keys; one is the key item's. */
 const MAX_BATCH = 99;
 
-export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now: Date): AuthorizedDb {
+export function authorizedDb(
+  base: Db,
+  claim: KeyClaim & { userId: string },
+  now: Date,
+  request: { changes: boolean },
+): AuthorizedDb {
   let check: Promise<Principal | undefined> | undefined;
   let batch: Pending[] | undefined;
 
+  /** Why the key does not allow this request's reads and writes, if it does not. */
+  const refusal = (principal: Principal | undefined): Error | undefined => {
+    if (!principal) return new KeyRefused();
+    if (request.changes && !mayChange(principal)) return insufficientScope();
+    return undefined;
+  };
+
   const allowed = async (): Promise<Principal> => {
     const principal = await check!;
-    if (!principal) throw new KeyRefused();
-    return principal;
+    const refused = refusal(principal);
+    if (refused) throw refused;
+    return principal!;
   };
 
   const checkAlone = (): Promise<Principal | undefined> =>
@@ -81,9 +101,10 @@ export function authorizedDb(base: Db, claim: KeyClaim & { userId: string }, now
     const result = batchGet(base, dedupe(keys)).then(
       (items) => {
         const principal = principalOf(base, claim, items.get(id(keyItemKey(claim))), now);
+        const refused = refusal(principal);
         for (const p of pending) {
-          if (principal) p.resolve({ Item: items.get(id(p.key)), $metadata: {} });
-          else p.reject(new KeyRefused());
+          if (refused) p.reject(refused);
+          else p.resolve({ Item: items.get(id(p.key)), $metadata: {} });
         }
         return principal;
       },

@@ -7,7 +7,6 @@
 export interface CardProcessor {
   /** Creates a hosted checkout page for one payment. Retrying with the same idempotency key never makes two. */
   createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession>;
-  retrieveSession(id: string): Promise<CheckoutSession>;
   /** Makes an open session unpayable (Stripe's checkout.sessions.expire). Throws for a session not open. */
   expireSession(id: string): Promise<void>;
   /**

@@ -132,6 +132,33 @@ export async function listPayments(ctx: Ctx, invoiceId: number): Promise<Payment
   return items;
 }
 
+/**
+ * The invoice's last payment that counts in its amountPaid (by id: recording order), read
+ * consistently; undefined when none does. A credit note that leaves nothing due records its method
+ * and reference on the invoice (settlement.ts creditedInvoice).
+ */
+export async function lastCountedPayment(
+  ctx: Ctx,
+  invoiceId: number,
+): Promise<{ paymentMethod: PaymentMethod; reference: string | null } | undefined> {
+  let start: Record<string, unknown> | undefined;
+  let last: PaymentItem | undefined;
+  do {
+    const out = await ctx.db.doc.send(
+      new QueryCommand({
+        TableName: ctx.db.table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": paymentPrefix(invoiceId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (out.Items ?? []) as PaymentItem[]) if (countedCents(item) > 0n) last = item;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return last ? { paymentMethod: last.paymentMethod, reference: last.reference } : undefined;
+}
+
 export async function getPayment(ctx: Ctx, invoiceId: number, paymentId: number): Promise<PaymentItem> {
   return (await readPayment(ctx, invoiceId, paymentId, false)).payment;
 }

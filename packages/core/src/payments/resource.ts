@@ -14,7 +14,9 @@ export const PAYMENT_STATUSES = ["succeeded", "refunded", "needs_refund"] as con
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const Payment = v.strictObject({
+  /** Counted per invoice: a payment is named by `invoiceId` and `id` together. */
   id: idOut,
+  invoiceId: idOut,
   amount: moneyOut,
   /** cash, check, bank_transfer, other (manual) or card (card processor). */
   paymentMethod: paymentMethodOut,

@@ -8,17 +8,25 @@ import { PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoi
 import { centsOf, formatMoney } from "../money/money";
 
 /**
- * How an invoice follows its payments: `amountPaid` moves by exactly the amount a payment, deletion
- * or refund adds or takes away, and the status follows the amount —
- *   payable (PAYABLE_STATUSES: sent, overdue) reaching `total` → paid (paidAt, paymentMethod,
- *   paymentReference of the payment that completed it; off the overdue job's list; pending reminders count as cancelled);
- *   paid falling below `total` → sent, or overdue when its dueDate has passed (the paid fields back
- *   to null; a sent one back on the overdue list). The reminders still ahead were never touched
- *   (cancellation is read from the invoice's status, reminders/model.ts), so they are scheduled again.
+ * How an invoice follows its payments and credit notes — the one rule (docs/payments.md and
+ * docs/credit-notes.md have the same table). `amountPaid` moves by exactly the amount a payment,
+ * deletion or refund adds or takes away, `creditedAmount` by a credit note's total, and
+ *   amountDue = max(0, total − amountPaid − creditedAmount);
+ * the status follows the amounts —
+ *   creditedAmount reaching `total` (wholly credited) → void, `voidedAt` = now (a cancellation; its
+ *   payments stay recorded);
+ *   payable (PAYABLE_STATUSES: sent, overdue) with amountDue reaching 0 → paid (paidAt,
+ *   paymentMethod, paymentReference of the payment that completed it — for a credit note: now, and
+ *   the last payment's method and reference, or null when nothing was paid; off the overdue job's
+ *   list; pending reminders count as cancelled);
+ *   paid with something due again (a payment deleted or refunded) → sent, or overdue when its dueDate
+ *   has passed (the paid fields back to null; a sent one back on the overdue list). The reminders
+ *   still ahead were never touched (cancellation is read from the invoice's status,
+ *   reminders/model.ts), so they are scheduled again.
  *   void stays void. Everything else keeps its status.
  * The invoice is written whole, conditioned on the version read, in the same transaction as the
- * payment item: a concurrent payment, void or overdue run makes the write fail and the use case
- * decides again on the fresh invoice (untilSettled).
+ * payment or credit note item: a concurrent payment, credit note, void or overdue run makes the
+ * write fail and the use case decides again on the fresh invoice (untilSettled).
  */
 
 export interface Completion {
@@ -27,17 +35,64 @@ export interface Completion {
   reference: string | null;
 }
 
-export const amountDueCents = (invoice: Pick<InvoiceItem, "total" | "amountPaid">): bigint =>
-  centsOf(invoice.total) - centsOf(invoice.amountPaid);
+type Amounts = Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">;
+
+/** What the invoice's credit notes took off it, in cents (an item written before credit notes: 0). */
+export const creditedCents = (invoice: Pick<InvoiceItem, "creditedAmount">): bigint =>
+  centsOf(invoice.creditedAmount ?? "0.00");
+
+/** max(0, total − amountPaid − creditedAmount): what is still to be paid. */
+export function amountDueCents(invoice: Amounts): bigint {
+  const due = centsOf(invoice.total) - centsOf(invoice.amountPaid) - creditedCents(invoice);
+  return due > 0n ? due : 0n;
+}
 
 /** The invoice after its amountPaid moved by `delta` cents; `completion` names the payment that may complete it. */
 export function settledInvoice(ctx: Ctx, invoice: InvoiceItem, delta: bigint, completion?: Completion): InvoiceItem {
+  return settle(ctx, invoice, delta, 0n, completion);
+}
+
+/**
+ * The invoice after a credit note of `creditCents`: `lastPayment` is the invoice's last counted
+ * payment (or undefined when nothing was paid), whose method and reference a credit that leaves
+ * nothing due records, as the payment that completed it would have.
+ */
+export function creditedInvoice(
+  ctx: Ctx,
+  invoice: InvoiceItem,
+  creditCents: bigint,
+  lastPayment: Pick<Completion, "paymentMethod" | "reference"> | undefined,
+): InvoiceItem {
+  const completion = lastPayment
+    ? { paidAt: nowIso(ctx), ...lastPayment }
+    : { paidAt: nowIso(ctx), paymentMethod: null, reference: null };
+  return settle(ctx, invoice, 0n, creditCents, completion);
+}
+
+function settle(
+  ctx: Ctx,
+  invoice: InvoiceItem,
+  paidDelta: bigint,
+  creditDelta: bigint,
+  completion?: Omit<Completion, "paymentMethod"> & { paymentMethod: PaymentMethod | null },
+): InvoiceItem {
   const now = nowIso(ctx);
-  const paid = centsOf(invoice.amountPaid) + delta;
-  const next: InvoiceItem = { ...invoice, amountPaid: formatMoney(paid), updatedAt: now, version: invoice.version + 1 };
-  const complete = paid >= centsOf(invoice.total);
+  const paid = centsOf(invoice.amountPaid) + paidDelta;
+  const credited = creditedCents(invoice) + creditDelta;
+  const next: InvoiceItem = {
+    ...invoice,
+    amountPaid: formatMoney(paid),
+    creditedAmount: formatMoney(credited),
+    updatedAt: now,
+    version: invoice.version + 1,
+  };
+  const total = centsOf(invoice.total);
+  const complete = paid + credited >= total;
   // The index attributes (the overdue job's due list among them) follow from the status when the
   // invoice is written (putIfVersion).
+  if (creditDelta > 0n && credited >= total && invoice.status !== "void") {
+    return { ...next, status: "void", voidedAt: now };
+  }
   if (PAYABLE_STATUSES.includes(invoice.status) && complete && completion) {
     return {
       ...next,

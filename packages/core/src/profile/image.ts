@@ -6,6 +6,12 @@ import { crc32, inflateSync } from "node:zlib";
  * CRC right, image data that inflates, IEND last — and a JPEG a sequence of well-formed segments
  * with a frame header before its scan and an end marker. So a PNG signature on random bytes, or a
  * GIF renamed, is refused, and what is stored is something a PDF writer and a browser can draw.
+ *
+ * Cost is bounded by the size allowed, not by what the file claims (issue 29, finding 1): a PNG is
+ * refused by the size its header declares before anything is decompressed, its image data is
+ * inflated only up to the exact number of bytes that size needs, and it must be exactly that many
+ * (a 65-byte PNG declaring 2000 × 2000, or a zip bomb declaring 10 × 10, is refused). At most
+ * 2000 × 2000 × 8 bytes (16-bit RGBA) plus row filter bytes: 32 MB, inflated once.
  */
 export type ImageType = "image/png" | "image/jpeg";
 
@@ -19,16 +25,47 @@ export type ImageCheck = { ok: true; image: ImageInfo } | { ok: false; reason: s
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-export function inspectImage(bytes: Uint8Array, declared: ImageType): ImageCheck {
+/** `maxSide`: the most pixels either side may have; a larger image is refused by its header alone. */
+export function inspectImage(bytes: Uint8Array, declared: ImageType, maxSide: number): ImageCheck {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const result = declared === "image/png" ? inspectPng(buf) : inspectJpeg(buf);
-  return typeof result === "string" ? { ok: false, reason: result } : { ok: true, image: result };
+  const result = declared === "image/png" ? inspectPng(buf, maxSide) : inspectJpeg(buf);
+  if (typeof result === "string") return { ok: false, reason: result };
+  if (result.width > maxSide || result.height > maxSide) return { ok: false, reason: tooLarge(result, maxSide) };
+  return { ok: true, image: result };
 }
 
-function inspectPng(buf: Buffer): ImageInfo | string {
+const tooLarge = (size: { width: number; height: number }, maxSide: number) =>
+  `is ${size.width} × ${size.height} pixels; at most ${maxSide} × ${maxSide}`;
+
+/** Adam7's seven passes: first column and row, column and row steps. */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/**
+ * The exact length of a PNG's inflated image data: each row is a filter byte and its packed pixels;
+ * an interlaced image is seven smaller images, empty passes having no rows at all (PNG spec 8.2).
+ */
+function imageDataLength(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number {
+  const rows = (w: number, h: number) => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
+  if (!interlaced) return rows(width, height);
+  let total = 0;
+  for (const [x0, y0, dx, dy] of ADAM7) {
+    total += rows(Math.max(0, Math.ceil((width - x0) / dx)), Math.max(0, Math.ceil((height - y0) / dy)));
+  }
+  return total;
+}
+
+function inspectPng(buf: Buffer, maxSide: number): ImageInfo | string {
   if (buf.length < 8 || !buf.subarray(0, 8).equals(PNG_SIGNATURE)) return "is not a PNG image";
   let offset = 8;
-  let header: { width: number; height: number; rowBytes: number } | undefined;
+  let header: { width: number; height: number; dataLength: number } | undefined;
   const data: Buffer[] = [];
   for (;;) {
     if (offset + 12 > buf.length) return "is a truncated PNG image";
@@ -45,11 +82,14 @@ function inspectPng(buf: Buffer): ImageInfo | string {
       const width = body.readUInt32BE(0),
         height = body.readUInt32BE(4),
         depth = body[8]!,
-        color = body[9]!;
+        color = body[9]!,
+        interlace = body[12]!;
       const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[color];
-      if (!channels || ![1, 2, 4, 8, 16].includes(depth) || width === 0 || height === 0)
+      if (!channels || ![1, 2, 4, 8, 16].includes(depth) || width === 0 || height === 0 || interlace > 1)
         return "is a PNG image of an unknown kind";
-      header = { width, height, rowBytes: Math.ceil((width * channels * depth) / 8) + 1 };
+      // Refused by what it declares, before any of it is decompressed.
+      if (width > maxSide || height > maxSide) return tooLarge({ width, height }, maxSide);
+      header = { width, height, dataLength: imageDataLength(width, height, channels * depth, interlace === 1) };
     } else if (type === "IDAT") {
       data.push(body);
     } else if (type === "IEND") {
@@ -59,13 +99,16 @@ function inspectPng(buf: Buffer): ImageInfo | string {
     offset = end;
   }
   if (data.length === 0) return "is a PNG image without image data";
-  if (header.width > 20_000 || header.height > 20_000) return "is too large a PNG image";
+  let pixels: Buffer;
   try {
-    // Bounded: an interlaced image is a little larger than its rows; a zip bomb stops here.
-    inflateSync(Buffer.concat(data), { maxOutputLength: header.rowBytes * header.height * 2 + 1024 });
-  } catch {
+    // Stops at the exact length its size needs: one byte more is an error, not more work.
+    pixels = inflateSync(Buffer.concat(data), { maxOutputLength: header.dataLength });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+      return "is a damaged PNG image (more image data than its size holds)";
     return "is a damaged PNG image (its image data does not inflate)";
   }
+  if (pixels.length !== header.dataLength) return "is a damaged PNG image (less image data than its size needs)";
   return { type: "image/png", width: header.width, height: header.height };
 }
 

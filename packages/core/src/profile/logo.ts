@@ -11,7 +11,7 @@ import { profileKey } from "./profile";
  * The profile's logo. Stored in the table itself, as one binary attribute of its own item
  * (sk BUSINESS_PROFILE#LOGO): at most 256 KiB fits well under DynamoDB's 400 KB item limit, needs no bucket,
  * no second store to keep consistent and no extra IAM grant, and the item is read only when a
- * document is drawn (the profile item carries `hasLogo` instead). See docs/profile.md.
+ * document is drawn (the profile item carries `hasLogo` instead). See docs/documents.md.
  */
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_LOGO_PIXELS = 2000;
@@ -42,17 +42,9 @@ function hasLogoWrite(ctx: Ctx, hasLogo: boolean): Write {
 
 /** PUT /profile/logo: checks the bytes (type, integrity, ≤ 2000 × 2000), then stores them. */
 export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageType): Promise<void> {
-  const check = inspectImage(bytes, contentType);
+  const check = inspectImage(bytes, contentType, MAX_LOGO_PIXELS);
   if (!check.ok) throw new ValidationError([{ path: "", message: `the body ${check.reason}` }]);
   const { width, height } = check.image;
-  if (width > MAX_LOGO_PIXELS || height > MAX_LOGO_PIXELS) {
-    throw new ValidationError([
-      {
-        path: "",
-        message: `the image is ${width} × ${height} pixels; at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}`,
-      },
-    ]);
-  }
   await commit(ctx, [
     { op: { Put: { TableName: ctx.db.table, Item: { ...logoKey(ctx.userId), contentType, bytes, width, height } } } },
     hasLogoWrite(ctx, true),

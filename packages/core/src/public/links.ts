@@ -19,3 +19,6 @@ export const publicInvoicePayUrl = (deps: Pick<Deps, "publicBaseUrl">, token: st
 
 export const publicEstimateUrl = (deps: Pick<Deps, "publicBaseUrl">, token: string): string =>
   `${base(deps)}/public/estimates/${encodeURIComponent(token)}`;
+
+export const publicCreditNoteUrl = (deps: Pick<Deps, "publicBaseUrl">, token: string): string =>
+  `${base(deps)}/public/credit-notes/${encodeURIComponent(token)}`;

@@ -2,10 +2,11 @@ import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "./links";
-import { displayDate, displayMoney } from "../email/format";
+import { displayDate, displayMoney } from "../documents/display";
 import type { Estimate } from "../estimates/model";
 import { PAYMENT_REQUESTED_STATUSES, type Invoice } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
+import { amountDueCents } from "../payments/settlement";
 import { displayIban } from "../profile/iban";
 import type { Logo } from "../profile/logo";
 import type { Seller } from "../profile/profile";
@@ -104,9 +105,17 @@ export function payLinkOf(
   return link && /^https:\/\//i.test(link) ? link : null;
 }
 
-/** total − amountPaid, exact. */
-export const amountDue = (invoice: Pick<Invoice, "total" | "amountPaid">): string =>
-  formatMoney(centsOf(invoice.total) - centsOf(invoice.amountPaid ?? "0.00"));
+/** max(0, total − amountPaid − creditedAmount), exact: the one rule of payments/settlement.ts. */
+export const amountDue = (
+  invoice: Pick<Invoice, "total" | "amountPaid"> & { creditedAmount?: string | null },
+): string =>
+  formatMoney(
+    amountDueCents({
+      total: invoice.total,
+      amountPaid: invoice.amountPaid ?? "0.00",
+      creditedAmount: invoice.creditedAmount ?? undefined,
+    }),
+  );
 
 const STATUS_LABELS: Record<string, string> = {
   draft: "Draft",

@@ -7,13 +7,14 @@ import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import {
-  ATTEMPT_CONCURRENCY,
+  ATTEMPT_LIMITS,
   firstAttempts,
   putAttempt,
   runAttempt,
   withConcurrency,
   type AttemptItem,
 } from "../webhooks/deliveries";
+import { attemptFairly } from "../webhooks/scheduling";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
@@ -22,7 +23,7 @@ import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 
 /**
- * The table's change-stream subscriber: the one handler the Lambda (functions/src/stream.ts) and
+ * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:
@@ -149,23 +150,22 @@ export async function handleStreamBatch(
     }
   }
 
-  // One lane per endpoint, in stream order, so an endpoint gets a batch's events in order; lanes
-  // run side by side. After a failure the lane stops: that endpoint's other first attempts stay
-  // due for the webhooks job, so a dead receiver costs one timeout per batch, not one per event.
-  const lanes = new Map<number, typeof attempts>();
-  for (const attempt of attempts) {
-    const lane = lanes.get(attempt.endpoint.id) ?? [];
-    lane.push(attempt);
-    lanes.set(attempt.endpoint.id, lane);
-  }
+  // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
+  // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
+  // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
+  // timeout per batch, not one per event, and cannot hold up other users (webhooks/scheduling.ts).
+  const known = new Map(attempts.map((a) => [a.item, a]));
   await Promise.all([
-    withConcurrency([...lanes.values()], ATTEMPT_CONCURRENCY, async (lane) => {
-      for (const { item, event, endpoint } of lane) {
+    attemptFairly(
+      attempts.map((a) => a.item),
+      ATTEMPT_LIMITS,
+      async (item) => {
+        const { event, endpoint } = known.get(item)!;
         const result = await runAttempt(deps, item, { event, endpoint });
         outcome.attempts[result]++;
-        if (result === "failed") break;
-      }
-    }),
+        return result;
+      },
+    ),
     withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),

@@ -1,14 +1,24 @@
-import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
+import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { dueKeys, pad, userPk } from "../db/keys";
+import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
+import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobResult } from "../jobs/registry";
-import { findEndpoint, subscribes, type WebhookEndpointItem } from "./endpoints";
+import type { JobOptions, JobResult } from "../jobs/registry";
+import {
+  endpointKey,
+  findEndpoint,
+  getEndpoint,
+  signingSecrets,
+  subscribes,
+  type WebhookEndpointItem,
+} from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
+import { attemptFairly, type FairLimits } from "./scheduling";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -28,6 +38,12 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take, so a live attempter always records before anyone re-claims. */
 const CLAIM_LEASE_MS = 2 * 60_000;
+/**
+ * An endpoint whose attempts have all failed for this long (none succeeded since the first failure
+ * of the run) is disabled, with a `webhook_endpoint.disabled` event: Svix's five days; Stripe also
+ * disables an endpoint that has failed for several days. Its owner enables it again with PATCH.
+ */
+export const DISABLE_AFTER_MS = 5 * 86_400_000;
 const SK_PREFIX = "WEBHOOK_ATTEMPT#";
 
 export type AttemptStatus = "pending" | "sending" | "succeeded" | "failed";
@@ -49,6 +65,8 @@ export interface AttemptItem {
   attemptedAt: string | null;
   /** Pending: when it is due. Failed: when the next attempt is due, null once given up. */
   nextAttemptAt: string | null;
+  /** Asked for by the endpoint's owner or an operator (redeliver): one attempt, no automatic retries. */
+  redelivery?: boolean;
   expiresAt: number;
   duePk?: string;
   dueSk?: string;
@@ -172,15 +190,57 @@ export async function runAttempt(
   else {
     const body = JSON.stringify(toEvent(event));
     // The timestamp is the wall clock's, whatever "now" a job runs as: receivers reject old ones.
-    const headers = signatureHeaders(endpoint.secret, event.id, Math.floor(Date.now() / 1000), body);
+    const headers = signatureHeaders(signingSecrets(endpoint, now), event.id, Math.floor(Date.now() / 1000), body);
     const policy = deps.webhookPolicy ?? { allowPrivate: false };
     outcome = await postWebhook(endpoint.url, headers, body, {
       ...policy,
-      timeoutMs: (policy as { timeoutMs?: number }).timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      timeoutMs: policy.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
     });
   }
   await record(deps, item, claims, now, outcome);
+  if (endpoint?.enabled && !outcome.final) await trackHealth(deps, endpoint, outcome.ok, now);
   return outcome.ok ? "succeeded" : "failed";
+}
+
+/**
+ * The endpoint's run of failures: its start is noted at the first failure after a success, cleared
+ * by the next success, and a failure DISABLE_AFTER_MS after that start disables the endpoint.
+ * Written apart from the attempt (best effort, each write conditioned on what was read): losing a
+ * race with another attempter or the owner's PATCH only delays the decision to a later attempt.
+ */
+async function trackHealth(deps: AttemptDeps, endpoint: WebhookEndpointItem, ok: boolean, now: string): Promise<void> {
+  const key = endpointKey(endpoint.userId, endpoint.id);
+  const since = endpoint.failingSince;
+  let update: { UpdateExpression: string; ConditionExpression: string; values: Record<string, unknown> } | undefined;
+  if (ok && since)
+    update = { UpdateExpression: "REMOVE failingSince", ConditionExpression: "failingSince = :since", values: {} };
+  else if (!ok && !since)
+    update = {
+      UpdateExpression: "SET failingSince = :now",
+      ConditionExpression: "attribute_exists(pk) AND enabled = :true AND attribute_not_exists(failingSince)",
+      values: { ":now": now, ":true": true },
+    };
+  else if (!ok && since && Date.parse(now) - Date.parse(since) >= DISABLE_AFTER_MS)
+    update = {
+      UpdateExpression:
+        "SET enabled = :false, disabledBy = :failures, updatedAt = :now ADD version :one REMOVE failingSince",
+      ConditionExpression: "enabled = :true AND failingSince = :since",
+      values: { ":false": false, ":true": true, ":failures": "failures", ":now": now, ":one": 1 },
+    };
+  if (!update) return;
+  try {
+    await deps.db.doc.send(
+      new UpdateCommand({
+        TableName: deps.db.table,
+        Key: key,
+        UpdateExpression: update.UpdateExpression,
+        ConditionExpression: update.ConditionExpression,
+        ExpressionAttributeValues: { ...update.values, ...(since ? { ":since": since } : {}) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 async function record(
@@ -190,7 +250,7 @@ async function record(
   now: string,
   outcome: { ok: boolean; responseStatus: number | null; error: string | null; final?: boolean },
 ): Promise<void> {
-  const delay = outcome.ok || outcome.final ? undefined : RETRY_DELAYS_MS[item.attempt - 1];
+  const delay = outcome.ok || outcome.final || item.redelivery ? undefined : RETRY_DELAYS_MS[item.attempt - 1];
   const nextAt = delay === undefined ? null : new Date(Date.parse(now) + delay).toISOString();
   const writes: Write[] = [
     {
@@ -242,7 +302,7 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
 
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
-/** Runs `work` over `items` with at most `limit` at once: one slow receiver never holds up the rest. */
+/** Runs `work` over `items` with at most `limit` at once (the subscriber's email deliveries). */
 export async function withConcurrency<T>(
   items: readonly T[],
   limit: number,
@@ -256,7 +316,7 @@ export async function withConcurrency<T>(
         console.warn(
           JSON.stringify({
             level: "warn",
-            message: "webhook attempt failed to run",
+            message: "delivery failed to run",
             error: error instanceof Error ? error.name : String(error),
           }),
         ),
@@ -267,21 +327,156 @@ export async function withConcurrency<T>(
 }
 
 /**
- * The `webhooks` job: every attempt due by `now` (retries, and first attempts that a crash or a
- * lost lease left), made at most ATTEMPT_CONCURRENCY at a time.
+ * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
+ * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
+ * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
  */
-export const ATTEMPT_CONCURRENCY = 8;
+export const ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1 };
+/**
+ * What one run reads of the due list, at most: per shard (oldest due first), and per user across
+ * the run, so a user with a deep backlog cannot fill the window the others' attempts are read in.
+ */
+const MAX_DUE_PER_SHARD = 500;
+const MAX_DUE_PER_USER = 100;
+/** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
+export const LOCAL_RUN_BUDGET_MS = 50_000;
+/** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
+const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
-export async function runWebhooksJob(deps: Deps, now: Date): Promise<JobResult> {
+/**
+ * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
+ * lease left, redeliveries), read in a bounded window and made fairly (./scheduling.ts). It starts
+ * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
+ * functions/src/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
+ * start stays due for the next run, counted as `deferred`.
+ */
+export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const nowIsoString = now.toISOString();
-  const due: AttemptItem[] = [];
-  for await (const raw of dueItems(deps.db, "webhooks", nowIsoString, { inclusive: true }))
-    due.push(raw as unknown as AttemptItem);
+  const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
+  const due = await readDue(deps, nowIsoString, takeUntil);
   const counts = { succeeded: 0, failed: 0, skipped: 0 };
   // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
   const jobDeps = { ...deps, clock: () => now };
-  await withConcurrency(due, ATTEMPT_CONCURRENCY, async (item) => {
-    counts[await runAttempt(jobDeps, item)]++;
-  });
-  return { job: "webhooks", now: nowIsoString, changed: counts.succeeded + counts.failed, ...counts };
+  const { deferred } = await attemptFairly(
+    due.items,
+    ATTEMPT_LIMITS,
+    async (item) => {
+      const result = await runAttempt(jobDeps, item);
+      counts[result]++;
+      return result;
+    },
+    { takeUntil },
+  );
+  return {
+    job: "webhooks",
+    now: nowIsoString,
+    changed: counts.succeeded + counts.failed,
+    ...counts,
+    deferred: deferred + due.leftUnread,
+  };
+}
+
+async function readDue(
+  deps: Deps,
+  now: string,
+  takeUntil: number,
+): Promise<{ items: AttemptItem[]; leftUnread: number }> {
+  const items: AttemptItem[] = [];
+  const perUser = new Map<string, number>();
+  let leftUnread = 0;
+  const shards = Array.from({ length: DUE_SHARDS }, (_, shard) => shard);
+  await Promise.all(
+    shards.map(async (shard) => {
+      let read = 0;
+      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+        const item = raw as unknown as AttemptItem;
+        const ofUser = perUser.get(item.userId) ?? 0;
+        if (read >= MAX_DUE_PER_SHARD || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
+          leftUnread++;
+          if (read >= MAX_DUE_PER_SHARD || Date.now() >= takeUntil) break;
+          continue;
+        }
+        perUser.set(item.userId, ofUser + 1);
+        items.push(item);
+        read++;
+      }
+    }),
+  );
+  // Oldest due first across shards: each user's endpoints then take their attempts in due order.
+  items.sort((a, b) => (String(a.dueSk) < String(b.dueSk) ? -1 : 1));
+  return { items, leftUnread };
+}
+
+/**
+ * Redeliver (docs/events.md): one more attempt of an event the endpoint was sent, due now, for the
+ * `webhooks` job to make (or the operator's command line, at once). Refused while an attempt of it
+ * is still pending; the endpoint must be enabled. Looks for the event among the endpoint's attempts,
+ * newest first (a redelivery is rare, and the attempts kept are 30 days').
+ */
+const REDELIVERY_SEARCH_PAGES = 10;
+
+export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): Promise<AttemptItem> {
+  const endpoint = await getEndpoint(ctx, endpointId);
+  const latest = await latestAttempt(ctx, ctx.userId, endpointId, eventId);
+  if (!latest) throw notFound("delivery of event", eventId);
+  if (!endpoint.enabled)
+    throw new DomainError("invalid_transition", "the endpoint is disabled: enable it (PATCH enabled: true) first");
+  if (latest.status === "pending" || latest.status === "sending")
+    throw new DomainError("invalid_transition", "an attempt of this event is still pending");
+  if (!(await readEvent(ctx, latest))) throw notFound("event", eventId);
+  const item: AttemptItem = {
+    ...pendingAttempt(
+      { pk: latest.pk, sk: latest.eventSk, id: latest.eventId, type: latest.type } as EventItem,
+      endpointId,
+      latest.attempt + 1,
+      nowIso(ctx),
+    ),
+    redelivery: true,
+  };
+  await commit(ctx, [
+    {
+      ...putAttempt(ctx, item),
+      onConditionFailed: () => new DomainError("invalid_transition", "this event is being redelivered already"),
+    },
+  ]);
+  return item;
+}
+
+async function latestAttempt(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  endpointId: number,
+  eventId: string,
+): Promise<AttemptItem | undefined> {
+  let startKey: Record<string, unknown> | undefined;
+  for (let page = 0; page < REDELIVERY_SEARCH_PAGES; page++) {
+    const out: QueryCommandOutput = await deps.db.doc.send(
+      new QueryCommand({
+        TableName: deps.db.table,
+        KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
+        FilterExpression: "eventId = :e",
+        ExpressionAttributeValues: { ":p": userPk(userId), ":s": attemptsPrefix(endpointId), ":e": eventId },
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const found = (out.Items ?? []) as AttemptItem[];
+    // Newest due first: the latest attempt (a retry is always due after the attempt before it).
+    if (found.length > 0) return found.reduce((a, b) => (b.attempt > a.attempt ? b : a));
+    startKey = out.LastEvaluatedKey;
+    if (!startKey) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The operator's redelivery (`npm run jobs -- redeliver-webhook`): the same checks and new attempt
+ * as the endpoint's owner gets through the API, then the attempt itself at once. Returns the
+ * attempt as `GET …/deliveries` lists it.
+ */
+export async function redeliverNow(deps: Deps, userId: string, endpointId: number, eventId: string): Promise<Delivery> {
+  const item = await redeliver({ ...deps, userId }, endpointId, eventId);
+  await runAttempt(deps, item);
+  const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: { pk: item.pk, sk: item.sk } }));
+  return toDelivery(out.Item as AttemptItem);
 }

@@ -5,6 +5,7 @@ import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { counterKey, pad, userPk } from "../db/keys";
+import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 import type { WebhookEndpoint } from "./resource";
@@ -17,9 +18,19 @@ import { checkWebhookUrl } from "./url-guard";
  *
  * The signing secret must be readable to sign each delivery, so it is stored as is, not hashed: it
  * lives only in the table (encrypted at rest by DynamoDB, readable only by the functions that link
- * the table), is shown once (the create response) and never appears in lists, logs or errors.
+ * the table), is shown once (the create or rotate response) and never appears in lists, logs,
+ * errors or idempotency records.
+ *
+ * Rotation (Standard Webhooks, as Svix does it): the new secret signs at once, and the one it
+ * replaced keeps signing beside it for SECRET_OVERLAP_MS, so a receiver can switch at its own pace;
+ * each delivery carries one `v1,…` signature per live secret. A rotation repeated within the overlap
+ * (a client retrying without an Idempotency-Key) keeps every replaced secret for its own 24 hours,
+ * so the secret the receiver still holds is never cut off early.
  */
 export const MAX_ENDPOINTS = 10;
+export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+/** Replaced secrets kept signing at once: bounds the signature header when rotations are repeated. */
+const MAX_PREVIOUS_SECRETS = 4;
 const SK_PREFIX = "WEBHOOK_ENDPOINT#";
 const ACTIVE_COUNTER = "webhookEndpointsActive";
 
@@ -31,6 +42,12 @@ export interface WebhookEndpointItem extends WebhookEndpoint {
   sk: string;
   userId: string;
   secret: string;
+  /** Secrets replaced by a rotation, each signing until `until` (ISO). */
+  previousSecrets?: { secret: string; until: string }[];
+  /** Start of the current run of failed attempts (none since the last success); see deliveries.ts. */
+  failingSince?: string;
+  /** "failures": disabled by the service after failing for days (webhook_endpoint.disabled). */
+  disabledBy?: string;
   updatedAt: string;
   version: number;
 }
@@ -45,6 +62,12 @@ export const toWebhookEndpoint = (item: WebhookEndpointItem): WebhookEndpoint =>
   enabled: item.enabled,
   createdAt: item.createdAt,
 });
+
+/** The secrets a delivery at `now` is signed with: the current one first, then those still overlapping. */
+export const signingSecrets = (endpoint: Pick<WebhookEndpointItem, "secret" | "previousSecrets">, now: string) => [
+  endpoint.secret,
+  ...(endpoint.previousSecrets ?? []).filter((p) => p.until > now).map((p) => p.secret),
+];
 
 export const subscribes = (endpoint: Pick<WebhookEndpoint, "events" | "enabled">, type: string): boolean =>
   endpoint.enabled && (endpoint.events.includes("*") || endpoint.events.includes(type));
@@ -140,31 +163,65 @@ export async function updateEndpoint(
   patch: EndpointPatch,
   ifMatch?: string,
 ): Promise<WebhookEndpointItem> {
-  const current = await getEndpoint(ctx, id);
-  assertIfMatch(ifMatch, current.version);
-  if (patch.url !== undefined && patch.url !== current.url) await checkWebhookUrl(patch.url, policyOf(ctx));
-  const next: WebhookEndpointItem = {
-    ...current,
-    ...patch,
-    events: patch.events ? [...new Set(patch.events)] : current.events,
-    updatedAt: nowIso(ctx),
-    version: current.version + 1,
-  };
-  await commit(
-    ctx,
-    [
-      {
-        op: putIfVersion(ctx.db.table, next, current.version),
-        onConditionFailed: (old) =>
-          old
-            ? new DomainError("precondition_failed", "the endpoint was changed concurrently; fetch it and retry")
-            : notFound("webhook endpoint", id),
-      },
-    ],
-    next,
+  let urlChecked: string | undefined;
+  return optimistic(
+    "webhook endpoint",
+    async () => {
+      const current = await getEndpoint(ctx, id);
+      assertIfMatch(ifMatch, current.version);
+      if (patch.url !== undefined && patch.url !== current.url && patch.url !== urlChecked) {
+        await checkWebhookUrl(patch.url, policyOf(ctx));
+        urlChecked = patch.url;
+      }
+      const next: WebhookEndpointItem = {
+        ...current,
+        ...patch,
+        events: patch.events ? [...new Set(patch.events)] : current.events,
+        updatedAt: nowIso(ctx),
+        version: current.version + 1,
+      };
+      // Enabled again by its owner: a fresh start, not the end of the old run of failures.
+      if (patch.enabled !== undefined) {
+        delete next.failingSince;
+        delete next.disabledBy;
+      }
+      await commit(ctx, [versioned(ctx, next, current.version, id)], next);
+      return next;
+    },
+    { ifMatch },
   );
-  return next;
 }
+
+/**
+ * A new signing secret; the replaced one keeps signing for SECRET_OVERLAP_MS (see the header).
+ * Returns the endpoint with its new `secret`, the only place it is shown.
+ */
+export async function rotateSecret(ctx: Ctx, id: number): Promise<WebhookEndpointItem> {
+  return optimistic("webhook endpoint", async () => {
+    const current = await getEndpoint(ctx, id);
+    const now = nowIso(ctx);
+    const until = new Date(Date.parse(now) + SECRET_OVERLAP_MS).toISOString();
+    const next: WebhookEndpointItem = {
+      ...current,
+      secret: newSecret(),
+      previousSecrets: [
+        { secret: current.secret, until },
+        ...(current.previousSecrets ?? []).filter((p) => p.until > now),
+      ].slice(0, MAX_PREVIOUS_SECRETS),
+      updatedAt: now,
+      version: current.version + 1,
+    };
+    await commit(ctx, [versioned(ctx, next, current.version, id)], next);
+    return next;
+  });
+}
+
+/** The endpoint's write conditioned on the version read: a change in between is Raced (read again). */
+const versioned = (ctx: Ctx, next: WebhookEndpointItem, version: number, id: number) => ({
+  op: putIfVersion(ctx.db.table, next, version),
+  onConditionFailed: (old: Record<string, unknown> | undefined) =>
+    old ? new Raced() : notFound("webhook endpoint", id),
+});
 
 export async function deleteEndpoint(ctx: Ctx, id: number): Promise<void> {
   await commit(ctx, [

@@ -6,7 +6,9 @@ import { checkWebhookUrl, type UrlPolicy } from "./url-guard";
 /**
  * One webhook POST: the URL is checked (form and every resolved address, see url-guard.ts) and the
  * connection goes to the address just checked, never to a second DNS answer. The whole attempt
- * (connect, send, answer) has `timeoutMs`; the answer's body is read and dropped (at most 64 KiB).
+ * (DNS lookup, connect, send, answer) has `timeoutMs`: a resolver that never answers cannot hold an
+ * attempt, and the slots the attempts share, longer than a receiver that never answers. The
+ * answer's body is read and dropped (at most 64 KiB).
  */
 export interface PostOutcome {
   ok: boolean;
@@ -23,12 +25,24 @@ export async function postWebhook(
   body: string,
   policy: UrlPolicy & { timeoutMs: number },
 ): Promise<PostOutcome> {
+  const deadline = Date.now() + policy.timeoutMs;
+  const timedOut: PostOutcome = { ok: false, responseStatus: null, error: `no answer within ${policy.timeoutMs} ms` };
   let checked;
+  let lookupTimer: NodeJS.Timeout | undefined;
   try {
-    checked = await checkWebhookUrl(rawUrl, policy);
+    // The lookup itself cannot be cancelled (getaddrinfo); the attempt stops waiting for it.
+    checked = await Promise.race([
+      checkWebhookUrl(rawUrl, policy),
+      new Promise<"timeout">((resolve) => {
+        lookupTimer = setTimeout(() => resolve("timeout"), policy.timeoutMs);
+      }),
+    ]);
   } catch (error) {
     return { ok: false, responseStatus: null, error: error instanceof Error ? error.message : "url not allowed" };
+  } finally {
+    clearTimeout(lookupTimer);
   }
+  if (checked === "timeout" || Date.now() >= deadline) return timedOut;
   const { url, addresses } = checked;
   const pinned = addresses[0]!;
   const lookup: LookupFunction = (_host, options, callback) => {
@@ -73,10 +87,7 @@ export async function postWebhook(
       res.on("close", finish);
       res.on("error", finish);
     });
-    const timer = setTimeout(
-      () => done({ ok: false, responseStatus: null, error: `no answer within ${policy.timeoutMs} ms` }),
-      policy.timeoutMs,
-    );
+    const timer = setTimeout(() => done(timedOut), deadline - Date.now());
     req.on("error", (error: NodeJS.ErrnoException) =>
       done({ ok: false, responseStatus: null, error: `connection failed (${error.code ?? error.name})` }),
     );

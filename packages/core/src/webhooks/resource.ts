@@ -16,13 +16,17 @@ const endpointFields = {
 export const WebhookEndpoint = v.strictObject(endpointFields);
 export type WebhookEndpoint = v.InferOutput<typeof WebhookEndpoint>;
 
-/** The answer to a create: the endpoint with its signing secret, shown only then. */
+/**
+ * The answer to a create or a rotation: the endpoint with its signing secret, shown only then. An
+ * idempotent replay of either answers `secret: null`: idempotency records never keep the secret.
+ */
 export const CreatedWebhookEndpoint = v.strictObject({
   ...endpointFields,
   secret: v.pipe(
-    v.string(),
-    v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/),
-    v.description("The signing secret: shown only in this response"),
+    v.nullable(v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/))),
+    v.description(
+      "The signing secret: shown only in this response (null in an idempotent replay, which never keeps it)",
+    ),
   ),
 });
 

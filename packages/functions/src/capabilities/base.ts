@@ -1,6 +1,6 @@
 import { loadConfig, type CoreConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
-import { createDb } from "@invoicing/core/db/client";
+import { createDb } from "@invoicing/core/db/dynamodb";
 
 /**
  * A capability a function may carry besides the table and the clock: the card processor (and, in

@@ -3,8 +3,8 @@ import type { FieldError } from "@invoicing/core/errors";
 import type { Invoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { invoiceView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../env";
-import { HttpProblem } from "../problems";
+import type { AppEnv } from "../http/env";
+import { HttpProblem } from "../http/problems";
 import type { EInvoiceFormat } from "./source";
 
 /**

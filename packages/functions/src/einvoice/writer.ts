@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import type { WriteEInvoice } from "./response";
 
 // The writer (and pdf-lib with it) is loaded at the first e-invoice, not when the app starts.
@@ -10,7 +10,7 @@ const write: WriteEInvoice = async (invoice, format, renderPdf, now) => {
 
 /**
  * Gives an app its e-invoice writer (einvoice/response.ts reads it). Mounted before the document
- * routes only by the apps that serve documents (documents-api.ts, app.ts), so the API function's bundle,
+ * routes only by the apps that serve documents (lambda/documents.ts, app/create-app.ts), so the API function's bundle,
  * which holds the routes' descriptions for GET /openapi.json, never holds the writer.
  */
 export const eInvoiceWriter = new Hono<AppEnv>().use("*", async (c, next) => {

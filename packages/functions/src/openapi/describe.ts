@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type * as v from "valibot";
-import type { AppEnv } from "../env";
-import type { ProblemCode } from "../problems";
+import type { AppEnv } from "../http/env";
+import type { ProblemCode } from "../http/problems";
 import type { Tag } from "./tags";
 
 /**
@@ -10,10 +10,10 @@ import type { Tag } from "./tags";
  *   .patch("/clients/:id", describe({ … }), ifMatch, jsonBody(updateClientBody), async (c) => …)
  *
  * Each piece of the chain that says something about the operation — `describe()` here, the body,
- * query and If-Match middleware of validators.ts — is tagged with what it says (a RoutePart).
+ * query and If-Match middleware of http/validators.ts — is tagged with what it says (a RoutePart).
  * GET /openapi.json walks the app's routes, reads the parts of each (openapi/operations.ts) and
  * derives the rest from the route itself: method and path, path parameters, public or not
- * (middleware.ts), idempotency (idempotency.ts). So nothing is written twice, and this module,
+ * (http/middleware.ts), idempotency (http/idempotency.ts). So nothing is written twice, and this module,
  * which every route loads, holds no JSON Schema code: that loads with the document only.
  */
 
@@ -54,7 +54,7 @@ export type RoutePart =
       emptyAsObject: boolean;
       /** Read as raw text: the webhook, whose signature covers the exact bytes. */
       raw?: true;
-      /** A binary body of one of these types (validators.ts binaryBody). */
+      /** A binary body of one of these types (http/validators.ts binaryBody). */
       mediaTypes?: readonly string[];
     }
   /** `paginated`: a list (listQuery), with `limit`/`offset`/`cursor` and a `Link` header. */

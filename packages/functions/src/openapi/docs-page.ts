@@ -1,4 +1,4 @@
-import { problemStatus, type ProblemCode } from "../problems";
+import { problemStatus, type ProblemCode } from "../http/problems";
 import { PROBLEM_TYPES } from "./problem-types";
 import { rendererAssets } from "./renderer";
 

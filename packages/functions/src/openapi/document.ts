@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { JsonSchema } from "@valibot/to-json-schema";
-import { isIdParam } from "../params";
-import { problemStatus, type ProblemCode } from "../problems";
+import { isIdParam } from "../http/params";
+import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
 import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";
@@ -11,7 +11,8 @@ import { TAGS } from "./tags";
  * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations the routes
  * describe (openapi/operations.ts walks them) and their valibot schemas. Besides each operation's
  * own problems, the ones that follow from its shape are added here, in one place: a path id → 400 + 404, a body → 413/415/400, If-Match → 412, an
- * idempotent POST → 409/422, an API key → 401, a database → 503, anything → 500.
+ * idempotent POST → 409/422, an API key → 401 (and 403 for a read-only key, on every method but
+ * GET), a database → 503, anything → 500.
  */
 
 type Json = Record<string, unknown>;
@@ -22,6 +23,7 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 export function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
+  if (!op.public && op.method !== "get") codes.add("insufficient_scope");
   const hasPathId = hasIdParameter(op.path);
   const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {

@@ -16,6 +16,7 @@ import {
   unitPrice,
 } from "../schemas/common";
 import { resources } from "../schemas/resources";
+import { creditLineInput, creditLineItems } from "../schemas/credit-notes";
 
 /**
  * valibot → JSON Schema (2020-12, the dialect of OpenAPI 3.1), from the very schemas that validate
@@ -112,6 +113,12 @@ const DOCUMENTED: Record<string, Documented> = {
     json: { type: "string", format: "uri", pattern: "^https://", maxLength: 2048, description: "An https URL." },
   },
   LineItemInput: { schema: lineItemInput, component: true, json: {} },
+  CreditNoteLineInput: { schema: creditLineInput, component: true, json: {} },
+  CreditNoteLineItems: {
+    schema: creditLineItems,
+    component: false,
+    json: { type: "array", items: { $ref: "#/components/schemas/CreditNoteLineInput" }, maxItems: MAX_LINE_ITEMS },
+  },
   // Validated length first, then items (see common.ts); documented as the plain array it accepts.
   LineItems: {
     schema: lineItems,

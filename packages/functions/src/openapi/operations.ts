@@ -1,16 +1,16 @@
 import type { RouterRoute } from "hono/types";
 import type * as v from "valibot";
-import { NOT_KEPT } from "../idempotency";
-import { isPublicPath } from "../middleware";
-import { isIdParam } from "../params";
-import type { ProblemCode } from "../problems";
-import { routeModules } from "../route-modules";
+import { NOT_KEPT } from "../http/idempotency";
+import { isPublicPath } from "../http/middleware";
+import { isIdParam } from "../http/params";
+import type { ProblemCode } from "../http/problems";
+import { routeModules } from "../app/route-modules";
 import { partOf, type Description, type Success } from "./describe";
 import type { Tag } from "./tags";
 
 /**
- * Every operation of the API, found by walking the routes (route-modules.ts): each route says in
- * its own chain what it is (`describe()`) and what it reads (validators.ts), and the rest follows
+ * Every operation of the API, found by walking the routes (app/route-modules.ts): each route says in
+ * its own chain what it is (`describe()`) and what it reads (http/validators.ts), and the rest follows
  * from the route — method, path, path parameters, public or not, idempotency. GET /openapi.json is
  * built from this list (openapi/document.ts), and the conformance test (test/openapi) makes the app
  * answer every entry. A route without `describe()` is an error here, so it cannot go undocumented.
@@ -26,7 +26,7 @@ export interface Operation {
   tag: Tag;
   summary: string;
   description?: string;
-  /** Reachable without an API key (middleware.ts). */
+  /** Reachable without an API key (http/middleware.ts). */
   public: boolean;
   /** Query parameters, as the valibot entries the route validates. */
   query?: v.ObjectEntries;
@@ -44,7 +44,7 @@ export interface Operation {
   };
   /** Honours `If-Match` (412 precondition_failed). */
   ifMatch?: true;
-  /** Idempotency-Key handling (idempotency.ts): kept for authenticated POSTs, ignored where a response holds a secret. */
+  /** Idempotency-Key handling (http/idempotency.ts): kept for authenticated POSTs, ignored where a response holds a secret. */
   idempotency: "kept" | "ignored" | "none";
   headers?: Description["headers"];
   static?: true;

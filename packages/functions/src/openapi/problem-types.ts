@@ -1,4 +1,4 @@
-import type { ProblemCode } from "../problems";
+import type { ProblemCode } from "../http/problems";
 
 /**
  * What each problem code means, for the OpenAPI document and the /docs page,
@@ -11,6 +11,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
     "Wrong type, missing required field, unknown or read-only field, unknown enum value, bad query parameter (`limit` > 200 included), bad path id or bad header (Idempotency-Key). `errors[]` names each offending field.",
   invalid_signature: "A card processor webhook without a valid signature; nothing changes.",
   unauthorized: "Missing, malformed, unknown or revoked API key. Comes with `WWW-Authenticate: Bearer`.",
+  insufficient_scope:
+    "A `read_only` API key used with any method but GET (or HEAD): it may only read. Nothing changes.",
   not_found: "Unknown route, unknown id, another user's id, or the public token of a draft.",
   method_not_allowed: "A known path with a method it does not serve. The `Allow` header lists those it does.",
   idempotency_key_in_use: "A request with the same Idempotency-Key is still running; retry shortly.",
@@ -42,6 +44,9 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   payment_not_deletable: "DELETE of a card processor payment: refund it instead.",
   refund_not_possible:
     "Refund of a manual payment, of more than what is left to refund, with no card processor configured, or one the card processor refused.",
+  credit_exceeds_invoice:
+    "A credit note that would credit more than what is left of the invoice's `total` (the totals of its credit notes never exceed it), or more of a line than is left of it.",
+  empty_credit_note: "A credit note with no line, or with a total ≤ 0.",
   email_quota_exceeded:
     "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",

@@ -13,6 +13,8 @@ export const TAGS = {
   Events:
     "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
   Public: "Pages a client opens from an email, without an API key.",
+  "Credit notes":
+    "Corrections of an issued invoice (EN 16931 type 381): a partial credit or a full cancellation, numbered CN-000001…",
   Payments: "An invoice's payments: manual and card, partial payments, deletion and card refunds.",
   "Card processor": "Card payments through the card processor.",
   Service: "Health, this document and its page.",

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { StandardFonts, type PDFDocument, type PDFFont } from "pdf-lib";
-import { packageFile } from "../package-files";
+import { packageFile } from "../app/package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 
 /** fontkit's type as pdf-lib takes it (pdf-lib does not export the name). */
@@ -21,7 +21,7 @@ export interface DocumentFonts {
  * Embedded (an archival PDF: Factur-X is PDF/A-3, and PDF/A requires every font's program inside
  * the file): Arimo, metrically compatible with Helvetica, so the layout is the same to the point.
  * Its Latin files (Basic Latin, Latin-1, €, typographic punctuation: what WinAnsi covers) ship in
- * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (package-files.ts; infra
+ * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (app/package-files.ts; infra
  * copies them next to the Documents function). Only the glyphs used are embedded (a subset).
  * The font engine that parses and subsets them (fontkit, 900 KiB) is passed in by the one caller
  * that draws archival PDFs (pdf/renderer.ts, in the Documents function), so that the other bundles

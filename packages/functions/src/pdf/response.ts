@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { DocumentView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import type { PdfOptions } from "./document-pdf";
 
 /** Draws a document view as PDF bytes. */

@@ -1,14 +1,18 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { createApiKey, listApiKeys, revokeApiKey } from "@invoicing/core/keys/api-keys";
-import type { AppEnv } from "../env";
+import { KEY_SCOPES } from "@invoicing/core/keys/resource";
+import type { AppEnv } from "../http/env";
 import { deleted, describe, list } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
+import { timestamp } from "../schemas/common";
 import { ApiKey, CreatedApiKey } from "../schemas/resources";
-import { jsonBody } from "../validators";
+import { jsonBody } from "../http/validators";
 
 export const createApiKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+  scope: v.optional(v.picklist(KEY_SCOPES)),
+  expiresAt: v.optional(v.nullable(timestamp)),
 });
 
 const tag = "API keys";
@@ -20,7 +24,11 @@ export const apiKeys = new Hono<AppEnv>()
       operationId: "createApiKey",
       tag,
       summary: "Create an API key",
-      description: "The plain key is in this response only (it is stored as a hash). The body may be empty.",
+      description:
+        "The plain key is in this response only (it is stored as a hash). The body may be empty. " +
+        "`scope` `read_only` makes a key that may only GET (403 insufficient_scope for anything else); " +
+        "`expiresAt` (in the future, else 400) is when it stops working (401 from then on). " +
+        "A read-only key cannot create keys.",
       success: {
         status: 201,
         description: "The new key, with its secret `key`.",
@@ -31,7 +39,8 @@ export const apiKeys = new Hono<AppEnv>()
     jsonBody(createApiKeyBody, { emptyAsObject: true }),
     async (c) => {
       const ctx = c.get("ctx");
-      const created = await createApiKey(ctx.db, ctx.userId, c.req.valid("json").name ?? null, ctx.clock());
+      const { name, scope, expiresAt } = c.req.valid("json");
+      const created = await createApiKey(ctx.db, ctx.userId, name ?? null, ctx.clock(), { scope, expiresAt });
       return c.json(created, 201, { Location: `/api-keys/${created.id}`, "Cache-Control": "no-store" });
     },
   )

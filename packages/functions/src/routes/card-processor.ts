@@ -1,12 +1,12 @@
 import { Hono } from "hono";
 import { payLocation } from "@invoicing/core/payments/checkout";
 import { refundPayment } from "@invoicing/core/payments/refunds";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
 import { refundBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";
-import { jsonBody } from "../validators";
+import { jsonBody } from "../http/validators";
 import { amountCents, paymentResponse } from "./payments";
 import { securityHeaders } from "./public/headers";
 

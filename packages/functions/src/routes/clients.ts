@@ -8,13 +8,13 @@ import {
   updateClient,
 } from "@invoicing/core/clients/clients";
 import { etagOf } from "@invoicing/core/db/versioning";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { created, deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createClientBody, updateClientBody } from "../schemas/clients";
 import { Client } from "../schemas/resources";
-import { ifMatch, jsonBody, listQuery } from "../validators";
+import { ifMatch, jsonBody, listQuery } from "../http/validators";
 
 export const clients = new Hono<AppEnv>()
   .post(

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
 
 let page: string | undefined;

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { listEmailDeliveries } from "@invoicing/core/email/deliveries";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe, list } from "../openapi/describe";
 import { EmailDelivery } from "../schemas/resources";
 

@@ -9,13 +9,13 @@ import {
 } from "@invoicing/core/estimates/estimates";
 import { acceptEstimate, convertEstimate, declineEstimate, sendEstimate } from "@invoicing/core/estimates/lifecycle";
 import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { created, deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createEstimateBody, estimateListFilters, sendBody, updateEstimateBody } from "../schemas/estimates";
 import { Estimate, Invoice } from "../schemas/resources";
-import { actionBody, ifMatch, jsonBody, listQuery } from "../validators";
+import { actionBody, ifMatch, jsonBody, listQuery } from "../http/validators";
 import { invoiceResponse } from "./invoices";
 
 /** An estimate response: the whole resource with its ETag. */

@@ -1,22 +1,23 @@
 import { Hono } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { listEvents, toEvent } from "@invoicing/core/events/store";
-import { listDeliveries } from "@invoicing/core/webhooks/deliveries";
+import { listDeliveries, redeliver, toDelivery } from "@invoicing/core/webhooks/deliveries";
 import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
   listEndpoints,
+  rotateSecret,
   toWebhookEndpoint,
   updateEndpoint,
 } from "@invoicing/core/webhooks/endpoints";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";
 import { CreatedWebhookEndpoint, DeliveryResource, EventResource, WebhookEndpointResource } from "../schemas/resources";
-import { ifMatch, jsonBody, listQuery } from "../validators";
+import { actionBody, ifMatch, jsonBody, listQuery } from "../http/validators";
 
 const tag = "Events";
 
@@ -46,7 +47,10 @@ export const events = new Hono<AppEnv>()
       operationId: "createWebhookEndpoint",
       tag,
       summary: "Create a webhook endpoint",
-      description: "The signing `secret` is in this response only. At most 10 endpoints per account.",
+      description:
+        "The signing `secret` is in this response only (and in a rotation's). At most 10 endpoints per account. " +
+        "A replay of this request with the same Idempotency-Key answers the same endpoint with `secret: null`: " +
+        "the secret is never kept in an idempotency record (rotate it to get a new one).",
       success: {
         status: 201,
         description: "The new endpoint, with its secret.",
@@ -137,5 +141,49 @@ export const events = new Hono<AppEnv>()
       const ctx = c.get("ctx");
       const endpoint = await getEndpoint(ctx, idParam(c));
       return c.json(await listDeliveries(ctx, ctx.userId, endpoint.id));
+    },
+  )
+  .post(
+    "/webhook-endpoints/:id/rotate-secret",
+    describe({
+      operationId: "rotateWebhookEndpointSecret",
+      tag,
+      summary: "Rotate a webhook endpoint's signing secret",
+      description:
+        "A new `secret`, shown in this response only. For 24 hours every delivery carries two signatures in " +
+        "`webhook-signature` (space-separated `v1,…` entries: the new secret's and the replaced one's), so a " +
+        "receiver verifying with either secret accepts it; then only the new secret signs. The endpoint's id, " +
+        "deliveries and history are kept. A replay with the same Idempotency-Key rotates nothing and answers " +
+        "`secret: null` (the secret is never kept in an idempotency record).",
+      success: one(CreatedWebhookEndpoint, "The endpoint with its new secret."),
+    }),
+    actionBody,
+    async (c) => {
+      const item = await rotateSecret(c.get("ctx"), idParam(c));
+      return c.json({ ...toWebhookEndpoint(item), secret: item.secret }, 200, {
+        ETag: etagOf(item.version),
+        "Cache-Control": "no-store",
+      });
+    },
+  )
+  .post(
+    "/webhook-endpoints/:id/deliveries/:event/redeliver",
+    describe({
+      operationId: "redeliverWebhook",
+      tag,
+      summary: "Redeliver an event to a webhook endpoint",
+      description:
+        "One more attempt of an event this endpoint was sent (`event`: its id, `evt_…`), e.g. after its " +
+        "attempts were given up: answered with the new attempt, `pending` and due now, which the `webhooks` " +
+        "job makes within minutes (`GET …/deliveries` shows its outcome). A redelivery is one attempt, not " +
+        "retried by itself. 404 when the endpoint was never sent the event (or it is older than 30 days); 422 " +
+        "`invalid_transition` while an attempt of it is pending or when the endpoint is disabled.",
+      success: { status: 200, description: "The redelivery, pending.", schema: DeliveryResource },
+      problems: ["invalid_transition"],
+    }),
+    actionBody,
+    async (c) => {
+      const item = await redeliver(c.get("ctx"), idParam(c), c.req.param("event"));
+      return c.json(toDelivery(item), 200);
     },
   );

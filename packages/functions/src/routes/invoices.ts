@@ -10,13 +10,13 @@ import {
 import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
 import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { created, deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";
 import { Invoice } from "../schemas/resources";
-import { actionBody, ifMatch, jsonBody, listQuery } from "../validators";
+import { actionBody, ifMatch, jsonBody, listQuery } from "../http/validators";
 
 /** An invoice response: the whole resource with its ETag. */
 export function invoiceResponse(c: Context<AppEnv>, item: InvoiceItem, status: 200 | 201 = 200): Response {

@@ -2,12 +2,12 @@ import { Hono, type Context } from "hono";
 import { parseMoney } from "@invoicing/core/money/money";
 import { toPayment, type PaymentItem } from "@invoicing/core/payments/model";
 import { deletePayment, getPayment, listPayments, recordPayment } from "@invoicing/core/payments/payments";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { deleted, describe, list } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
 import { createPaymentBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";
-import { jsonBody } from "../validators";
+import { jsonBody } from "../http/validators";
 
 /**
  * An invoice's payments (docs/payments.md): record, list, read, delete a manual one. Nothing here

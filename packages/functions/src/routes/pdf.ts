@@ -7,14 +7,14 @@ import { toInvoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { eInvoiceResponse } from "../einvoice/response";
 import { E_INVOICE_FORMATS } from "../einvoice/source";
 import { describe } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
 import { pdfResponse } from "../pdf/response";
-import { toPublicEstimate } from "../public-estimate";
-import { queryParams } from "../validators";
+import { toPublicEstimate } from "@invoicing/core/public/estimate";
+import { queryParams } from "../http/validators";
 import { securityHeaders } from "./public/headers";
 
 const PDF = { status: 200, description: "The PDF.", mediaType: "application/pdf" } as const;
@@ -31,7 +31,7 @@ const E_INVOICE_TEXT =
 const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORMATS), "ubl") });
 
 /**
- * The PDFs, served by the documents Lambda when deployed (documents-api.ts), which mounts
+ * The PDFs, served by the documents Lambda when deployed (lambda/documents.ts), which mounts
  * pdf/renderer.ts and einvoice/writer.ts:
  * - GET /invoices/{id}/pdf, /estimates/{id}/pdf: the owner's, any status; a draft is marked DRAFT.
  * - GET /public/invoices/{token}/pdf, /public/estimates/{token}/pdf: the client's, non-draft, no auth.

@@ -3,11 +3,11 @@ import { etagOf } from "@invoicing/core/db/versioning";
 import type { ImageType } from "@invoicing/core/profile/image";
 import { deleteLogo, getLogo, putLogo } from "@invoicing/core/profile/logo";
 import { getProfile, toProfile, updateProfile } from "@invoicing/core/profile/profile";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe, one } from "../openapi/describe";
 import { updateProfileBody } from "../schemas/profile";
 import { Profile } from "../schemas/resources";
-import { binaryBody, ifMatch, jsonBody } from "../validators";
+import { binaryBody, ifMatch, jsonBody } from "../http/validators";
 
 /** The business profile and its logo (docs/documents.md). */
 const IMAGE_TYPES: readonly ImageType[] = ["image/png", "image/jpeg"];

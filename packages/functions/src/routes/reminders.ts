@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { listInvoiceReminders } from "@invoicing/core/reminders/reminders";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe, list } from "../openapi/describe";
-import { idParam } from "../params";
+import { idParam } from "../http/params";
 import { Reminder } from "../schemas/resources";
 
 /** GET /invoices/{id}/reminders: the invoice's reminders by scheduledAt (short and bounded: no paging). */

@@ -11,13 +11,13 @@ import {
   resumeSchedule,
   updateSchedule,
 } from "@invoicing/core/schedules/schedules";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { created, deleted, describe, list, one } from "../openapi/describe";
-import { pageResponse } from "../pagination";
-import { idParam } from "../params";
+import { pageResponse } from "../http/pagination";
+import { idParam } from "../http/params";
 import { RecurringSchedule } from "../schemas/resources";
 import { createScheduleBody, scheduleListFilters, updateScheduleBody } from "../schemas/schedules";
-import { actionBody, ifMatch, jsonBody, listQuery } from "../validators";
+import { actionBody, ifMatch, jsonBody, listQuery } from "../http/validators";
 
 /** A schedule response: the whole resource with its ETag (PATCH honours If-Match, as invoices do). */
 function scheduleResponse(c: Context<AppEnv>, item: ScheduleItem, status: 200 | 201 = 200): Response {

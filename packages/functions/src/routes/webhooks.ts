@@ -2,10 +2,10 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { DomainError } from "@invoicing/core/errors";
 import { handleCardProcessorEvent } from "@invoicing/core/payments/card-payments";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/env";
 import { describe } from "../openapi/describe";
 import { WebhookReceipt } from "../schemas/resources";
-import { rawBody } from "../validators";
+import { rawBody } from "../http/validators";
 
 /**
  * POST /webhooks/card-processor: Stripe's webhook. No API key — the Stripe-Signature header is the

@@ -158,23 +158,28 @@ export const email = v.pipe(
 
 export const notes = v.pipe(v.string(), v.maxLength(5000));
 
+const isHttpsUrl = (value: string): boolean => URL.canParse(value) && new URL(value).protocol === "https:";
+
 /**
- * An https URL, stored as its normalized `href`. Control characters are refused outright rather than
- * left to the URL parser (which silently drops tabs and newlines, and a raw one stored would later
- * break a `Location` header); the href is what every later reader (page, PDF, redirect) gets.
+ * An https URL kept exactly as given: one that is only shown (the profile's website, printed as the
+ * user wrote it: `https://shop.example` must not come back as `https://shop.example/`). Control
+ * characters are refused outright rather than left to the URL parser, which silently drops tabs and
+ * newlines.
  */
-export const httpsUrl = v.pipe(
+export const httpsUrlAsGiven = v.pipe(
   v.string(),
   v.maxLength(2048),
   v.check((value) => !/[\u0000-\u001f\u007f]/.test(value), "must not contain control characters"),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const url = URL.canParse(dataset.value) ? new URL(dataset.value) : null;
-    if (url?.protocol !== "https:") {
-      addIssue({ message: "must be an https URL" });
-      return NEVER;
-    }
-    return url.href;
-  }),
+  v.check(isHttpsUrl, "must be an https URL"),
+);
+
+/**
+ * An https URL that is followed (a payment link: a redirect's `Location`, a page's `href`), stored as
+ * its normalized `href`, the form every later reader gets (a raw non-ASCII one would break a header).
+ */
+export const httpsUrl = v.pipe(
+  httpsUrlAsGiven,
+  v.transform((value) => new URL(value).href),
 );
 
 /** Positive integer ids in paths and bodies. */

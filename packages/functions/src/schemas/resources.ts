@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { Address } from "@invoicing/core/address/resource";
 import { Client } from "@invoicing/core/clients/resource";
+import { CreditNote, CreditNoteLineItem } from "@invoicing/core/credit-notes/resource";
 import { LineItem, TaxBreakdownEntry } from "@invoicing/core/documents/resource";
 import { EmailDelivery } from "@invoicing/core/email/resource";
 import { Estimate } from "@invoicing/core/estimates/resource";
@@ -30,6 +31,8 @@ export {
   Client,
   CreatedApiKey,
   CreatedWebhookEndpoint,
+  CreditNote,
+  CreditNoteLineItem,
   EmailDelivery,
   Estimate,
   Invoice,
@@ -84,6 +87,8 @@ export const resources = {
   Reminder,
   EmailDelivery,
   Payment,
+  CreditNoteLineItem,
+  CreditNote,
   WebhookReceipt,
   Event,
   WebhookEndpoint,

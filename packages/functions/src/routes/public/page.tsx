@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { DocumentView, PartyView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../http/env";
 import { CSS } from "./style";
 
 /**

@@ -4,9 +4,9 @@ import { toInvoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceView } from "@invoicing/core/public/view";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../http/env";
 import { describe } from "../../openapi/describe";
-import { toPublicEstimate } from "../../public-estimate";
+import { toPublicEstimate } from "@invoicing/core/public/estimate";
 import { securityHeaders } from "./headers";
 import { htmlPage } from "./page";
 

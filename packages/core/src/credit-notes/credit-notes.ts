@@ -1,0 +1,371 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import type { Ctx, Deps } from "../context";
+import { nowIso } from "../context";
+import { batchGet, batchKey } from "../db/batch-get";
+import { commit, type Write } from "../db/commit";
+import { takeCounterWrite } from "../db/ids";
+import { counterKey, pad } from "../db/keys";
+import { Raced } from "../db/optimistic";
+import { listEntities, listPage, type Page, type PageRequest } from "../db/pagination";
+import { computeTotals, defaultTaxCategory, taxBreakdown, type TaxCategory } from "../documents/line-items";
+import { formatDocumentNumber } from "../documents/numbering";
+import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
+import { creditNoteEmail } from "../email/templates";
+import { DomainError, type FieldError, invalidTransition, notFound, ValidationError } from "../errors";
+import { invoiceKey, type InvoiceItem } from "../invoices/model";
+import {
+  centsOf,
+  formatMoney,
+  formatQuantity,
+  formatTaxRate,
+  lineAmount,
+  parseMoney,
+  parseQuantity,
+  parseTaxRate,
+} from "../money/money";
+import { lastCountedPayment } from "../payments/payments";
+import { amountDueCents, creditedCents, creditedInvoice, invoiceWrite, untilSettled } from "../payments/settlement";
+import { toResource } from "../resource";
+import { newPublicToken } from "../tokens";
+import {
+  type CreditNoteItem,
+  creditNoteKey,
+  creditNotesOfClientPartition,
+  creditNotesOfInvoicePartition,
+} from "./model";
+import { CreditNote, type CreditNoteLineItem, type CreditNoteReason } from "./resource";
+
+/**
+ * Credit notes (API.md section 17, docs/credit-notes.md): the correcting document of an issued
+ * invoice. Issuing one is ONE transaction of three items — the credit note, the user's CN number
+ * counter moved from the value read to the next, and the invoice written whole with its new
+ * creditedAmount (and status, paid fields, voidedAt, due-list keys) conditioned on the version read
+ * — through the invoice's optimistic loop (untilSettled), the one payments use too. So credit notes,
+ * payments, a void and the overdue job queue on the invoice's version: each decides on the invoice
+ * as it is, and what the credit notes of an invoice credit together never exceeds its total.
+ *
+ * A credit note's id is its number's sequence value (CN-000007 is /credit-notes/7): one gapless
+ * counter (COUNTER#creditNoteNumber) gives both, taken inside the transaction, so a failed or lost
+ * attempt skips no number.
+ */
+export const NUMBER_COUNTER = "creditNoteNumber";
+
+/**
+ * A credited line: with `invoiceLineId`, that line of the invoice (and `quantity` at most); without,
+ * a free line (`description` and `unitPrice` > 0 required). The route's schema enforces the shapes.
+ */
+export interface CreditNoteLineInput {
+  invoiceLineId?: number;
+  description?: string;
+  quantity?: string | number;
+  unitPrice?: string | number;
+  taxRate?: string | number;
+  taxCategory?: TaxCategory;
+}
+
+export interface CreditNoteInput {
+  lineItems?: CreditNoteLineInput[];
+  reason?: CreditNoteReason | null;
+  memo?: string | null;
+}
+
+/** Invoices a credit note may correct: issued and not void. */
+const CREDITABLE = ["finalized", "sent", "overdue", "paid"];
+
+export const formatCreditNoteNumber = (n: number): string => formatDocumentNumber("CN", n);
+
+export const toCreditNote = (item: CreditNoteItem): CreditNote => toResource(item, CreditNote);
+
+/**
+ * POST /invoices/{id}/credit-notes. Checked in API.md's order: an unknown invoice (404), then an
+ * `invoiceLineId` the invoice does not have (400 on that line), then the invoice's status
+ * (invalid_transition), then the amounts (credit_exceeds_invoice, empty_credit_note).
+ */
+export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: CreditNoteInput): Promise<CreditNoteItem> {
+  const result = await untilSettled(async () => {
+    const { invoice, lastNumber } = await readForIssue(ctx, invoiceId);
+    checkLineIds(invoice, input.lineItems);
+    if (!CREDITABLE.includes(invoice.status)) {
+      throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "issue a credit note for");
+    }
+    const { lines, quantities } = creditLines(invoice, input.lineItems);
+    if (lines.length === 0) throw emptyCreditNote(`nothing of invoice ${invoiceId} is left to credit`);
+    const totals = computeTotals(lines);
+    const total = centsOf(totals.total);
+    if (total <= 0n) throw emptyCreditNote(`a credit note's total must be above 0 (it would be ${totals.total})`);
+    const left = centsOf(invoice.total) - creditedCents(invoice);
+    if (total > left) {
+      throw exceeds(
+        `a credit note of ${totals.total} is more than what is left to credit of invoice ${invoiceId} ` +
+          `(${formatMoney(left > 0n ? left : 0n)} of ${invoice.total})`,
+      );
+    }
+
+    const now = nowIso(ctx);
+    const number = lastNumber + 1;
+    const dueBefore = amountDueCents(invoice);
+    const applied = total < dueBefore ? total : dueBefore;
+    const note = newCreditNoteItem(ctx, invoice, number, lines, input, now, {
+      applied: formatMoney(applied),
+      refund: formatMoney(total - applied),
+    });
+
+    let next = creditedInvoice(ctx, invoice, total, undefined);
+    // Left paid by the credit: the paid fields are the last payment's, as if it had completed it.
+    if (next.status === "paid" && centsOf(invoice.amountPaid) > 0n) {
+      next = creditedInvoice(ctx, invoice, total, await lastCountedPayment(ctx, invoiceId));
+    }
+    next.creditNoteNumbers = [...(invoice.creditNoteNumbers ?? []), note.creditNoteNumber];
+    next.creditedQuantities = quantities;
+
+    const writes: Write[] = [
+      // Another credit note of this user took the number first: read again.
+      takeCounterWrite(ctx, NUMBER_COUNTER, lastNumber, () => new Raced()),
+      {
+        op: { Put: { TableName: ctx.db.table, Item: note, ConditionExpression: "attribute_not_exists(pk)" } },
+        onConditionFailed: () => new Raced(),
+      },
+      invoiceWrite(ctx, next, invoice.version),
+    ];
+    await commit(ctx, writes, note);
+    return note;
+  });
+  return result;
+}
+
+/** The invoice and the user's last CN number: one consistent BatchGetItem. */
+async function readForIssue(ctx: Ctx, invoiceId: number) {
+  const keys = [invoiceKey(ctx.userId, invoiceId), counterKey(ctx.userId, NUMBER_COUNTER)];
+  const found = await batchGet(ctx.db, keys);
+  const invoice = found.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
+  if (!invoice) throw notFound("invoice", invoiceId);
+  return { invoice, lastNumber: Number(found.get(batchKey(keys[1]!))?.value ?? 0) };
+}
+
+/** Every `invoiceLineId` names a line of the invoice, else a 400 on that line. */
+function checkLineIds(invoice: InvoiceItem, inputs: CreditNoteLineInput[] | undefined): void {
+  const ids = new Set(invoice.lineItems.map((line) => line.id));
+  const errors: FieldError[] = [];
+  inputs?.forEach((input, i) => {
+    if (input.invoiceLineId !== undefined && !ids.has(input.invoiceLineId)) {
+      errors.push({
+        path: `lineItems.${i}.invoiceLineId`,
+        message: `invoice ${invoice.id} has no line ${input.invoiceLineId}`,
+      });
+    }
+  });
+  if (errors.length) throw new ValidationError(errors);
+}
+
+const must = (result: ReturnType<typeof parseMoney>): bigint => {
+  if (!result.ok) throw new Error(`unvalidated decimal: ${result.reason}`);
+  return result.value;
+};
+
+/**
+ * The credit note's lines, and what of each invoice line is credited once it is issued. A line of
+ * the invoice is credited at its own price, rate and category, for the quantity given or, absent,
+ * all that is left of it; asking for more than is left is credit_exceeds_invoice. No lines given:
+ * every line of the invoice with something left.
+ */
+function creditLines(
+  invoice: InvoiceItem,
+  inputs: CreditNoteLineInput[] | undefined,
+): { lines: CreditNoteLineItem[]; quantities: Record<string, string> } {
+  const credited = new Map<number, bigint>(
+    Object.entries(invoice.creditedQuantities ?? {}).map(([id, q]) => [Number(id), must(parseQuantity(q))]),
+  );
+  const byId = new Map(invoice.lineItems.map((line) => [line.id, line]));
+  const requested: CreditNoteLineInput[] =
+    inputs ??
+    invoice.lineItems
+      .filter((line) => must(parseQuantity(line.quantity)) > (credited.get(line.id) ?? 0n))
+      .map((line) => ({ invoiceLineId: line.id }));
+
+  const lines = requested.map((input, index): CreditNoteLineItem => {
+    if (input.invoiceLineId !== undefined) {
+      const line = byId.get(input.invoiceLineId)!;
+      const done = credited.get(line.id) ?? 0n;
+      const left = must(parseQuantity(line.quantity)) - done;
+      const quantity = input.quantity === undefined ? left : must(parseQuantity(input.quantity));
+      if (quantity > left || quantity <= 0n) {
+        throw exceeds(
+          `line ${line.id} of invoice ${invoice.id} has ${formatQuantity(left > 0n ? left : 0n)} left to credit ` +
+            `(of ${line.quantity})` +
+            (input.quantity === undefined ? "" : `, not ${formatQuantity(quantity)}`),
+        );
+      }
+      credited.set(line.id, done + quantity);
+      const unitPrice = must(parseMoney(line.unitPrice));
+      return {
+        id: index + 1,
+        invoiceLineId: line.id,
+        description: line.description,
+        quantity: formatQuantity(quantity),
+        unitPrice: line.unitPrice,
+        taxRate: line.taxRate,
+        taxCategory: line.taxCategory ?? defaultTaxCategory(must(parseTaxRate(line.taxRate))),
+        amount: formatMoney(lineAmount(quantity, unitPrice)),
+        sortOrder: index,
+      };
+    }
+    const quantity = must(parseQuantity(input.quantity ?? "1"));
+    const unitPrice = must(parseMoney(input.unitPrice));
+    const taxRate = must(parseTaxRate(input.taxRate ?? "0"));
+    return {
+      id: index + 1,
+      invoiceLineId: null,
+      description: input.description!,
+      quantity: formatQuantity(quantity),
+      unitPrice: formatMoney(unitPrice),
+      taxRate: formatTaxRate(taxRate),
+      taxCategory: input.taxCategory ?? defaultTaxCategory(taxRate),
+      amount: formatMoney(lineAmount(quantity, unitPrice)),
+      sortOrder: index,
+    };
+  });
+  const quantities = Object.fromEntries([...credited].map(([id, q]) => [String(id), formatQuantity(q)]));
+  return { lines, quantities };
+}
+
+function newCreditNoteItem(
+  ctx: Ctx,
+  invoice: InvoiceItem,
+  number: number,
+  lines: CreditNoteLineItem[],
+  input: CreditNoteInput,
+  now: string,
+  amounts: { applied: string; refund: string },
+): CreditNoteItem {
+  const key = creditNoteKey(ctx.userId, number);
+  return {
+    ...key,
+    type: "credit_note",
+    userId: ctx.userId,
+    version: 1,
+    gsi1pk: creditNotesOfInvoicePartition(ctx.userId, invoice.id),
+    gsi1sk: pad(number),
+    gsi2pk: creditNotesOfClientPartition(ctx.userId, invoice.clientId),
+    gsi2sk: pad(number),
+    id: number,
+    invoiceId: invoice.id,
+    invoiceNumber: invoice.invoiceNumber!,
+    creditNoteNumber: formatCreditNoteNumber(number),
+    status: "issued",
+    reason: input.reason ?? null,
+    memo: input.memo ?? null,
+    currency: invoice.currency,
+    issueDate: now,
+    lineItems: lines,
+    ...computeTotals(lines),
+    taxBreakdown: taxBreakdown(lines),
+    taxExemptionReason: invoice.taxExemptionReason ?? null,
+    amountAppliedToDue: amounts.applied,
+    amountToRefund: amounts.refund,
+    clientId: invoice.clientId,
+    clientName: invoice.clientName,
+    clientEmail: invoice.clientEmail ?? null,
+    clientAddress: invoice.clientAddress ?? null,
+    clientTaxId: invoice.clientTaxId ?? null,
+    seller: invoice.seller ?? null,
+    publicToken: newPublicToken(),
+    sentAt: null,
+    createdAt: now,
+  };
+}
+
+const exceeds = (detail: string) => new DomainError("credit_exceeds_invoice", detail);
+const emptyCreditNote = (detail: string) => new DomainError("empty_credit_note", detail);
+
+// ---- reads ----
+
+/** A credit note of the user, or undefined (another user's id reads as a missing one: the key holds the user). */
+export async function findCreditNote(
+  deps: Pick<Deps, "db">,
+  userId: string,
+  id: number,
+  consistent = false,
+): Promise<CreditNoteItem | undefined> {
+  const out = await deps.db.doc.send(
+    new GetCommand({ TableName: deps.db.table, Key: creditNoteKey(userId, id), ConsistentRead: consistent }),
+  );
+  return out.Item as CreditNoteItem | undefined;
+}
+
+/** GET /credit-notes/{id}: the credit note, or 404. */
+export async function getCreditNote(ctx: Ctx, id: number, consistent = false): Promise<CreditNoteItem> {
+  const item = await findCreditNote(ctx, ctx.userId, id, consistent);
+  if (!item) throw notFound("credit note", id);
+  return item;
+}
+
+/**
+ * GET /credit-notes?invoiceId=&clientId=: newest first. An invoice's (and, with clientId too, only
+ * if it is that client's) from its byStatus partition, a client's from byClient, all of them from the
+ * user's partition (credit-notes/model.ts).
+ */
+export function listCreditNotes(
+  ctx: Ctx,
+  filters: { invoiceId?: number; clientId?: number },
+  page: PageRequest,
+): Promise<Page<CreditNoteItem>> {
+  if (filters.invoiceId === undefined) {
+    return listEntities<CreditNoteItem>(ctx.db, ctx.userId, "CREDITNOTE", { clientId: filters.clientId }, page);
+  }
+  const partition = creditNotesOfInvoicePartition(ctx.userId, filters.invoiceId);
+  return listPage<CreditNoteItem>(
+    ctx.db,
+    {
+      index: "byStatus",
+      partitionName: "gsi1pk",
+      partitionValue: partition,
+      filters: filters.clientId === undefined ? undefined : { clientId: filters.clientId },
+      signature: `${ctx.userId}|CREDITNOTE|invoice:${filters.invoiceId}|${filters.clientId ?? ""}`,
+      startKey: (id) => ({ ...creditNoteKey(ctx.userId, id), gsi1pk: partition, gsi1sk: pad(id) }),
+    },
+    page,
+  );
+}
+
+/**
+ * GET /invoices/{id}/credit-notes: oldest first, not paginated. Read by the numbers the invoice
+ * holds (its id is its number), consistently: a credit note just issued is listed at once, which
+ * the lagging index could not promise.
+ */
+export async function listInvoiceCreditNotes(ctx: Ctx, invoiceId: number): Promise<CreditNoteItem[]> {
+  const out = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: invoiceKey(ctx.userId, invoiceId), ConsistentRead: true }),
+  );
+  const invoice = out.Item as InvoiceItem | undefined;
+  if (!invoice) throw notFound("invoice", invoiceId);
+  const ids = (invoice.creditNoteNumbers ?? []).map((number) => Number(number.slice("CN-".length)));
+  const notes: CreditNoteItem[] = [];
+  for (let start = 0; start < ids.length; start += 100) {
+    const keys = ids.slice(start, start + 100).map((id) => creditNoteKey(ctx.userId, id));
+    const found = await batchGet(ctx.db, keys);
+    for (const key of keys) {
+      const item = found.get(batchKey(key));
+      if (item) notes.push(item as unknown as CreditNoteItem);
+    }
+  }
+  return notes;
+}
+
+// ---- send ----
+
+const SEND_RULES: SendRules<CreditNoteItem & { clientEmail: string | null }> = {
+  kind: "CREDITNOTE",
+  noun: "credit note",
+  // A credit note stays issued, and may be sent again (to the same or another recipient).
+  from: "issued",
+  to: "issued",
+  email: creditNoteEmail,
+};
+
+/**
+ * POST /credit-notes/{id}/send: emails the credit note with its PDF attached (documents/send.ts,
+ * the send of invoices and estimates: recipient `to`, else the client's email on it, else the
+ * client's current one; the email quota counted in the same transaction); sets sentAt.
+ */
+export const sendCreditNote = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<CreditNoteItem> =>
+  sendDocument(ctx, SEND_RULES, id, options.to);

@@ -1,0 +1,12 @@
+import type { Deps } from "@invoicing/core/context";
+import { eInvoiceWriter } from "../einvoice/writer";
+import { pdfRenderer } from "../pdf/renderer";
+import { routeModules } from "./route-modules";
+import { buildApp } from "./build-app";
+
+export { routeModules };
+
+/** The whole service as one app: what `npm start` serves and the tests call. */
+export function createApp(deps: Deps) {
+  return buildApp(deps, [pdfRenderer, eInvoiceWriter, ...routeModules]);
+}

@@ -1,0 +1,23 @@
+import type { Ctx, Deps } from "@invoicing/core/context";
+import type { WriteEInvoice } from "../einvoice/response";
+import type { RenderPdf } from "../pdf/response";
+
+/** Hono's per-request variables, typed once for every module. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    deps: Deps;
+    /** The acting user's context; set by the auth middleware on authenticated routes. */
+    ctx: Ctx;
+    /** Resolves once the API key is checked and allows the request (see middleware.ts verifiedKey). */
+    keyCheck?: () => Promise<void>;
+    /** The raw request body, once read (see body.ts). */
+    rawBody?: string;
+    /** The request body's bytes, once read (see body.ts). */
+    bodyBytes?: Uint8Array;
+    /** Draws PDFs, in the apps that serve them (pdf/renderer.ts). */
+    renderPdf?: RenderPdf;
+    /** Writes e-invoices, in the apps that serve them (einvoice/writer.ts). */
+    writeEInvoice?: WriteEInvoice;
+  };
+}

@@ -1,0 +1,16 @@
+import { handle } from "hono/aws-lambda";
+import { createBaseDeps } from "../capabilities/base";
+import { documentRouteModules } from "../app/documents-routes";
+import { eInvoiceWriter } from "../einvoice/writer";
+import { pdfRenderer } from "../pdf/renderer";
+import { buildApp } from "../app/build-app";
+
+/**
+ * The documents Lambda: API Gateway sends it every documents path (infra/api.ts), with the same
+ * spine (auth, errors, 405) as the API. It mounts the PDF renderer (pdf-lib, loaded at the first
+ * PDF), and the e-invoice writer will join it; its own function keeps both out of the API's bundle.
+ * It needs no capability: it reads the table and renders.
+ */
+export const handler = handle(
+  buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, ...documentRouteModules]),
+);

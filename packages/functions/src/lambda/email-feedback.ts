@@ -1,0 +1,43 @@
+import type { Context, SNSEvent } from "aws-lambda";
+import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
+import { createDeps } from "../capabilities/deps";
+
+/**
+ * The SNS subscriber of the "EmailFeedback" topic (infra/email.ts): SES's bounce, complaint and reject
+ * events for the emails this stage sent. Each marks its outbox record and recipients
+ * (core/src/email/bounces.ts). A message that is not such an event, or not about one of our emails,
+ * is counted and skipped; a database failure throws, so Lambda retries the delivery (marking twice
+ * is harmless). Logs counts only: addresses are personal data.
+ */
+const deps = createDeps();
+
+export function handler(
+  event: SNSEvent,
+  context?: Context,
+): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () => handle(event));
+}
+
+async function handle(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+  const counts = { recorded: 0, emailGone: 0, ignored: 0 };
+  for (const record of event.Records ?? []) {
+    let message: unknown;
+    try {
+      message = JSON.parse(record.Sns.Message);
+    } catch {
+      counts.ignored++;
+      continue;
+    }
+    const feedback = parseSesEvent(message);
+    if (!feedback) {
+      counts.ignored++;
+      continue;
+    }
+    const outcome = await recordFeedback(deps, feedback);
+    if (outcome === "recorded") counts.recorded++;
+    else counts.emailGone++;
+  }
+  log("info", "email feedback", counts);
+  return counts;
+}

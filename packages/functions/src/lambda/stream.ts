@@ -1,0 +1,31 @@
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import { log, withLogContext } from "@invoicing/core/observability/context-log";
+import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
+import { createDeliveryDeps } from "../capabilities/delivery-deps";
+
+/**
+ * The table stream's subscriber (infra/stream.ts): events, webhook first attempts, the bus and
+ * email delivery (packages/core/src/stream/subscriber.ts). A record that fails is reported with
+ * ReportBatchItemFailures, so Lambda retries the batch from that record on: the ones before it are
+ * not processed again, and none is skipped. The batch stops taking records close to the function's
+ * timeout (the rest comes again), and every log line carries the invocation's id.
+ */
+const deps = createDeliveryDeps();
+
+export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
+  return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {
+    const outcome = await handleStreamBatch(deps, event.Records as StreamRecord[], {
+      remainingMs: context ? () => context.getRemainingTimeInMillis() : undefined,
+    });
+    log("info", "stream batch", {
+      records: event.Records.length,
+      events: outcome.events,
+      emails: outcome.emails,
+      attempts: outcome.attempts,
+      ...(outcome.failedSequenceNumber ? { failedSequenceNumber: outcome.failedSequenceNumber } : {}),
+    });
+    return {
+      batchItemFailures: outcome.failedSequenceNumber ? [{ itemIdentifier: outcome.failedSequenceNumber }] : [],
+    };
+  });
+}

@@ -1,8 +1,0 @@
-import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
-import type { PublicEstimate } from "@invoicing/core/public/view";
-
-/** The estimate resource plus when it was sent (its date on the page and the PDF). */
-export const toPublicEstimate = (item: EstimateItem): PublicEstimate => ({
-  ...toEstimate(item),
-  sentAt: item.sentAt ?? null,
-});

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobs } from "@invoicing/core/jobs/all";
+import { postWebhook } from "@invoicing/core/webhooks/post";
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
+import { newClient, ok } from "../invoices/fixtures";
+import { startReceiver, type Receiver } from "./receiver";
+
+/**
+ * Fairness of webhook delivery (docs/events.md, "Fairness"): what one user's dead receivers may cost
+ * everyone else, the attempt timeout that includes the DNS lookup, the job's deadline, and the
+ * disabling of an endpoint that has failed for days. No timed assertions: counts and order only.
+ */
+const TIMEOUT_MS = 3_000;
+let env: TestEnv;
+let receiver: Receiver;
+let dead: Receiver;
+
+beforeAll(async () => {
+  env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+  receiver = await startReceiver();
+  dead = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await dead.close();
+});
+
+async function endpoint(user: TestUser, url: string, events = ["client.created", "client.updated"]) {
+  return ok(await user.call("POST", "/webhook-endpoints", { url, events }), 201).body as { id: number };
+}
+
+describe("one user with ten endpoints that never answer", () => {
+  it("costs one attempt per endpoint per job run and at most half the slots; another user's retry goes in the first wave", async () => {
+    dead.script.push(...Array(200).fill("hang"));
+    const hog = await env.user();
+    for (let i = 0; i < 10; i++) await endpoint(hog, dead.url);
+    for (let i = 0; i < 4; i++) await newClient(hog);
+    const beforeFirst = dead.received.length;
+    await env.drainStream();
+    // The subscriber: each dead endpoint failed once; its other first attempts were left to the job.
+    expect(dead.received.length - beforeFirst).toBe(10);
+
+    // Another user's delivery failed once, a little later: its retry is due after all of the hog's.
+    env.clock.advance(30_000);
+    const other = await env.user();
+    await endpoint(other, receiver.url, ["client.created"]);
+    receiver.script.push(500);
+    const start = receiver.received.length;
+    await newClient(other);
+    await env.drainStream();
+    expect(receiver.received.slice(start).map((r) => r.answered)).toEqual([500]);
+
+    const hangsBefore = dead.received.length;
+    let hangsBeforeOther: number | undefined;
+    const arrivals = receiver.received.length;
+    const watcher = setInterval(() => {
+      if (hangsBeforeOther === undefined && receiver.received.length > arrivals)
+        hangsBeforeOther = dead.received.length - hangsBefore;
+    }, 1);
+    const result = await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * 60_000));
+    clearInterval(watcher);
+
+    // 40 attempts of the hog's were due (10 retries, 30 first attempts); one per endpoint was made.
+    expect(dead.received.length - hangsBefore).toBe(10);
+    expect(result).toMatchObject({ succeeded: 1, failed: 10, deferred: 30 });
+    expect(receiver.received.slice(arrivals).map((r) => r.answered)).toEqual(["ok"]);
+    // Users take turns and the hog holds at most 4 of the 8 slots: the other user's retry started
+    // with the first wave, not behind the hog's hanging attempts.
+    expect(hangsBeforeOther).toBeLessThanOrEqual(4);
+  }, 120_000);
+});
+
+describe("the attempt timeout includes the DNS lookup", () => {
+  it("a host whose lookup never answers fails the attempt at the timeout", async () => {
+    const outcome = await postWebhook("https://never-resolves.example/hooks", {}, "{}", {
+      allowPrivate: false,
+      timeoutMs: 500,
+      lookup: () => new Promise(() => {}),
+    });
+    expect(outcome).toEqual({ ok: false, responseStatus: null, error: "no answer within 500 ms" });
+  }, 60_000);
+});
+
+describe("the job's deadline", () => {
+  it("starts no attempt when too little time is left; what it left stays due for the next run", async () => {
+    // A table of its own: nothing else due in it.
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const user = await env.user();
+    const { id } = await endpoint(user, receiver.url, ["client.created"]);
+    receiver.script.push(500, 500);
+    await newClient(user);
+    await newClient(user);
+    await env.drainStream(); // the first fails (500), the second is left for the job
+    const now = new Date(env.clock.now.getTime() + 2 * 60_000);
+    const start = receiver.received.length;
+
+    // Five seconds left: less than an attempt's timeout and the writes that record it.
+    const late = await jobs.webhooks!(env.deps, now, { deadline: Date.now() + 5_000 });
+    expect(late).toMatchObject({ changed: 0, succeeded: 0, failed: 0 });
+    expect(late.deferred).toBe(2);
+    expect(receiver.received.length).toBe(start);
+
+    // A run with time makes them.
+    const next = await jobs.webhooks!(env.deps, now, { deadline: Date.now() + 60_000 });
+    expect(next).toMatchObject({ failed: 1 });
+    expect(receiver.received.slice(start).map((r) => r.answered)).toEqual([500]);
+    const third = await jobs.webhooks!(env.deps, new Date(now.getTime() + 10 * 60_000));
+    expect(third).toMatchObject({ succeeded: 2 });
+    const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { status: string }[];
+    expect(list.filter((d) => d.status === "succeeded")).toHaveLength(2);
+  }, 120_000);
+});
+
+describe("an endpoint that fails for days", () => {
+  const DAY = 86_400_000;
+
+  it("is disabled after failing for 5 days with no success, with a webhook_endpoint.disabled event", async () => {
+    const user = await env.user();
+    const { id } = await endpoint(user, receiver.url);
+    const watcher = await endpoint(user, receiver.url, ["webhook_endpoint.disabled"]);
+    const t0 = env.clock.now.getTime();
+    receiver.script.push(503);
+    const client = await newClient(user);
+    await env.drainStream();
+    env.clock.set(new Date(t0 + 3 * DAY).toISOString());
+    receiver.script.push(503);
+    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day three" }));
+    await env.drainStream();
+    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
+
+    env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
+    receiver.script.push(503);
+    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day five" }));
+    const start = receiver.received.length;
+    await env.drainStream();
+    await env.drainStream(); // the endpoint's own change, on the stream after the attempt
+    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({ id, enabled: false });
+
+    const events = ok(await user.call("GET", "/events?type=webhook_endpoint.disabled")).body;
+    expect(events).toEqual([
+      {
+        id: expect.any(String),
+        type: "webhook_endpoint.disabled",
+        createdAt: expect.any(String),
+        resourceType: "webhook_endpoint",
+        resourceId: id,
+        data: {
+          id,
+          url: receiver.url,
+          events: ["client.created", "client.updated"],
+          description: null,
+          enabled: false,
+          createdAt: expect.any(String),
+        },
+      },
+    ]);
+    // The other endpoint, subscribed to it, was told; no secret in what it got.
+    const told = receiver.received.slice(start).map((r) => JSON.parse(r.body));
+    expect(told.map((e) => [e.type, e.resourceId])).toContainEqual(["webhook_endpoint.disabled", id]);
+    expect(JSON.stringify(told)).not.toContain("whsec_");
+    expect(watcher.id).not.toBe(id);
+
+    // Enabled again by its owner: delivered to again, a fresh run of failures.
+    ok(await user.call("PATCH", `/webhook-endpoints/${id}`, { enabled: true }));
+    const again = receiver.received.length;
+    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Back" }));
+    await env.drainStream();
+    expect(receiver.received.slice(again).map((r) => JSON.parse(r.body).data.name)).toEqual(["Back"]);
+  }, 120_000);
+
+  it("a success in between starts the count again", async () => {
+    const user = await env.user();
+    const { id } = await endpoint(user, receiver.url);
+    const t0 = env.clock.now.getTime();
+    receiver.script.push(503);
+    const client = await newClient(user);
+    await env.drainStream();
+    env.clock.set(new Date(t0 + 3 * DAY).toISOString());
+    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Answered" }));
+    await env.drainStream();
+    env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
+    receiver.script.push(503);
+    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Failed again" }));
+    await env.drainStream();
+    await env.drainStream();
+    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
+  }, 120_000);
+});
