@@ -50,4 +50,11 @@ export const table = new sst.aws.Dynamo("Table", {
   ttl: tableDefinition.ttl,
   stream: tableDefinition.stream,
   deletionProtection: isProduction($app.stage),
+  // Point-in-time recovery in production: any second of the last 35 days can be restored (to a new
+  // table; docs/operations.md, "Backups"). Other stages are disposable.
+  transform: {
+    table: (args) => {
+      args.pointInTimeRecovery = { enabled: isProduction($app.stage) };
+    },
+  },
 });
