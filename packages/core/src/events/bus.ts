@@ -1,5 +1,7 @@
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { Event } from "./types";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 
 /**
  * The app's EventBridge bus (deployed): every event is also put there, `source` "invoicing",
@@ -67,7 +69,8 @@ function calls(entries: readonly Entry[]): Entry[][] {
   return out;
 }
 
-const skipped = (entry: Entry, why: string) =>
+const skipped = (entry: Entry, why: string) => {
+  countMetric(METRIC.streamRecordsSkipped);
   console.warn(
     JSON.stringify({
       level: "warn",
@@ -78,6 +81,7 @@ const skipped = (entry: Entry, why: string) =>
       why,
     }),
   );
+};
 
 /** A whole call refused as a bad request (4xx other than throttling): no retry can pass it. */
 const isInvalidRequest = (error: unknown): boolean => {

@@ -20,6 +20,8 @@ import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
 import { attemptFairly, type FairLimits } from "./scheduling";
 import { signatureHeaders } from "./signing";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 
 /**
  * Webhook deliveries (docs/events.md). Every attempt is one item, created `pending` on the byDue
@@ -199,6 +201,7 @@ export async function runAttempt(
   }
   await record(deps, item, claims, now, outcome);
   if (endpoint?.enabled && !outcome.final) await trackHealth(deps, endpoint, outcome.ok, now);
+  if (!outcome.ok) countMetric(METRIC.webhookAttemptsFailed);
   return outcome.ok ? "succeeded" : "failed";
 }
 
