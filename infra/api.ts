@@ -76,6 +76,11 @@ export const DOCUMENT_PATHS = [
   "/public/estimates/{token}/pdf",
   "/invoices/{id}/e-invoice",
   "/public/invoices/{token}/e-invoice",
+  "/public/credit-notes/{token}",
+  "/credit-notes/{id}/pdf",
+  "/public/credit-notes/{token}/pdf",
+  "/credit-notes/{id}/e-invoice",
+  "/public/credit-notes/{token}/e-invoice",
 ] as const;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */

@@ -193,6 +193,11 @@ describe("the API", () => {
       "/public/estimates/{token}/pdf",
       "/invoices/{id}/e-invoice",
       "/public/invoices/{token}/e-invoice",
+      "/public/credit-notes/{token}",
+      "/credit-notes/{id}/pdf",
+      "/public/credit-notes/{token}/pdf",
+      "/credit-notes/{id}/e-invoice",
+      "/public/credit-notes/{token}/e-invoice",
     ];
     const paymentPaths = [
       "/public/invoices/{token}/pay",

@@ -1,5 +1,7 @@
 import { buildLineItems, computeTotals, taxBreakdown } from "@invoicing/core/documents/line-items";
+import type { CreditNote } from "@invoicing/core/credit-notes/resource";
 import { centsOf, formatMoney } from "@invoicing/core/money/money";
+import { type CreditedInvoice, creditNoteSourceOf } from "@invoicing/functions/einvoice/credit-note";
 import { FRENCH_CLIENT } from "../support/documents";
 import type { EInvoiceSource, Seller, SourceLine, TaxCategory } from "@invoicing/functions/einvoice/source";
 
@@ -227,4 +229,129 @@ export const CASES: Record<string, EInvoiceSource> = {
     clientTaxId: null,
     lines: [["Texterstellung", "4", "75.00", "0.19"]],
   }),
+};
+
+/**
+ * Credit notes, until the API issues them in these tests: made from an invoice of the set as the
+ * API would (section 17): a credited line keeps the invoice line's description, price, rate and
+ * category; amounts, totals and breakdown by the service's own code; what the credit takes off the
+ * invoice's amount due, and the rest to refund.
+ */
+type CreditSpec = {
+  creditNoteNumber: string;
+  /** [index of the invoice's line, quantity (default: all of it)]; absent: every line, whole. */
+  credit?: [line: number, quantity?: string][];
+  free?: LineSpec[];
+  reason?: CreditNote["reason"];
+  memo?: string | null;
+};
+
+export function creditNote(
+  inv: EInvoiceSource,
+  spec: CreditSpec,
+): { creditNote: CreditNote; invoice: CreditedInvoice } {
+  const credited = (spec.credit ?? inv.lineItems.map((_, i): [number] => [i])).map(([index, quantity]) => {
+    const line = inv.lineItems[index]!;
+    return { line, quantity: quantity ?? line.quantity };
+  });
+  const inputs = [
+    ...credited.map(({ line, quantity }) => ({
+      description: line.description,
+      quantity,
+      unitPrice: line.unitPrice,
+      taxRate: line.taxRate,
+      taxCategory: line.taxCategory,
+    })),
+    ...(spec.free ?? []).map(([description, quantity, unitPrice, taxRate, taxCategory]) => ({
+      description,
+      quantity,
+      unitPrice,
+      taxRate,
+      taxCategory,
+    })),
+  ];
+  const built = buildLineItems(inputs, 1).map((line, i) => ({ ...line, invoiceLineId: credited[i]?.line.id ?? null }));
+  const totals = computeTotals(built);
+  const total = centsOf(totals.total);
+  const due = centsOf(inv.amountDue);
+  const applied = total < due ? total : due;
+  return {
+    creditNote: {
+      id: 1,
+      invoiceId: 1,
+      invoiceNumber: inv.invoiceNumber!,
+      creditNoteNumber: spec.creditNoteNumber,
+      status: "issued",
+      reason: spec.reason ?? null,
+      memo: spec.memo ?? null,
+      currency: inv.currency,
+      issueDate: "2026-11-20T14:00:00.000Z",
+      lineItems: built,
+      ...totals,
+      taxBreakdown: taxBreakdown(built),
+      taxExemptionReason: inv.taxExemptionReason,
+      amountAppliedToDue: formatMoney(applied),
+      amountToRefund: formatMoney(total - applied),
+      clientId: 1,
+      clientName: inv.clientName,
+      clientEmail: inv.clientEmail,
+      clientAddress: inv.clientAddress,
+      clientTaxId: inv.clientTaxId,
+      seller: inv.seller,
+      publicToken: "cn_public_token_0123456789abcdef",
+      sentAt: null,
+      createdAt: "2026-11-20T14:00:00.000Z",
+    },
+    invoice: {
+      issueDate: inv.issueDate,
+      deliveryDate: inv.deliveryDate,
+      buyerReference: inv.buyerReference,
+      purchaseOrderReference: inv.purchaseOrderReference,
+    },
+  };
+}
+
+const cn = (inv: string, spec: CreditSpec) => {
+  const made = creditNote(CASES[inv]!, spec);
+  return creditNoteSourceOf(made.creditNote, made.invoice);
+};
+
+/**
+ * Credit notes of every tax category the invoices cover (S, Z, E, AE, K, G, O), whole and partial,
+ * with a credited discount line, a free goodwill line, refunds of a paid and a partly paid invoice,
+ * and special text. Every one must pass every format's official validation.
+ */
+export const CREDIT_NOTE_CASES: Record<string, EInvoiceSource> = {
+  "cn-single-rate-full": cn("single-rate", { creditNoteNumber: "CN-000001", reason: "duplicate" }),
+  "cn-mixed-rates-partial": cn("mixed-rates", {
+    creditNoteNumber: "CN-000002",
+    reason: "order_change",
+    memo: "One book was returned.",
+    credit: [
+      [1, "1"],
+      [2, "1"],
+    ],
+  }),
+  "cn-zero-rated": cn("zero-rated", { creditNoteNumber: "CN-000003", credit: [[0, "10"]], reason: "order_change" }),
+  "cn-exempt": cn("exempt", { creditNoteNumber: "CN-000004", reason: "product_unsatisfactory" }),
+  "cn-reverse-charge": cn("reverse-charge", { creditNoteNumber: "CN-000005", credit: [[0, "8"]] }),
+  "cn-intra-community": cn("intra-community", { creditNoteNumber: "CN-000006", credit: [[0, "500"]] }),
+  "cn-export": cn("export", { creditNoteNumber: "CN-000007", reason: "other", memo: "Two lamps arrived broken." }),
+  "cn-outside-scope": cn("outside-scope", { creditNoteNumber: "CN-000008", reason: "duplicate" }),
+  "cn-discount-lines": cn("discount-lines", { creditNoteNumber: "CN-000009", credit: [[0], [1], [3]] }),
+  "cn-goodwill-free-line": cn("single-rate", {
+    creditNoteNumber: "CN-000010",
+    credit: [],
+    free: [["Goodwill credit for the late delivery", "1", "50.00", "0.19"]],
+    reason: "other",
+  }),
+  "cn-partly-paid-refund": cn("partly-paid", { creditNoteNumber: "CN-000011", reason: "order_change" }),
+  "cn-paid-refund": cn("paid", { creditNoteNumber: "CN-000012", reason: "product_unsatisfactory" }),
+  "cn-special-text": cn("special-text", {
+    creditNoteNumber: "CN-000013",
+    memo: 'Memo with <tags> & "quotes" 😀\nand a second line',
+    reason: "other",
+    credit: [[1, "1"]],
+  }),
+  "cn-seller-tax-number": cn("seller-tax-number", { creditNoteNumber: "CN-000014", credit: [[0, "1"]] }),
 };

@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { optimistic, Raced } from "@invoicing/core/db/optimistic";
 import { log } from "@invoicing/core/observability/context-log";
-import { buildApp } from "@invoicing/functions/app/build-app";
 import type { AppEnv } from "@invoicing/functions/http/env";
+import { buildApp } from "@invoicing/functions/app/build-app";
 import { createTestEnv, request, type TestEnv } from "../support/env";
 
 /**

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allOperations } from "@invoicing/functions/openapi/operations";
+import { allOperations } from "@invoicing/functions/app/route-modules";
 import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
@@ -154,6 +154,11 @@ const creditNote = async (invoiceId: number) =>
     alice.call("POST", `/invoices/${invoiceId}/credit-notes`, { lineItems: [{ invoiceLineId: 1, quantity: "1" }] }),
     201,
   );
+/** A credit note's e-invoice needs what its invoice's does (eInvoiceCall), the credit note made of it. */
+const creditNoteEInvoiceCall = async (path: (note: { id: number; publicToken: string }) => string): Promise<Call> => {
+  const call = await eInvoiceCall((invoice) => String(invoice.id));
+  return { ...call, path: path(await creditNote(Number(call.path))) };
+};
 const draftEstimate = async () => ok(alice.call("POST", "/estimates", { clientId, lineItems: [line] }), 201);
 const sentEstimate = async () => {
   const draft = await draftEstimate();
@@ -244,6 +249,13 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   voidInvoice: async () => ({ method: "POST", path: `/invoices/${(await sentInvoice()).id}/void` }),
   listInvoiceReminders: async () => ({ method: "GET", path: `/invoices/${(await sentInvoice()).id}/reminders` }),
+  getAgingReport: async () => (await sentInvoice(), { method: "GET", path: "/reports/aging?asOf=2026-12-31" }),
+  getRevenueReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/revenue?from=2026-01&to=2026-12" }
+  ),
+  getTaxReport: async () => (
+    await sentInvoice(), await env.drainStream(), { method: "GET", path: "/reports/tax?from=2026-01&to=2026-12" }
+  ),
   listEvents: async () => (
     await newClient({ name: "Evented" }),
     await newClient({ name: "Evented 2" }),
@@ -394,6 +406,21 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
   }),
   getPublicInvoiceEInvoice: async () =>
     eInvoiceCall((invoice) => `/public/invoices/${invoice.publicToken}/e-invoice?format=cii`),
+  getCreditNotePdf: async () => ({
+    method: "GET",
+    path: `/credit-notes/${(await creditNote((await sentInvoice()).id)).id}/pdf`,
+  }),
+  getPublicCreditNotePage: async () => ({
+    method: "GET",
+    path: `/public/credit-notes/${(await creditNote((await sentInvoice()).id)).publicToken}`,
+  }),
+  getPublicCreditNotePdf: async () => ({
+    method: "GET",
+    path: `/public/credit-notes/${(await creditNote((await sentInvoice()).id)).publicToken}/pdf`,
+  }),
+  getCreditNoteEInvoice: async () => creditNoteEInvoiceCall((note) => `/credit-notes/${note.id}/e-invoice?format=ubl`),
+  getPublicCreditNoteEInvoice: async () =>
+    creditNoteEInvoiceCall((note) => `/public/credit-notes/${note.publicToken}/e-invoice?format=cii`),
   payPublicInvoice: async () => ({ method: "GET", path: `/public/invoices/${(await sentInvoice()).publicToken}/pay` }),
   getProfile: async () => ({ method: "GET", path: "/profile" }),
   updateProfile: async () => ({

@@ -45,15 +45,14 @@ it("a processor that never answers: one retry, then CardProcessorError 'unavaila
   });
   requests = 0;
   const error = await processor
-    .createCheckoutSession({
-      userId: "u1",
-      invoiceId: 1,
-      invoiceNumber: "INV-000001",
-      amountCents: 1000n,
+    .createRefund({
+      paymentIntentId: "pi_test_hanging",
+      amountCents: 100n,
       currency: "EUR",
-      successUrl: "https://example.com/ok",
-      cancelUrl: "https://example.com/page",
-      idempotencyKey: "budget-test",
+      idempotencyKey: "budget",
+      userId: "u",
+      invoiceId: 1,
+      paymentId: 1,
     })
     .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(CardProcessorError);

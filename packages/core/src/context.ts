@@ -2,7 +2,7 @@ import type { Db } from "./db/dynamodb";
 import type { CommitHook } from "./db/commit";
 import type { EmailTransport } from "./email/transport";
 import type { CardProcessor } from "./payments/card-processor";
-import type { DocumentView } from "./public/view";
+import type { DocumentView } from "./documents/document-view";
 import type { UrlPolicy } from "./webhooks/url-guard";
 
 /**
@@ -31,7 +31,7 @@ export interface Deps {
    */
   webhookPolicy?: UrlPolicy & { timeoutMs?: number };
   /** Where events also go (the EventBridge bus, deployed); unset: nowhere else. */
-  eventBus?: { publish(events: readonly import("./events/types").Event[]): Promise<void> };
+  eventBus?: { publish(events: readonly import("./events/resource").Event[]): Promise<void> };
   /** Where queued emails are delivered (SES deployed, .eml files locally); unset: they stay queued. */
   outbox?: EmailTransport;
   /** Whether X-Forwarded-Host/-Proto come from a proxy the operator trusts (TRUST_PROXY=1). */

@@ -5,6 +5,7 @@ import { JOB_NAMES } from "@invoicing/core/jobs/all";
 import { redeliverNow } from "@invoicing/core/webhooks/deliveries";
 import { loadConfig } from "@invoicing/core/config";
 import { resendEmail } from "@invoicing/core/email/resend";
+import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
 import { runCommandLine } from "./stack";
 import { replayFailureQueue } from "./stream-replay";
 import { runJobs } from "./ticker";
@@ -13,7 +14,7 @@ import { runJobs } from "./ticker";
  * `npm run --silent jobs -- <overdue|recurring|reminders|expire-estimates|webhooks|all> [--now <ISO time>]`:
  * runs the same code as the deployed cron functions once and prints one JSON line per job.
  *
- * The operator's commands beside them (docs/events.md, "Redelivering"):
+ * The operator's commands beside them (docs/events.md "Redelivering", docs/reports.md "Backfill"):
  * `npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>`
  * makes one more attempt of a delivery at once and prints its outcome (exit 1 when it failed).
  * `npm run --silent jobs -- resend-email --user <userId> --email <id>` queues a failed email again
@@ -22,12 +23,15 @@ import { runJobs } from "./ticker";
  * `npm run --silent jobs -- replay-stream-failures [--queue-url <url>]` replays every batch the
  * stream subscriber gave up on (the StreamFailures queue; packages/local/src/stream-replay.ts) and
  * prints one line per message (exit 1 when one is left in the queue).
+ * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users` rebuilds the report
+ * aggregates from the records, one JSON line per user; safe while the stream runs.
  */
 const USAGE = [
   `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`,
   "       npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>",
   "       npm run --silent jobs -- resend-email --user <userId> --email <id>",
   "       npm run --silent jobs -- replay-stream-failures [--queue-url <url>]",
+  "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users",
 ].join("\n");
 
 runCommandLine(async (open) => {
@@ -40,6 +44,7 @@ runCommandLine(async (open) => {
       event: { type: "string" },
       email: { type: "string" },
       "queue-url": { type: "string" },
+      "all-users": { type: "boolean" },
     },
   });
   const which = positionals[0];
@@ -81,6 +86,16 @@ runCommandLine(async (open) => {
     const delivery = await redeliverNow(await open(), values.user, endpointId, values.event);
     console.log(JSON.stringify(delivery));
     return delivery.status === "succeeded" ? 0 : 1;
+  }
+  if (which === "backfill-reports") {
+    if ((values.user === undefined) === (values["all-users"] !== true)) {
+      console.error(USAGE);
+      return 2;
+    }
+    const deps = await open();
+    const users = values.user !== undefined ? [values.user] : await allUsers(deps);
+    for (const userId of users) console.log(JSON.stringify(await backfillReports(deps, userId)));
+    return 0;
   }
   if (!which || (which !== "all" && !JOB_NAMES.includes(which as never))) {
     console.error(USAGE);

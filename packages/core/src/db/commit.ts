@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from "@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Db } from "./dynamodb";
+import { inOptimisticRound } from "./optimistic";
 
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 type Item = Record<string, unknown>;
@@ -159,9 +160,15 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
         throw error;
       }
       // Cancelled before anything applied (a concurrent transaction on an item, or throttling of
-      // one item): try again as a new transaction, so with a new token.
+      // one item): try again as a new transaction, so with a new token. Inside an optimistic()
+      // round the loop reads again and decides again instead — retrying here as well would multiply
+      // the two loops' limits (db/optimistic.ts) — but only when the refusal is certain: the first
+      // send of this call, answered without a resend. After a resend, an earlier copy may have
+      // applied, and only sending again with the same write token tells (see withWriteToken).
       const transient = reasons.some((r) => r.Code === "TransactionConflict" || r.Code === "ThrottlingError");
       if (!transient || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      const resent = (error.$metadata?.attempts ?? 1) > 1;
+      if (inOptimisticRound() && attempt === 0 && !resent) throw error;
       await sleep(Math.random() * 20 * 2 ** attempt);
     }
   }

@@ -22,11 +22,15 @@ export function isUnavailable(error: unknown): boolean {
 }
 
 /**
- * A transaction cancelled only because another one held an item it touches (commit() already
- * retried it): for a use case that can settle the race by reading again (e.g. estimate convert).
+ * A transaction cancelled before anything applied, only because another transaction held one of
+ * its items or one item was throttled: trying again may succeed. Inside an optimistic() round it is
+ * a lost race (read again, decide again); elsewhere commit() sends it again itself (db/commit.ts).
  */
-export function isTransactionConflict(error: unknown): boolean {
+export function isTransientCancellation(error: unknown): boolean {
   if (!(error instanceof Error) || error.name !== "TransactionCanceledException") return false;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((reason) => reason.Code === "TransactionConflict");
+  return (
+    reasons.some((r) => r.Code === "TransactionConflict" || r.Code === "ThrottlingError") &&
+    !reasons.some((r) => r.Code === "ConditionalCheckFailed")
+  );
 }

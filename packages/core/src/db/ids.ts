@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Db } from "./dynamodb";
 import { commit, type CommitContext, type Write } from "./commit";
-import { isTransactionConflict } from "./errors";
 import { counterKey } from "./keys";
 import { optimistic, Raced } from "./optimistic";
 
@@ -96,20 +95,16 @@ export async function createTakingValues<T>(
   what: string,
   build: (take: Take) => Promise<{ writes: Write[]; result: T }>,
 ): Promise<T> {
-  return optimistic(
-    what,
-    async () => {
-      const token = randomUUID();
-      const { writes, result } = await build((counter, last) =>
-        takeCounterWrite(ctx, counter, last, () => new Raced(), token),
-      );
-      try {
-        await commit(ctx, writes, result);
-      } catch (error) {
-        if (!(error instanceof AppliedEarlier)) throw error;
-      }
-      return result;
-    },
-    { alsoRaced: isTransactionConflict },
-  );
+  return optimistic(what, async () => {
+    const token = randomUUID();
+    const { writes, result } = await build((counter, last) =>
+      takeCounterWrite(ctx, counter, last, () => new Raced(), token),
+    );
+    try {
+      await commit(ctx, writes, result);
+    } catch (error) {
+      if (!(error instanceof AppliedEarlier)) throw error;
+    }
+    return result;
+  });
 }

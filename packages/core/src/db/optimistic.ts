@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { DomainError } from "../errors";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
+import { isTransientCancellation } from "./errors";
 
 /**
  * The record changed between the read and the conditional write (putIfVersion's condition failed on
@@ -34,9 +36,15 @@ const backoff = (round: number): Promise<void> =>
 export interface OptimisticOptions {
   /** The caller named the version it saw (If-Match): a change in between is a 412, not a retry. */
   ifMatch?: string;
-  /** Other errors that mean a lost race (a transaction conflict, the email quota changed). */
+  /** Other errors that mean a lost race (the email quota changed). A transaction conflict always does. */
   alsoRaced?: (error: unknown) => boolean;
 }
+
+/** Set while a round of the outermost optimistic() runs (see below). */
+const outerRound = new AsyncLocalStorage<true>();
+
+/** Whether this code runs inside an optimistic() round: a lost race is then that loop's to retry. */
+export const inOptimisticRound = (): boolean => outerRound.getStore() === true;
 
 /**
  * Optimistic concurrency, the loop written once: `round` reads the record, decides, and writes
@@ -44,19 +52,36 @@ export interface OptimisticOptions {
  * then the round runs again on a fresh read — so of two concurrent changes one wins and the other
  * is re-decided against the winner's result (and may be refused). `round` gets its number (1 for
  * the first). `what` names the record in the 412 and 503 details.
+ *
+ * One loop per change, however the use cases nest: an optimistic() called inside another one's
+ * round (the recurring job's delivery finalizes, then sends) runs its round once and hands a lost
+ * race to the outer loop, which reads and decides everything again; and commit() inside a round
+ * leaves a transaction conflict to the loop rather than retrying it itself. So a change costs at
+ * most MAX_ROUNDS rounds of one transaction attempt each (docs/reliability.md, "worst case").
  */
 export async function optimistic<T>(
   what: string,
   round: (round: number) => Promise<T>,
   options: OptimisticOptions = {},
 ): Promise<T> {
+  const isRace = (error: unknown) =>
+    error instanceof Raced || isTransientCancellation(error) || options.alsoRaced?.(error) === true;
+  const lost = () => new DomainError("precondition_failed", `the ${what} was changed concurrently`);
+  if (inOptimisticRound()) {
+    try {
+      return await round(1);
+    } catch (error) {
+      if (!isRace(error)) throw error;
+      if (options.ifMatch !== undefined) throw lost();
+      throw error instanceof Raced ? error : new Raced();
+    }
+  }
   for (let n = 1; ; n++) {
     try {
-      return await round(n);
+      return await outerRound.run(true, () => round(n));
     } catch (error) {
-      if (!(error instanceof Raced || options.alsoRaced?.(error))) throw error;
-      if (options.ifMatch !== undefined)
-        throw new DomainError("precondition_failed", `the ${what} was changed concurrently`);
+      if (!isRace(error)) throw error;
+      if (options.ifMatch !== undefined) throw lost();
       if (n >= MAX_ROUNDS) {
         countMetric(METRIC.optimisticLoopExhausted);
         throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);

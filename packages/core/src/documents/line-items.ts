@@ -9,25 +9,13 @@ import {
   parseQuantity,
   parseTaxRate,
 } from "../money/money";
-import type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
+import type { LineItem, TaxBreakdownEntry, TaxCategory, Totals } from "./resource";
 
 /**
  * Line items and totals, shared by invoices, estimates and recurring schedules.
  * Inputs arrive already validated by the HTTP schemas (see functions/src/schemas), so parsing here
  * cannot fail except through a programming error.
  */
-
-/** EN 16931 VAT categories (codes S, Z, E, AE, K, G, O). */
-export const TAX_CATEGORIES = [
-  "standard",
-  "zero_rated",
-  "exempt",
-  "reverse_charge",
-  "intra_community",
-  "export",
-  "outside_scope",
-] as const;
-export type TaxCategory = (typeof TAX_CATEGORIES)[number];
 
 /** The categories that charge no tax for a reason the document must state (taxExemptionReason). */
 export const NEEDS_EXEMPTION_REASON: readonly TaxCategory[] = [
@@ -47,7 +35,8 @@ export interface LineItemInput {
 }
 
 /** A line as stored and as returned: its shape is the response schema (./resource.ts). */
-export type { LineItem, TaxBreakdownEntry, Totals } from "./resource";
+export { TAX_CATEGORIES } from "./resource";
+export type { LineItem, TaxBreakdownEntry, TaxCategory, Totals } from "./resource";
 
 /**
  * A line's category: the one given, else `standard` when it charges tax and `zero_rated` when not.

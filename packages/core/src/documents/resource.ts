@@ -2,9 +2,20 @@ import * as v from "valibot";
 import { Address } from "../address/resource";
 import { Seller } from "../profile/resource";
 import { idOut, moneyOut, nullableText, quantityOut, taxRateOut, text, timestampOut } from "../resource";
-import { TAX_CATEGORIES } from "./line-items";
 
 /** The response pieces invoices, estimates and recurring schedules share (see ../resource.ts). */
+
+/** EN 16931 VAT categories (codes S, Z, E, AE, K, G, O). */
+export const TAX_CATEGORIES = [
+  "standard",
+  "zero_rated",
+  "exempt",
+  "reverse_charge",
+  "intra_community",
+  "export",
+  "outside_scope",
+] as const;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number];
 
 /** A line as stored and as returned: every number a formatted decimal string. */
 export const LineItem = v.strictObject({

@@ -1,10 +1,10 @@
 import type { Deps } from "../context";
-import { findCreditNote } from "../credit-notes/credit-notes";
-import { creditNoteView } from "../public/credit-note-view";
+import { findCreditNote } from "../credit-notes/reads";
+import { loadCreditNoteView } from "../public/credit-note-view";
 import { getInvoice } from "../invoices/invoices";
-import { toInvoice } from "../invoices/model";
 import { documentAssets } from "../public/assets";
-import { invoiceView, type DocumentView } from "../public/view";
+import type { DocumentView } from "../documents/document-view";
+import { invoiceDocument, invoiceView } from "../public/view";
 import type { EmailAttachment } from "./transport";
 
 /**
@@ -32,14 +32,14 @@ const DRAWINGS: { [K in AttachmentSpec["kind"]]: Drawing } = {
     const { invoiceId } = spec as Extract<AttachmentSpec, { kind: "invoice_pdf" }>;
     const ctx = { ...deps, userId } as Parameters<typeof getInvoice>[0];
     const invoice = await getInvoice(ctx, invoiceId, true);
-    const view = invoiceView(toInvoice(invoice), await documentAssets(deps, userId, invoice), deps);
+    const view = invoiceView(invoiceDocument(invoice), await documentAssets(deps, userId, invoice), deps);
     return { view, name: invoice.invoiceNumber ?? `invoice-${invoice.id}` };
   },
   credit_note_pdf: async (deps, userId, spec) => {
     const { creditNoteId } = spec as Extract<AttachmentSpec, { kind: "credit_note_pdf" }>;
     const note = await findCreditNote(deps, userId, creditNoteId, true);
     if (!note) throw new Error(`credit note ${creditNoteId} of the email does not exist`);
-    return { view: await creditNoteView(deps, userId, note), name: note.creditNoteNumber };
+    return { view: await loadCreditNoteView(deps, userId, note), name: note.creditNoteNumber };
   },
 };
 

@@ -3,7 +3,6 @@ import { requireClient } from "../clients/clients";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
-import { isTransactionConflict } from "../db/errors";
 import { nextId } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
@@ -134,5 +133,5 @@ export async function convertEstimate(ctx: Ctx, id: number): Promise<InvoiceItem
     return invoice;
   };
   // Concurrent converts also collide as transaction conflicts; reading again settles them.
-  return optimistic("estimate", round, { alsoRaced: isTransactionConflict });
+  return optimistic("estimate", round);
 }

@@ -1,5 +1,5 @@
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import type { Event } from "./types";
+import type { Event } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 

@@ -3,7 +3,8 @@ import type { Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { listPage, type Page, type PageRequest } from "../db/pagination";
 import type { DerivedEvent } from "./derive";
-import type { Event, EventType, ResourceType } from "./types";
+import type { Event } from "./resource";
+import type { EventType, ResourceType } from "./types";
 
 /**
  * The activity log: one item per event under the user's partition, sk `EVENT#<position>` where the

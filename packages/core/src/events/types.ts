@@ -50,6 +50,3 @@ export const RESOURCE_TYPES = [
   "webhook_endpoint",
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
-/** The public Event: its shape is the response schema (./resource.ts). */
-export type { Event } from "./resource";

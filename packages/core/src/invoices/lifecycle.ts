@@ -36,8 +36,8 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
  * in finalization order, and a draft deleted before finalizing never consumed one.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  // A lost race: the number was taken first, or the draft was edited meanwhile. A transaction
-  // conflict is commit()'s to retry (db/commit.ts); one that persists past that is a 503 at once.
+  // A lost race: the number was taken first, the draft was edited meanwhile, or a transaction
+  // conflicted (db/optimistic.ts).
   return optimistic("invoice", () => finalizeRound(ctx, id));
 }
 

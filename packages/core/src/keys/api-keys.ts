@@ -1,11 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { batchGet } from "../db/batch-get";
 import type { Db } from "../db/dynamodb";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
@@ -215,17 +210,13 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   const lastUsed = new Map<string, string>();
-  for (let i = 0; i < metas.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = metas.slice(i, i + 100).map((m) => hashItemKey(m.hash));
-    while (keys && keys.length) {
-      const out: BatchGetCommandOutput = await db.doc.send(
-        new BatchGetCommand({ RequestItems: { [db.table]: { Keys: keys } } }),
-      );
-      for (const item of out.Responses?.[db.table] ?? []) {
-        if (item.lastUsedAt) lastUsed.set(String(item.pk).slice("APIKEY#".length), item.lastUsedAt as string);
-      }
-      keys = out.UnprocessedKeys?.[db.table]?.Keys;
-    }
+  const hashItems = await batchGet(
+    db,
+    metas.map((m) => hashItemKey(m.hash)),
+    { consistent: false },
+  );
+  for (const item of hashItems.values()) {
+    if (item.lastUsedAt) lastUsed.set(String(item.pk).slice("APIKEY#".length), item.lastUsedAt as string);
   }
   return metas.map((m) => ({
     id: m.id,

@@ -4,9 +4,9 @@ import {
   QueryCommand,
   ScanCommand,
   TransactGetCommand,
-  type BatchGetCommandOutput,
   type GetCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
+import { batchGet, batchKey } from "../db/batch-get";
 import type { Db } from "../db/dynamodb";
 import { DomainError } from "../errors";
 import { keyItemKey, mayChange, principalOf, type KeyClaim, type Principal } from "./api-keys";
@@ -98,13 +98,13 @@ export function authorizedDb(
   /** Sends the GetItems gathered this tick and the key item as one BatchGetItem. */
   function flush(pending: Pending[]): Promise<Principal | undefined> {
     const keys = [keyItemKey(claim), ...pending.map((p) => p.key)];
-    const result = batchGet(base, dedupe(keys)).then(
+    const result = batchGet(base, keys).then(
       (items) => {
-        const principal = principalOf(base, claim, items.get(id(keyItemKey(claim))), now);
+        const principal = principalOf(base, claim, items.get(batchKey(keyItemKey(claim))), now);
         const refused = refusal(principal);
         for (const p of pending) {
           if (refused) p.reject(refused);
-          else p.resolve({ Item: items.get(id(p.key)), $metadata: {} });
+          else p.resolve({ Item: items.get(batchKey(p.key)), $metadata: {} });
         }
         return principal;
       },
@@ -170,29 +170,3 @@ function batchable(command: Command, table: string): boolean {
 /** Reads may run alongside the check; anything else (a write, an unknown command) waits for it. */
 const READS = [GetCommand, QueryCommand, BatchGetCommand, ScanCommand, TransactGetCommand];
 const isRead = (command: Command): boolean => READS.some((kind) => command instanceof kind);
-
-const id = (key: Record<string, unknown>): string => `${String(key.pk)}\u0000${String(key.sk)}`;
-
-function dedupe(keys: Record<string, unknown>[]): Record<string, unknown>[] {
-  const seen = new Map<string, Record<string, unknown>>();
-  for (const key of keys) seen.set(id(key), key);
-  return [...seen.values()];
-}
-
-/** One consistent BatchGetItem; keys DynamoDB leaves unprocessed (throttling) are asked again. */
-async function batchGet(db: Db, keys: Record<string, unknown>[]): Promise<Map<string, Record<string, unknown>>> {
-  const items = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] | undefined = keys;
-  for (let attempt = 0; pending?.length; attempt++) {
-    if (attempt > 0)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
-    const out: BatchGetCommandOutput = await db.doc.send(
-      new BatchGetCommand({
-        RequestItems: { [db.table]: { Keys: pending, ConsistentRead: true } },
-      }),
-    );
-    for (const item of out.Responses?.[db.table] ?? []) items.set(id(item), item);
-    pending = out.UnprocessedKeys?.[db.table]?.Keys;
-  }
-  return items;
-}

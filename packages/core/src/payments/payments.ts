@@ -1,15 +1,16 @@
-import { BatchGetCommand, QueryCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { batchGet, batchKey } from "../db/batch-get";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
-import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { amountDueCents, invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { countedCents, newPaymentItem, paymentKey, paymentPrefix, type PaymentItem } from "./model";
 import { Raced } from "../db/optimistic";
-import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
@@ -171,18 +172,10 @@ export async function readPayment(
   consistent = true,
 ): Promise<{ invoice: InvoiceItem; payment: PaymentItem }> {
   const keys = [invoiceKey(ctx.userId, invoiceId), paymentKey(ctx.userId, invoiceId, paymentId)];
-  const found = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] | undefined = keys;
-  while (pending?.length) {
-    const out: BatchGetCommandOutput = await ctx.db.doc.send(
-      new BatchGetCommand({ RequestItems: { [ctx.db.table]: { Keys: pending, ConsistentRead: consistent } } }),
-    );
-    for (const item of out.Responses?.[ctx.db.table] ?? []) found.set(item.sk as string, item);
-    pending = out.UnprocessedKeys?.[ctx.db.table]?.Keys;
-  }
-  const invoice = found.get(keys[0]!.sk) as InvoiceItem | undefined;
+  const found = await batchGet(ctx.db, keys, { consistent });
+  const invoice = found.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
   if (!invoice) throw notFound("invoice", invoiceId);
-  const payment = found.get(keys[1]!.sk) as PaymentItem | undefined;
+  const payment = found.get(batchKey(keys[1]!)) as PaymentItem | undefined;
   if (!payment) throw notFound("payment", paymentId);
   return { invoice, payment };
 }

@@ -1,10 +1,9 @@
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import type { Write } from "../db/commit";
-import { isTransactionConflict } from "../db/errors";
 import { putIfVersion } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
-import { PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { creditedCents, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
 
 /**
@@ -33,18 +32,6 @@ export interface Completion {
   paidAt: string;
   paymentMethod: PaymentMethod;
   reference: string | null;
-}
-
-type Amounts = Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">;
-
-/** What the invoice's credit notes took off it, in cents (an item written before credit notes: 0). */
-export const creditedCents = (invoice: Pick<InvoiceItem, "creditedAmount">): bigint =>
-  centsOf(invoice.creditedAmount ?? "0.00");
-
-/** max(0, total − amountPaid − creditedAmount): what is still to be paid. */
-export function amountDueCents(invoice: Amounts): bigint {
-  const due = centsOf(invoice.total) - centsOf(invoice.amountPaid) - creditedCents(invoice);
-  return due > 0n ? due : 0n;
 }
 
 /** The invoice after its amountPaid moved by `delta` cents; `completion` names the payment that may complete it. */
@@ -138,5 +125,4 @@ export const invoiceWrite = (ctx: Ctx, next: InvoiceItem, readVersion: number): 
  * round, one of them wins and the others read again (db/optimistic.ts; a transaction conflict is a
  * lost race too). Past the rounds the answer is 503, and a retry is safe (nothing was written).
  */
-export const untilSettled = <T>(run: (round: number) => Promise<T>): Promise<T> =>
-  optimistic("invoice", run, { alsoRaced: isTransactionConflict });
+export const untilSettled = <T>(run: (round: number) => Promise<T>): Promise<T> => optimistic("invoice", run);

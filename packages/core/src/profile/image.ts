@@ -15,6 +15,14 @@ import { crc32, inflateSync } from "node:zlib";
  */
 export type ImageType = "image/png" | "image/jpeg";
 
+/** A stored image (the profile's logo) as documents draw it. */
+export interface Logo {
+  contentType: ImageType;
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
+
 export interface ImageInfo {
   type: ImageType;
   width: number;

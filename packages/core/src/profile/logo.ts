@@ -4,7 +4,7 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { ValidationError, notFound } from "../errors";
-import { inspectImage, type ImageType } from "./image";
+import { inspectImage, type ImageType, type Logo } from "./image";
 import { profileKey } from "./profile";
 
 /**
@@ -15,13 +15,6 @@ import { profileKey } from "./profile";
  */
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_LOGO_PIXELS = 2000;
-
-export interface Logo {
-  contentType: ImageType;
-  bytes: Uint8Array;
-  width: number;
-  height: number;
-}
 
 export const logoKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE#LOGO" });
 

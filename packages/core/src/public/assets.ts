@@ -1,6 +1,7 @@
 import type { Deps } from "../context";
 import { batchGet, batchKey } from "../db/batch-get";
-import { logoKey, type Logo } from "../profile/logo";
+import type { Logo } from "../profile/image";
+import { logoKey } from "../profile/logo";
 import { profileKey, readProfile, sellerOf, type Seller } from "../profile/profile";
 import type { DocumentAssets } from "./view";
 

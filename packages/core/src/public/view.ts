@@ -1,64 +1,22 @@
 import { addressLines, type Address } from "../address/address";
 import type { Deps } from "../context";
+import type { CreditNote, CreditNoteReason } from "../credit-notes/resource";
 import type { LineItem, TaxBreakdownEntry, TaxCategory } from "../documents/line-items";
 import { publicInvoicePayUrl } from "./links";
 import { displayDate, displayMoney } from "../documents/display";
+import type { DocumentView, LabelledValue, PartyView } from "../documents/document-view";
 import type { Estimate } from "../estimates/model";
-import { PAYMENT_REQUESTED_STATUSES, type Invoice } from "../invoices/model";
+import {
+  amountDueCents,
+  type Invoice,
+  type InvoiceItem,
+  PAYMENT_REQUESTED_STATUSES,
+  toInvoice,
+} from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
-import { amountDueCents } from "../payments/settlement";
 import { displayIban } from "../profile/iban";
-import type { Logo } from "../profile/logo";
+import type { Logo } from "../profile/image";
 import type { Seller } from "../profile/profile";
-
-/**
- * What a client sees of an invoice or an estimate: the public page, the PDF and the email render
- * this same view, so they cannot disagree, and it holds only what the client may see (no user id,
- * no internal keys, no other record). Values are display strings; user text stays raw here and is
- * escaped by each renderer (HTML escaping on the page, plain text in the PDF).
- */
-export interface LabelledValue {
-  label: string;
-  value: string;
-}
-
-export interface PartyView {
-  name: string;
-  /** The registered name, when it differs from the name shown. */
-  legalName: string | null;
-  addressLines: string[];
-  /** VAT number, company number, email, phone, website: whichever are set. */
-  details: LabelledValue[];
-}
-
-export interface DocumentView {
-  kind: "invoice" | "estimate";
-  /** "Invoice INV-000001", "Estimate EST-000001", "Draft invoice". */
-  title: string;
-  number: string | null;
-  status: string;
-  statusLabel: string;
-  draft: boolean;
-  currency: string;
-  logo: Logo | null;
-  /** Null when the business has not filled in its profile yet. */
-  seller: PartyView | null;
-  billTo: PartyView;
-  /** Number, dates, references: the facts block next to "Bill to". */
-  facts: LabelledValue[];
-  lines: { description: string; quantity: string; unitPrice: string; taxRate: string; amount: string }[];
-  /** One row per tax breakdown entry: "VAT 19 % on 3,840.00" → "729.60". */
-  taxRows: LabelledValue[];
-  totals: (LabelledValue & { emphasis?: boolean })[];
-  taxExemptionReason: string | null;
-  /** Bank transfer details with the invoice number as reference, while something is due. */
-  payment: { heading: string; rows: LabelledValue[] } | null;
-  /** Where the pay button goes; null: no button. */
-  payLink: string | null;
-  notes: string | null;
-  terms: string | null;
-  footer: string | null;
-}
 
 /** The estimate fields the views and emails read (the resource plus when it was sent). */
 export type PublicEstimate = Pick<
@@ -117,6 +75,17 @@ export const amountDue = (
     }),
   );
 
+/**
+ * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on
+ * the stored item, credit-notes/model.ts) for the "Credited" row.
+ */
+export type InvoiceDocument = Invoice & { creditNoteNumbers?: readonly string[] };
+
+export const invoiceDocument = (item: InvoiceItem): InvoiceDocument => ({
+  ...toInvoice(item),
+  creditNoteNumbers: item.creditNoteNumbers ?? [],
+});
+
 const STATUS_LABELS: Record<string, string> = {
   draft: "Draft",
   finalized: "Issued",
@@ -128,6 +97,7 @@ const STATUS_LABELS: Record<string, string> = {
   declined: "Declined",
   expired: "Expired",
   converted: "Invoiced",
+  issued: "Issued",
 };
 const statusLabel = (status: string): string => STATUS_LABELS[status] ?? status;
 
@@ -159,6 +129,16 @@ export function taxRows(breakdown: readonly TaxBreakdownEntry[]): LabelledValue[
     value: plainAmount(entry.taxAmount),
   }));
 }
+
+const REASON_LABELS: Record<CreditNoteReason, string> = {
+  duplicate: "Duplicate",
+  order_change: "Order change",
+  product_unsatisfactory: "Product unsatisfactory",
+  fraudulent: "Fraudulent",
+  other: "Other",
+};
+/** A credit note's `reason` as people read it, on its documents and in its e-invoice's note. */
+export const creditNoteReasonLabel = (reason: CreditNoteReason): string => REASON_LABELS[reason];
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 /** "DE" → "Germany" for people; the code itself when the runtime has no name for it. */
@@ -246,7 +226,11 @@ function commonView(
   };
 }
 
-export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick<Deps, "publicBaseUrl">): DocumentView {
+export function invoiceView(
+  invoice: InvoiceDocument,
+  assets: DocumentAssets,
+  deps: Pick<Deps, "publicBaseUrl">,
+): DocumentView {
   const money = (amount: string) => displayMoney(amount, invoice.currency);
   const draft = invoice.status === "draft";
   const due = amountDue(invoice);
@@ -266,6 +250,13 @@ export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick
     { label: "Total", value: money(invoice.total), emphasis: true },
     { label: "Amount paid", value: money(invoice.amountPaid) },
   ];
+  // What its credit notes took off (API.md section 17): their numbers and the credited amount.
+  const credited = invoice.creditedAmount;
+  const creditNotes = invoice.creditNoteNumbers ?? [];
+  if (creditNotes.length > 0 || centsOf(credited) > 0n) {
+    const label = creditNotes.length > 0 ? `Credited (${creditNotes.join(", ")})` : "Credited";
+    totals.push({ label, value: money(credited) });
+  }
   if (invoice.status !== "void") totals.push({ label: "Amount due", value: money(due), emphasis: true });
 
   const bank = assets.seller?.bankAccount;
@@ -288,6 +279,8 @@ export function invoiceView(invoice: Invoice, assets: DocumentAssets, deps: Pick
     ...commonView(invoice, assets),
     kind: "invoice",
     title: invoice.invoiceNumber ? `Invoice ${invoice.invoiceNumber}` : "Draft invoice",
+    reference: null,
+    memo: null,
     number: invoice.invoiceNumber,
     draft,
     facts,
@@ -303,6 +296,8 @@ export function estimateView(estimate: PublicEstimate, assets: DocumentAssets): 
     ...commonView(estimate, assets),
     kind: "estimate",
     title: estimate.estimateNumber ? `Estimate ${estimate.estimateNumber}` : "Estimate",
+    reference: null,
+    memo: null,
     number: estimate.estimateNumber,
     draft: estimate.status === "draft",
     facts: [
@@ -315,6 +310,58 @@ export function estimateView(estimate: PublicEstimate, assets: DocumentAssets): 
       { label: "Tax", value: money(estimate.taxTotal) },
       { label: "Total", value: money(estimate.total), emphasis: true },
     ],
+    payment: null,
+    payLink: null,
+  };
+}
+
+/** "Credit note for invoice INV-000001 of 2 Nov 2026": the invoice a credit note corrects. */
+export const creditNoteReference = (creditNote: Pick<CreditNote, "invoiceNumber">, invoiceIssueDate: string | null) =>
+  `Credit note for invoice ${creditNote.invoiceNumber}${invoiceIssueDate ? ` of ${displayDate(invoiceIssueDate)}` : ""}`;
+
+/**
+ * A credit note (API.md section 17) as its documents show it: everything an invoice shows, titled
+ * "Credit note", with the invoice it corrects and its date, the reason and memo, what it took off
+ * the invoice's amount due and the amount to be refunded when not zero; never payment instructions
+ * or a pay button (the client pays nothing). `invoiceIssueDate`: the corrected invoice's.
+ */
+export function creditNoteView(
+  creditNote: CreditNote,
+  invoiceIssueDate: string | null,
+  assets: DocumentAssets,
+): DocumentView {
+  const money = (amount: string) => displayMoney(amount, creditNote.currency);
+  const facts: LabelledValue[] = [
+    { label: "Credit note no.", value: creditNote.creditNoteNumber },
+    { label: "Issue date", value: displayDate(creditNote.issueDate) },
+    { label: "Invoice no.", value: creditNote.invoiceNumber },
+    { label: "Invoice date", value: displayDate(invoiceIssueDate) },
+  ];
+  if (creditNote.reason) facts.push({ label: "Reason", value: creditNoteReasonLabel(creditNote.reason) });
+  const totals: DocumentView["totals"] = [
+    { label: "Subtotal", value: money(creditNote.subtotal) },
+    { label: "Tax", value: money(creditNote.taxTotal) },
+    { label: "Total", value: money(creditNote.total), emphasis: true },
+  ];
+  if (centsOf(creditNote.amountAppliedToDue) > 0n) {
+    totals.push({
+      label: `Deducted from invoice ${creditNote.invoiceNumber}`,
+      value: money(creditNote.amountAppliedToDue),
+    });
+  }
+  if (centsOf(creditNote.amountToRefund) > 0n) {
+    totals.push({ label: "Amount to be refunded", value: money(creditNote.amountToRefund), emphasis: true });
+  }
+  return {
+    ...commonView({ ...creditNote, notes: null, terms: null }, assets),
+    kind: "credit_note",
+    title: `Credit note ${creditNote.creditNoteNumber}`,
+    reference: creditNoteReference(creditNote, invoiceIssueDate),
+    memo: creditNote.memo,
+    number: creditNote.creditNoteNumber,
+    draft: false,
+    facts,
+    totals,
     payment: null,
     payLink: null,
   };

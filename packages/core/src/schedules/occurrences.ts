@@ -3,6 +3,7 @@ import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
 import { DUE_SHARDS, duePartition, withIndexKeys } from "../db/keys";
+import { optimistic, Raced } from "../db/optimistic";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError } from "../errors";
 import { findInvoice } from "../invoices/invoices";
@@ -130,18 +131,18 @@ const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
  */
 export type DeliveryOutcome = "sent" | "finalizedWithoutEmail" | "notFinalized" | "waitingForQuota" | "none";
 
-const MAX_DELIVERY_STEPS = 8;
-
-/** Finalizes and sends an auto-send invoice that still carries its delivery marker. */
-export async function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<DeliveryOutcome> {
-  for (let step = 0; step < MAX_DELIVERY_STEPS; step++) {
-    const invoice = await findInvoice(ctx, invoiceId, true);
+/**
+ * Finalizes and sends an auto-send invoice that still carries its delivery marker: read → decide →
+ * write through optimistic(), the finalize and the send inside one round (their own loops hand a
+ * lost race to this one), and a concurrent delivery that moved the invoice first (422
+ * invalid_transition) is a lost round: read again and see what is left to do.
+ */
+export function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<DeliveryOutcome> {
+  return optimistic(`invoice ${invoiceId}`, async () => {
+    let invoice = await findInvoice(ctx, invoiceId, true);
     if (!invoice || !hasDeliveryMarker(invoice)) return "none";
     try {
-      if (invoice.status === "draft") {
-        await finalizeInvoice(ctx, invoiceId);
-        continue;
-      }
+      if (invoice.status === "draft") invoice = await finalizeInvoice(ctx, invoiceId);
       if (invoice.status === "finalized") {
         await sendInvoice(ctx, invoiceId);
         return "sent";
@@ -151,7 +152,7 @@ export async function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<Deliv
       return "none";
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      if (error.code === "invalid_transition") continue; // a concurrent delivery moved it: look again
+      if (error.code === "invalid_transition") throw new Raced();
       if (error.code === "email_quota_exceeded") return "waitingForQuota";
       if (error.code === "client_email_missing") {
         return (await removeDeliveryMarker(ctx, invoice)) ? "finalizedWithoutEmail" : "none";
@@ -161,8 +162,7 @@ export async function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<Deliv
       }
       throw error;
     }
-  }
-  return "none";
+  });
 }
 
 /** Takes an invoice off the recurring due list; false when someone else already changed its entry. */

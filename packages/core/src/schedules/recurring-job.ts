@@ -3,10 +3,17 @@ import type { Ctx, Deps } from "../context";
 import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
 import { nextId } from "../db/ids";
+import { optimistic, Raced } from "../db/optimistic";
 import { DomainError } from "../errors";
 import type { JobResult } from "../jobs/registry";
-import { isTransactionConflict } from "../db/errors";
-import { advanceWrites, buildOccurrence, deliverInvoice, GenerationRaced, type DeliveryOutcome } from "./occurrences";
+import {
+  advanceWrites,
+  buildOccurrence,
+  deliverInvoice,
+  GenerationRaced,
+  type DeliveryOutcome,
+  type Occurrence,
+} from "./occurrences";
 import type { ScheduleItem } from "./model";
 import { findSchedule } from "./schedules";
 
@@ -86,9 +93,6 @@ function count(tally: RecurringTally, outcome: DeliveryOutcome): void {
   if (outcome !== "none") tally[outcome]++;
 }
 
-/** How many lost races (to edits or transaction conflicts) a schedule may take in one run. */
-const MAX_RACES = 10;
-
 /**
  * Generates, one transaction each, every occurrence of one schedule that is due by `at`.
  * It starts from the schedule as the due list holds it (the index projects the whole item) and
@@ -102,36 +106,20 @@ async function runSchedule(
   tally: RecurringTally,
   clients: Map<string, ClientItem>,
 ): Promise<void> {
-  const id = listed.id;
-  let current: ScheduleItem | undefined = listed;
-  let races = 0;
+  let current: ScheduleItem = listed;
   for (;;) {
-    const schedule = current;
-    if (!schedule || schedule.status !== "active" || schedule.nextRunAt === null || schedule.nextRunAt > at) return;
-    const clientKey = `${ctx.userId}#${schedule.clientId}`;
-    let client = clients.get(clientKey);
-    if (!client) clients.set(clientKey, (client = await requireClient(ctx, schedule.clientId)));
-    const invoiceId = await nextId(ctx.db, ctx.userId, "invoice");
-    const occurrence = buildOccurrence(ctx, schedule, client, invoiceId, at);
+    let outcome: Generated;
     try {
-      await commit(ctx, advanceWrites(ctx, schedule, occurrence));
+      outcome = await generateNext(ctx, current, at, clients);
     } catch (error) {
-      if (!(error instanceof GenerationRaced || isTransactionConflict(error))) throw error;
-      // Nothing was written. If another run generated this occurrence, that run is working through
-      // the schedule: leave it the rest rather than race it for every occurrence (it finishes them,
-      // or, should it die, the next run does). An edit, pause or cancel meanwhile: read again.
-      const fresh = await findSchedule(ctx, id, true);
-      if (fresh && fresh.nextOccurrence !== schedule.nextOccurrence) {
-        tally.yielded++;
-        return;
-      }
-      if (++races >= MAX_RACES) {
-        tally.deferred++;
-        return;
-      }
-      current = fresh;
-      continue;
+      // Lost every round (db/optimistic.ts): the next run continues the schedule.
+      if (!(error instanceof DomainError && error.code === "service_unavailable")) throw error;
+      tally.deferred++;
+      return;
     }
+    if (outcome === "yielded") tally.yielded++;
+    if (outcome === "yielded" || outcome === "done") return;
+    const { occurrence, invoiceId, schedule } = outcome;
     current = occurrence.schedule;
     tally.generated++;
     if (occurrence.schedule.status === "completed") tally.completed++;
@@ -145,4 +133,41 @@ async function runSchedule(
       }
     }
   }
+}
+
+type Generated = "done" | "yielded" | { occurrence: Occurrence; invoiceId: number; schedule: ScheduleItem };
+
+/**
+ * The schedule's next due occurrence, read → decide → write through optimistic(): the first round
+ * decides on the copy in hand, a lost one (an edit, pause or cancel meanwhile, or a transaction
+ * conflict) reads the schedule again. If another run generated the occurrence this one tried, that
+ * run is working through the schedule: it is left the rest rather than raced for every occurrence
+ * (it finishes them, or, should it die, the next run does).
+ */
+async function generateNext(
+  ctx: Ctx,
+  known: ScheduleItem,
+  at: string,
+  clients: Map<string, ClientItem>,
+): Promise<Generated> {
+  let tried = known;
+  return optimistic(`schedule ${known.id}`, async (round) => {
+    const schedule = round === 1 ? known : await findSchedule(ctx, known.id, true);
+    if (round > 1 && schedule && schedule.nextOccurrence !== tried.nextOccurrence) return "yielded";
+    if (!schedule || schedule.status !== "active" || schedule.nextRunAt === null || schedule.nextRunAt > at) {
+      return "done";
+    }
+    tried = schedule;
+    const clientKey = `${ctx.userId}#${schedule.clientId}`;
+    let client = clients.get(clientKey);
+    if (!client) clients.set(clientKey, (client = await requireClient(ctx, schedule.clientId)));
+    const invoiceId = await nextId(ctx.db, ctx.userId, "invoice");
+    const occurrence = buildOccurrence(ctx, schedule, client, invoiceId, at);
+    try {
+      await commit(ctx, advanceWrites(ctx, schedule, occurrence));
+    } catch (error) {
+      throw error instanceof GenerationRaced ? new Raced() : error;
+    }
+    return { occurrence, invoiceId, schedule };
+  });
 }

@@ -16,7 +16,16 @@
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
  * checks every kind `kindOf` (events/derive.ts) recognises against these patterns.
  */
-export const RESOURCE_KEY_PREFIXES = ["CLIENT#", "INVOICE#", "PAYMENT#", "ESTIMATE#", "SCHEDULE#", "CREDITNOTE#"];
+export const RESOURCE_KEY_PREFIXES = [
+  "CLIENT#",
+  "INVOICE#",
+  "PAYMENT#",
+  "ESTIMATE#",
+  "SCHEDULE#",
+  "CREDITNOTE#",
+  // Only its `webhook_endpoint.disabled` makes an event (events/derive.ts).
+  "WEBHOOK_ENDPOINT#",
+];
 
 export const OUTBOX_KEY_PREFIX = "OUTBOX#";
 

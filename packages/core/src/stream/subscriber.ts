@@ -21,6 +21,7 @@ import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
+import { countChange } from "../reports/stream";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -31,6 +32,8 @@ import { countMetric } from "../observability/metrics";
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
+ * - an invoice, payment or credit note change that moves a report figure updates the monthly
+ *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
@@ -139,6 +142,8 @@ export async function handleStreamBatch(
           after as unknown as InvoiceItem,
         );
       }
+      // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
+      await countChange(deps, change, before, after);
     } catch (error) {
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
       log("warn", "stream record failed; it will be delivered again", {

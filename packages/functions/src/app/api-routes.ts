@@ -10,6 +10,7 @@ import { payments } from "../routes/payments";
 import { profile } from "../routes/profile";
 import { publicHeaders } from "../routes/public/headers";
 import { reminders } from "../routes/reminders";
+import { reports } from "../routes/reports";
 import { schedules } from "../routes/schedules";
 
 /**
@@ -34,4 +35,5 @@ export const apiRouteModules = [
   creditNotes,
   emailDeliveries,
   events,
+  reports,
 ] as const;

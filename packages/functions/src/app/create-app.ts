@@ -1,6 +1,7 @@
 import type { Deps } from "@invoicing/core/context";
 import { eInvoiceWriter } from "../einvoice/writer";
 import { pdfRenderer } from "../pdf/renderer";
+import { openApiSource } from "./openapi-source";
 import { routeModules } from "./route-modules";
 import { buildApp } from "./build-app";
 
@@ -8,5 +9,5 @@ export { routeModules };
 
 /** The whole service as one app: what `npm start` serves and the tests call. */
 export function createApp(deps: Deps) {
-  return buildApp(deps, [pdfRenderer, eInvoiceWriter, ...routeModules]);
+  return buildApp(deps, [pdfRenderer, eInvoiceWriter, openApiSource, ...routeModules]);
 }

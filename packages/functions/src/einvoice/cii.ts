@@ -4,7 +4,8 @@ import { el, leaf, serialize, type XmlElement } from "./xml";
 
 /**
  * EN 16931 in UN/CEFACT Cross Industry Invoice (D16B) syntax, for the `cii` format and the
- * `factur-x.xml` inside Factur-X. Elements follow the D16B schema's order.
+ * `factur-x.xml` inside Factur-X; a credit note is the same document with TypeCode 381 and the
+ * invoice it corrects (BG-3). Elements follow the D16B schema's order.
  */
 const NS = {
   "xmlns:rsm": "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100",
@@ -31,7 +32,7 @@ export function writeCii(m: EInvoiceModel): string {
       "rsm:ExchangedDocument",
       {},
       leaf("ram:ID", m.number),
-      leaf("ram:TypeCode", "380"),
+      leaf("ram:TypeCode", m.typeCode),
       date("ram:IssueDateTime", m.issueDate),
       el("ram:IncludedNote", {}, leaf("ram:Content", m.notes)),
     ),
@@ -126,6 +127,18 @@ export function writeCii(m: EInvoiceModel): string {
           leaf("ram:TotalPrepaidAmount", m.paid),
           leaf("ram:DuePayableAmount", m.due),
         ),
+        // A credit note's preceding invoice (BG-3).
+        m.precedingInvoice &&
+          el(
+            "ram:InvoiceReferencedDocument",
+            {},
+            leaf("ram:IssuerAssignedID", m.precedingInvoice.number),
+            el(
+              "ram:FormattedIssueDateTime",
+              {},
+              leaf("qdt:DateTimeString", m.precedingInvoice.issueDate.replace(/-/g, ""), { format: "102" }),
+            ),
+          ),
       ),
     ),
   );

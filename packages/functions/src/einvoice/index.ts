@@ -14,6 +14,7 @@ import { writeUbl } from "./ubl";
 export type { EInvoiceFormat, EInvoiceSource } from "./source";
 export { E_INVOICE_FORMATS } from "./source";
 export { missingForEInvoice } from "./requirements";
+export { creditNoteSourceOf } from "./credit-note";
 
 export const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
   ubl: { contentType: "application/xml", extension: "xml" },
@@ -49,7 +50,8 @@ export async function writeEInvoice(
   const media = E_INVOICE_MEDIA[format];
   if (format !== "facturx") return { ok: true, body: writeEInvoiceXml(source, format), ...media };
   const cii = writeCii(buildModel(source, "facturx"));
-  const pdf = await toFacturX(await renderPdf(), cii, { title: `Invoice ${source.invoiceNumber}`, now });
+  const title = `${source.correcting ? "Credit note" : "Invoice"} ${source.invoiceNumber}`;
+  const pdf = await toFacturX(await renderPdf(), cii, { title, now });
   return { ok: true, body: pdf, ...media };
 }
 

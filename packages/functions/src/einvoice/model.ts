@@ -80,6 +80,8 @@ export interface PaymentMeans {
 export interface EInvoiceModel {
   customizationId: string;
   profileId: string | null;
+  /** BT-3: 380 a commercial invoice, 381 a credit note. */
+  typeCode: "380" | "381";
   number: string;
   issueDate: string;
   dueDate: string | null;
@@ -89,6 +91,8 @@ export interface EInvoiceModel {
   orderReference: string | null;
   seller: Party;
   buyer: Party;
+  /** BG-3, a credit note's: the invoice it corrects (BT-25 number, BT-26 issue date). */
+  precedingInvoice: { number: string; issueDate: string } | null;
   deliveryDate: string;
   deliverTo: PlacedAddress | null;
   paymentReference: string;
@@ -144,6 +148,7 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
   return {
     customizationId: xrechnung ? XRECHNUNG : EN16931,
     profileId: xrechnung ? PEPPOL_BILLING : null,
+    typeCode: source.correcting ? "381" : "380",
     number: source.invoiceNumber!,
     issueDate: dateOf(source.issueDate!),
     dueDate: source.dueDate ? dateOf(source.dueDate) : null,
@@ -171,6 +176,9 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       electronicAddress: source.clientEmail,
       contact: null,
     },
+    precedingInvoice: source.correcting
+      ? { number: source.correcting.invoiceNumber, issueDate: dateOf(source.correcting.issueDate) }
+      : null,
     deliveryDate: dateOf(source.deliveryDate ?? source.issueDate!),
     // The goods of an intra-community supply go to the buyer's country (BT-80, BR-IC-12).
     deliverTo: categories.has("intra_community") ? buyerAddress : null,

@@ -7,7 +7,9 @@ import type { EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
  * field is named where the user sets it: `profile.<field>` for the seller (the snapshot taken at
  * finalize), `client.<field>` for the buyer (the copies taken at finalize), or the invoice's own
  * field. Returns every problem at once, so one round of fixes is enough. The business rules cited
- * are EN 16931's (BR-…) and XRechnung's (BR-DE-…); docs/e-invoices.md lists them.
+ * are EN 16931's (BR-…) and XRechnung's (BR-DE-…); docs/e-invoices.md lists them. A credit note
+ * needs what its invoice would (same parties, same categories); the one field it takes from its
+ * invoice, the buyer reference, is named `invoice.buyerReference`.
  */
 export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceFormat): FieldError[] {
   const errors: FieldError[] = [];
@@ -62,8 +64,10 @@ export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceForma
   }
 
   if (format === "xrechnung") {
-    if (!source.buyerReference)
-      need("buyerReference", "XRechnung requires the buyer reference (Leitweg-ID) (BR-DE-15)");
+    if (!source.buyerReference) {
+      const path = source.correcting ? "invoice.buyerReference" : "buyerReference";
+      need(path, "XRechnung requires the buyer reference (Leitweg-ID) (BR-DE-15)");
+    }
     if (sellerAddress) {
       if (!sellerAddress.line1) need("profile.address.line1", "XRechnung requires the seller's street");
       if (!sellerAddress.city) need("profile.address.city", "XRechnung requires the seller's city (BR-DE-3)");

@@ -42,6 +42,12 @@ export type EInvoiceSource = Pick<
 > & {
   /** The link that opens a card payment (the invoice's pay link), when a card processor is set. */
   payLink?: string | null;
+  /**
+   * Set for a credit note (type code 381): the invoice it corrects, BG-3 (BT-25 its number, BT-26
+   * its issue date). Absent or null: an invoice (380). A credit note's source is built by
+   * `creditNoteSourceOf` (credit-note.ts): its own number, lines and totals in the invoice's places.
+   */
+  correcting?: { invoiceNumber: string; issueDate: string } | null;
 };
 
 export const E_INVOICE_FORMATS = ["ubl", "cii", "xrechnung", "facturx"] as const;

@@ -3,30 +3,60 @@ import type { Address } from "./source";
 import { el, leaf, serialize, type XmlElement } from "./xml";
 
 /**
- * EN 16931 in OASIS UBL 2.1 syntax (an `Invoice` document), for the `ubl` and `xrechnung` formats.
- * Elements follow the UBL 2.1 schema's order.
+ * EN 16931 in OASIS UBL 2.1 syntax, for the `ubl` and `xrechnung` formats: an `Invoice` document,
+ * or a `CreditNote` document for a credit note (type code 381), whose names differ where UBL's two
+ * schemas do (the type code, the lines and their quantity; a credit note has no header due date).
+ * Elements follow the UBL 2.1 schemas' order.
  */
-const NS = {
-  xmlns: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
+const ns = (root: string) => ({
+  xmlns: `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`,
   "xmlns:cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
   "xmlns:cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
-};
+});
+
+const DOCUMENT = {
+  "380": {
+    root: "Invoice",
+    typeCode: "cbc:InvoiceTypeCode",
+    line: "cac:InvoiceLine",
+    quantity: "cbc:InvoicedQuantity",
+  },
+  "381": {
+    root: "CreditNote",
+    typeCode: "cbc:CreditNoteTypeCode",
+    line: "cac:CreditNoteLine",
+    quantity: "cbc:CreditedQuantity",
+  },
+} as const;
 
 export function writeUbl(m: EInvoiceModel): string {
   const amount = (name: string, value: string) => leaf(name, value, { currencyID: m.currency });
+  const doc = DOCUMENT[m.typeCode];
   const root = el(
-    "Invoice",
-    NS,
+    doc.root,
+    ns(doc.root),
     leaf("cbc:CustomizationID", m.customizationId),
     leaf("cbc:ProfileID", m.profileId),
     leaf("cbc:ID", m.number),
     leaf("cbc:IssueDate", m.issueDate),
-    leaf("cbc:DueDate", m.dueDate),
-    leaf("cbc:InvoiceTypeCode", "380"),
+    // UBL's CreditNote has no header due date (it would go in the payment means).
+    m.typeCode === "380" ? leaf("cbc:DueDate", m.dueDate) : null,
+    leaf(doc.typeCode, m.typeCode),
     leaf("cbc:Note", m.notes),
     leaf("cbc:DocumentCurrencyCode", m.currency),
     leaf("cbc:BuyerReference", m.buyerReference),
     el("cac:OrderReference", {}, leaf("cbc:ID", m.orderReference)),
+    m.precedingInvoice &&
+      el(
+        "cac:BillingReference",
+        {},
+        el(
+          "cac:InvoiceDocumentReference",
+          {},
+          leaf("cbc:ID", m.precedingInvoice.number),
+          leaf("cbc:IssueDate", m.precedingInvoice.issueDate),
+        ),
+      ),
     el("cac:AccountingSupplierParty", {}, party(m.seller, true)),
     el("cac:AccountingCustomerParty", {}, party(m.buyer, false)),
     el(
@@ -84,10 +114,10 @@ export function writeUbl(m: EInvoiceModel): string {
     ),
     m.lines.map((line) =>
       el(
-        "cac:InvoiceLine",
+        doc.line,
         {},
         leaf("cbc:ID", line.id),
-        leaf("cbc:InvoicedQuantity", line.quantity, { unitCode: "C62" }),
+        leaf(doc.quantity, line.quantity, { unitCode: "C62" }),
         amount("cbc:LineExtensionAmount", line.amount),
         el(
           "cac:Item",

@@ -1,11 +1,15 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/env";
-import type { WriteEInvoice } from "./response";
+import type { WriteEInvoice } from "./write-einvoice";
 
 // The writer (and pdf-lib with it) is loaded at the first e-invoice, not when the app starts.
-const write: WriteEInvoice = async (invoice, format, renderPdf, now) => {
-  const { writeEInvoice, eInvoiceSourceOf } = await import("./index");
-  return writeEInvoice(eInvoiceSourceOf(invoice), format, renderPdf, now);
+const write: WriteEInvoice = async (document, format, renderPdf, now) => {
+  const { writeEInvoice, eInvoiceSourceOf, creditNoteSourceOf } = await import("./index");
+  const source =
+    document.kind === "invoice"
+      ? eInvoiceSourceOf(document.invoice)
+      : creditNoteSourceOf(document.creditNote, document.invoice);
+  return writeEInvoice(source, format, renderPdf, now);
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { Ctx, Deps } from "@invoicing/core/context";
-import type { WriteEInvoice } from "../einvoice/response";
-import type { RenderPdf } from "../pdf/response";
+import type { WriteEInvoice } from "../einvoice/write-einvoice";
+import type { RenderPdf } from "../pdf/render-pdf";
 
 /** Hono's per-request variables, typed once for every module. */
 export interface AppEnv {
@@ -17,6 +17,8 @@ export interface AppEnv {
     bodyBytes?: Uint8Array;
     /** Draws PDFs, in the apps that serve them (pdf/renderer.ts). */
     renderPdf?: RenderPdf;
+    /** GET /openapi.json's document, in the apps that serve it (app/openapi-source.ts). */
+    openApiJson?: () => Promise<string>;
     /** Writes e-invoices, in the apps that serve them (einvoice/writer.ts). */
     writeEInvoice?: WriteEInvoice;
   };

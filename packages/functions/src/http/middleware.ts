@@ -84,8 +84,8 @@ export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!principal) throw refused();
     if (scoped && !mayChange(principal)) throw insufficientScope();
     c.set("ctx", { ...deps, userId: principal.userId });
-    setLogUser(principal.userId);
     c.set("keyCheck", () => Promise.resolve());
+    setLogUser(principal.userId);
     return runAs(principal, next);
   }
   const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });

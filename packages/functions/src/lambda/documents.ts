@@ -3,6 +3,7 @@ import { createBaseDeps } from "../capabilities/base";
 import { documentRouteModules } from "../app/documents-routes";
 import { eInvoiceWriter } from "../einvoice/writer";
 import { pdfRenderer } from "../pdf/renderer";
+import { openApiSource } from "../app/openapi-source";
 import { buildApp } from "../app/build-app";
 
 /**
@@ -12,5 +13,5 @@ import { buildApp } from "../app/build-app";
  * It needs no capability: it reads the table and renders.
  */
 export const handler = handle(
-  buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, ...documentRouteModules]),
+  buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, openApiSource, ...documentRouteModules]),
 );

@@ -25,6 +25,8 @@ export interface Success {
   array?: true;
   /** A non-JSON body (the public HTML pages, PDFs, images, XML). */
   mediaType?: "text/html" | "application/pdf" | "application/xml" | "image/png" | "image/jpeg";
+  /** The JSON body is also given as CSV (`format=csv`: a header row of the field names, then the rows). */
+  csv?: true;
   location?: true;
   etag?: true;
 }

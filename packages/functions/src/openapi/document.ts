@@ -3,7 +3,7 @@ import type { JsonSchema } from "@valibot/to-json-schema";
 import { isIdParam } from "../http/params";
 import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
-import { allOperations, hasIdParameter, pathParameters, type Operation } from "./operations";
+import { hasIdParameter, pathParameters, type Operation } from "./operations";
 import { PROBLEM_TYPES } from "./problem-types";
 import { TAGS } from "./tags";
 
@@ -119,7 +119,9 @@ function successResponse(op: Operation): Json {
   const response: Json = { description: s.description, headers };
   if (s.schema) {
     const item = jsonSchemaOf(s.schema);
-    response.content = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    const content: Json = { "application/json": { schema: s.array ? { type: "array", items: item } : item } };
+    if (s.csv) content["text/csv"] = { schema: { type: "string", contentMediaType: "text/csv" } };
+    response.content = content;
   } else if (s.mediaType) {
     const schema = s.mediaType === "text/html" ? { type: "string" } : { type: "string", contentMediaType: s.mediaType };
     response.content = { [s.mediaType]: { schema } };
@@ -268,8 +270,8 @@ function components(): Json {
   };
 }
 
-/** Builds the document from a list of operations (all of them unless told otherwise). */
-export function buildOpenApiDocument(operations: readonly Operation[] = allOperations()): Json {
+/** Builds the document from a list of operations (app/route-modules.ts allOperations: every one). */
+export function buildOpenApiDocument(operations: readonly Operation[]): Json {
   const paths: Record<string, Json> = {};
   for (const op of operations) {
     const item = (paths[op.path] ??= {});
@@ -287,10 +289,4 @@ export function buildOpenApiDocument(operations: readonly Operation[] = allOpera
     paths,
     components: components(),
   };
-}
-
-let cached: string | undefined;
-/** The document as JSON text, built once per process (it depends on code only). */
-export function openApiJson(): string {
-  return (cached ??= JSON.stringify(buildOpenApiDocument()));
 }

@@ -4,12 +4,11 @@ import { NOT_KEPT } from "../http/idempotency";
 import { isPublicPath } from "../http/middleware";
 import { isIdParam } from "../http/params";
 import type { ProblemCode } from "../http/problems";
-import { routeModules } from "../app/route-modules";
 import { partOf, type Description, type Success } from "./describe";
 import type { Tag } from "./tags";
 
 /**
- * Every operation of the API, found by walking the routes (app/route-modules.ts): each route says in
+ * Every operation of the API, found by walking the routes (app/route-modules.ts allOperations): each route says in
  * its own chain what it is (`describe()`) and what it reads (http/validators.ts), and the rest follows
  * from the route — method, path, path parameters, public or not, idempotency. GET /openapi.json is
  * built from this list (openapi/document.ts), and the conformance test (test/openapi) makes the app
@@ -113,6 +112,3 @@ function operationOf(chain: RouterRoute[]): Operation {
     problems,
   };
 }
-
-/** Every operation of the service. */
-export const allOperations = (): Operation[] => operationsOf(routeModules.flatMap((module) => module.routes));

@@ -12,6 +12,8 @@ export const TAGS = {
   Email: "What became of the emails sent for the user: failures, bounces, complaints (docs/email-and-public-pages.md).",
   Events:
     "The activity log and webhook endpoints: every change is an event, delivered per Standard Webhooks (docs/events.md).",
+  Reports:
+    "Who owes what (aging, exact at once) and what was invoiced, credited, collected and charged in tax per month (docs/reports.md).",
   Public: "Pages a client opens from an email, without an API key.",
   "Credit notes":
     "Corrections of an issued invoice (EN 16931 type 381): a partial credit or a full cancellation, numbered CN-000001…",

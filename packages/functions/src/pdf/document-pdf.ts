@@ -1,5 +1,5 @@
 import { PDFDocument, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
-import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/public/view";
+import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/documents/document-view";
 import { documentFonts, type Fontkit } from "./fonts";
 
 /**
@@ -40,7 +40,7 @@ export interface PdfOptions {
 export async function renderDocumentPdf(view: DocumentView, options: PdfOptions): Promise<Uint8Array> {
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle(view.title);
-  pdf.setSubject(view.kind === "invoice" ? "Invoice" : "Estimate");
+  pdf.setSubject(SUBJECTS[view.kind]);
   if (view.seller) pdf.setAuthor(sanitizeForMeta(view.seller.name));
   pdf.setCreator("Invoicing");
   pdf.setProducer("Invoicing (pdf-lib)");
@@ -52,6 +52,7 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
 
   header(layout, view, logo);
   parties(layout, view);
+  correction(layout, view);
   layout.table(view.lines);
   totals(layout, view);
   closing(layout, view);
@@ -96,6 +97,17 @@ async function embedLogo(pdf: PDFDocument, view: DocumentView): Promise<PDFImage
   }
 }
 
+const SUBJECTS: Record<DocumentView["kind"], string> = {
+  invoice: "Invoice",
+  estimate: "Estimate",
+  credit_note: "Credit note",
+};
+const HEADINGS: Record<DocumentView["kind"], string> = {
+  invoice: "INVOICE",
+  estimate: "ESTIMATE",
+  credit_note: "CREDIT NOTE",
+};
+
 /** Logo (or the business name) on the left, the title, number and status on the right. */
 function header(layout: Layout, view: DocumentView, logo: PDFImage | undefined): void {
   const top = layout.y;
@@ -112,7 +124,7 @@ function header(layout: Layout, view: DocumentView, logo: PDFImage | undefined):
     layout.paragraph(view.seller.name, { font: bold, size: 16, width: WIDTH / 2 });
     leftBottom = layout.y;
   }
-  const title = view.kind === "invoice" ? (view.draft ? "DRAFT INVOICE" : "INVOICE") : "ESTIMATE";
+  const title = view.draft ? `DRAFT ${HEADINGS[view.kind]}` : HEADINGS[view.kind];
   const right = (text: string, font: PDFFont, size: number, y: number, color = INK) => {
     const shown = sanitize(text, font);
     layout.page.drawText(shown, { x: PAGE[0] - MARGIN - width(font, shown, size), y, size, font, color });
@@ -140,6 +152,17 @@ function parties(layout: Layout, view: DocumentView): void {
   layout.label("Details", 2 * col + 24);
   for (const fact of view.facts) layout.pair(fact, { x: 2 * col + 24, width: col, labelWidth: 74 });
   layout.y = Math.min(bottom, layout.y) - 18;
+}
+
+/** A credit note's "Credit note for invoice INV-000001 of …" and its memo, above the lines it credits. */
+function correction(layout: Layout, view: DocumentView): void {
+  if (!view.reference) return;
+  layout.paragraph(view.reference, { font: layout.fonts.bold, size: 11 });
+  if (view.memo) {
+    layout.y -= 2;
+    layout.paragraph(view.memo, { size: 9.5 });
+  }
+  layout.y -= 12;
 }
 
 function party(layout: Layout, heading: string, p: PartyView, x: number, w: number): void {

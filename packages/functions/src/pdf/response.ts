@@ -1,14 +1,6 @@
 import type { Context } from "hono";
-import type { DocumentView } from "@invoicing/core/public/view";
+import type { DocumentView } from "@invoicing/core/documents/document-view";
 import type { AppEnv } from "../http/env";
-import type { PdfOptions } from "./document-pdf";
-
-/** Draws a document view as PDF bytes. */
-export type RenderPdf = (view: DocumentView, options: RenderOptions) => Promise<Uint8Array>;
-export interface RenderOptions extends Omit<PdfOptions, "fontkit"> {
-  /** Fonts embedded, as PDF/A requires (the Factur-X e-invoice). */
-  archival?: boolean;
-}
 
 /**
  * An `application/pdf` response of a document view, named after its number. The renderer comes

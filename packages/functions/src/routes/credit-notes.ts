@@ -1,13 +1,7 @@
 import { Hono, type Context } from "hono";
-import {
-  getCreditNote,
-  issueCreditNote,
-  listCreditNotes,
-  listInvoiceCreditNotes,
-  sendCreditNote,
-  toCreditNote,
-} from "@invoicing/core/credit-notes/credit-notes";
-import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
+import { issueCreditNote, sendCreditNote } from "@invoicing/core/credit-notes/credit-notes";
+import { toCreditNote, type CreditNoteItem } from "@invoicing/core/credit-notes/model";
+import { getCreditNote, listCreditNotes, listInvoiceCreditNotes } from "@invoicing/core/credit-notes/reads";
 import { etagOf } from "@invoicing/core/db/versioning";
 import type { AppEnv } from "../http/env";
 import { created, describe, list, one } from "../openapi/describe";

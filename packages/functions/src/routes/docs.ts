@@ -5,12 +5,6 @@ import { describe } from "../openapi/describe";
 
 let page: string | undefined;
 
-/**
- * The document is built by walking every route's description and converting its schemas: loaded
- * at the first request for it, so the API Lambda's cold start does not evaluate it (npm run bench,
- * "Lambda init").
- */
-const documentModule = () => import("../openapi/document");
 const docsPageModule = () => import("../openapi/docs-page");
 
 /**
@@ -28,8 +22,12 @@ export const docs = new Hono<AppEnv>()
       success: { status: 200, description: "The document.", schema: v.looseObject({ openapi: v.literal("3.1.0") }) },
     }),
     async (c) => {
-      const { openApiJson } = await documentModule();
-      return c.body(openApiJson(), 200, { "Content-Type": "application/json", "Cache-Control": "public, max-age=300" });
+      const openApiJson = c.get("openApiJson");
+      if (!openApiJson) throw new Error("this app serves no OpenAPI document: mount app/openapi-source.ts");
+      return c.body(await openApiJson(), 200, {
+        "Content-Type": "application/json",
+        "Cache-Control": "public, max-age=300",
+      });
     },
   )
   .get(

@@ -1,15 +1,18 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { invalidTransition, notFound } from "@invoicing/core/errors";
 import { getEstimate } from "@invoicing/core/estimates/estimates";
+import { getCreditNote } from "@invoicing/core/credit-notes/reads";
+import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
-import { toInvoice } from "@invoicing/core/invoices/model";
+import type { InvoiceItem } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
-import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
-import { estimateView, invoiceView } from "@invoicing/core/public/view";
+import { creditNoteDocument, loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
+import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
+import { creditNoteView, estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../http/env";
 import { eInvoiceResponse } from "../einvoice/response";
-import { E_INVOICE_FORMATS } from "../einvoice/source";
+import { E_INVOICE_FORMATS, type EInvoiceFormat } from "../einvoice/source";
 import { describe } from "../openapi/describe";
 import { idParam } from "../http/params";
 import { pdfResponse } from "../pdf/response";
@@ -28,6 +31,9 @@ const E_INVOICE_TEXT =
   "EN 16931 e-invoice: `ubl` (UBL 2.1, the default), `cii` (UN/CEFACT CII D16B), `xrechnung` (UBL with the " +
   "XRechnung 3.0 CIUS) or `facturx` (the invoice PDF as PDF/A-3 with the CII attached as factur-x.xml). " +
   "Data the format needs and the invoice lacks: 422 e_invoice_incomplete naming each field (docs/e-invoices.md).";
+const CREDIT_NOTE_E_INVOICE_TEXT =
+  "A credit note is type code 381 (UBL: a CreditNote document; CII and Factur-X: TypeCode 381) and names the " +
+  "invoice it corrects (BG-3: its number and issue date).";
 const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORMATS), "ubl") });
 
 /**
@@ -38,6 +44,8 @@ const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORM
  * Every one is drawn from the same view as the public page (core/src/public/view.ts).
  * - GET /invoices/{id}/e-invoice and /public/invoices/{token}/e-invoice: the same invoice as an
  *   EN 16931 e-invoice (docs/e-invoices.md); a draft has none.
+ * - The same four for credit notes (/credit-notes/{id}/pdf|e-invoice, /public/credit-notes/{token}/
+ *   pdf|e-invoice); a credit note is issued when it is created, so each one has them all.
  */
 export const pdfRoutes = new Hono<AppEnv>()
   .use("/public/*", securityHeaders)
@@ -53,7 +61,7 @@ export const pdfRoutes = new Hono<AppEnv>()
     async (c) => {
       const ctx = c.get("ctx");
       const invoice = await getInvoice(ctx, idParam(c));
-      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(ctx, ctx.userId, invoice), ctx));
+      return pdfResponse(c, invoiceView(invoiceDocument(invoice), await documentAssets(ctx, ctx.userId, invoice), ctx));
     },
   )
   .get(
@@ -69,7 +77,10 @@ export const pdfRoutes = new Hono<AppEnv>()
       const deps = c.get("deps");
       const invoice = await findPublicInvoice(deps, c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return pdfResponse(c, invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps));
+      return pdfResponse(
+        c,
+        invoiceView(invoiceDocument(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
+      );
     },
   )
   .get(
@@ -121,7 +132,7 @@ export const pdfRoutes = new Hono<AppEnv>()
       const invoice = await getInvoice(ctx, idParam(c));
       // A draft has no number, seller or final amounts yet: it is not an invoice to exchange.
       if (invoice.status === "draft") throw invalidTransition("invoice", "draft", "write an e-invoice of");
-      return eInvoiceResponse(c, toInvoice(invoice), ctx.userId, c.req.valid("query").format);
+      return invoiceEInvoice(c, invoice, c.req.valid("query").format);
     },
   )
   .get(
@@ -138,6 +149,86 @@ export const pdfRoutes = new Hono<AppEnv>()
     async (c) => {
       const invoice = await findPublicInvoice(c.get("deps"), c.req.param("token") ?? "");
       if (!invoice) throw notFound("invoice");
-      return eInvoiceResponse(c, toInvoice(invoice), invoice.userId, c.req.valid("query").format);
+      return invoiceEInvoice(c, invoice, c.req.valid("query").format);
+    },
+  )
+  .get(
+    "/credit-notes/:id/pdf",
+    describe({
+      operationId: "getCreditNotePdf",
+      tag: "Credit notes",
+      summary: "Download a credit note as PDF",
+      description: 'Titled "Credit note", with the invoice it corrects and its date, the reason and memo.',
+      success: PDF,
+    }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const note = await getCreditNote(ctx, idParam(c));
+      return pdfResponse(c, await loadCreditNoteView(ctx, ctx.userId, note));
+    },
+  )
+  .get(
+    "/public/credit-notes/:token/pdf",
+    describe({
+      operationId: "getPublicCreditNotePdf",
+      tag: "Public",
+      summary: "The PDF of a credit note",
+      success: PDF,
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const note = await findPublicCreditNote(deps, c.req.param("token") ?? "");
+      if (!note) throw notFound("credit note");
+      return pdfResponse(c, await loadCreditNoteView(deps, note.userId, note));
+    },
+  )
+  .get(
+    "/credit-notes/:id/e-invoice",
+    describe({
+      operationId: "getCreditNoteEInvoice",
+      tag: "Credit notes",
+      summary: "Download a credit note as an e-invoice",
+      description: `${CREDIT_NOTE_E_INVOICE_TEXT} ${E_INVOICE_TEXT}`,
+      success: E_INVOICE,
+      problems: ["e_invoice_incomplete"],
+    }),
+    eInvoiceQuery,
+    async (c) => {
+      const ctx = c.get("ctx");
+      const note = await getCreditNote(ctx, idParam(c));
+      return creditNoteEInvoice(c, note, c.req.valid("query").format);
+    },
+  )
+  .get(
+    "/public/credit-notes/:token/e-invoice",
+    describe({
+      operationId: "getPublicCreditNoteEInvoice",
+      tag: "Public",
+      summary: "The e-invoice of a credit note",
+      description: `${CREDIT_NOTE_E_INVOICE_TEXT} ${E_INVOICE_TEXT}`,
+      success: E_INVOICE,
+      problems: ["not_found", "e_invoice_incomplete"],
+    }),
+    eInvoiceQuery,
+    async (c) => {
+      const note = await findPublicCreditNote(c.get("deps"), c.req.param("token") ?? "");
+      if (!note) throw notFound("credit note");
+      return creditNoteEInvoice(c, note, c.req.valid("query").format);
     },
   );
+
+/** An issued invoice's e-invoice; the Factur-X PDF is its ordinary PDF's view. */
+function invoiceEInvoice(c: Context<AppEnv>, item: InvoiceItem, format: EInvoiceFormat): Promise<Response> {
+  const deps = c.get("deps");
+  const invoice = invoiceDocument(item);
+  const view = async () => invoiceView(invoice, await documentAssets(deps, item.userId, item), deps);
+  return eInvoiceResponse(c, { kind: "invoice", invoice }, view, format);
+}
+
+/** A credit note's e-invoice (type 381): read with the invoice it corrects, which BG-3 names. */
+async function creditNoteEInvoice(c: Context<AppEnv>, note: CreditNoteItem, format: EInvoiceFormat): Promise<Response> {
+  const { creditNote, invoice, assets } = await creditNoteDocument(c.get("deps"), note.userId, note);
+  const view = async () => creditNoteView(creditNote, invoice.issueDate, assets);
+  return eInvoiceResponse(c, { kind: "credit_note", creditNote, invoice }, view, format);
+}

@@ -11,6 +11,7 @@ import { ApiKey, CreatedApiKey } from "@invoicing/core/keys/resource";
 import { Payment } from "@invoicing/core/payments/resource";
 import { Profile, Seller } from "@invoicing/core/profile/resource";
 import { Reminder } from "@invoicing/core/reminders/resource";
+import { AgingClientRow, AgingReport, AgingTotal, RevenueRow, TaxRow } from "@invoicing/core/reports/resource";
 import { RecurringSchedule } from "@invoicing/core/schedules/resource";
 import { CreatedWebhookEndpoint, Delivery, WebhookEndpoint } from "@invoicing/core/webhooks/resource";
 import { PROBLEM_CODES } from "../openapi/problem-types";
@@ -27,6 +28,9 @@ import { PROBLEM_CODES } from "../openapi/problem-types";
  */
 export {
   Address,
+  AgingClientRow,
+  AgingReport,
+  AgingTotal,
   ApiKey,
   Client,
   CreatedApiKey,
@@ -41,8 +45,10 @@ export {
   Profile,
   RecurringSchedule,
   Reminder,
+  RevenueRow,
   Seller,
   TaxBreakdownEntry,
+  TaxRow,
 };
 export { Delivery as DeliveryResource, Event as EventResource, WebhookEndpoint as WebhookEndpointResource };
 
@@ -94,6 +100,11 @@ export const resources = {
   WebhookEndpoint,
   CreatedWebhookEndpoint,
   WebhookDelivery: Delivery,
+  RevenueRow,
+  TaxRow,
+  AgingTotal,
+  AgingClientRow,
+  AgingReport,
   FieldError,
   Problem,
   Health,

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { DocumentView, PartyView } from "@invoicing/core/public/view";
+import type { DocumentView, PartyView } from "@invoicing/core/documents/document-view";
 import type { AppEnv } from "../../http/env";
 import { CSS } from "./style";
 
@@ -25,6 +25,12 @@ function Party(props: { heading: string; party: PartyView; testId: string }) {
     </div>
   );
 }
+
+const KIND_WORDS: Record<DocumentView["kind"], string> = {
+  invoice: "invoice",
+  estimate: "estimate",
+  credit_note: "credit note",
+};
 
 const logoSrc = (view: DocumentView): string | null =>
   view.logo ? `data:${view.logo.contentType};base64,${Buffer.from(view.logo.bytes).toString("base64")}` : null;
@@ -72,6 +78,13 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
               ))}
             </dl>
           </div>
+
+          {view.reference ? (
+            <section class="correction" data-testid="correction">
+              <p class="reference">{view.reference}</p>
+              {view.memo ? <p class="memo">{view.memo}</p> : null}
+            </section>
+          ) : null}
 
           <table>
             <thead>
@@ -156,11 +169,7 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
           ) : null}
           {view.footer ? <div class="doc-footer">{view.footer}</div> : null}
         </main>
-        <footer>
-          {view.kind === "invoice"
-            ? "Questions about this invoice? Reply to the email it came with."
-            : "Questions about this estimate? Reply to the email it came with."}
-        </footer>
+        <footer>{`Questions about this ${KIND_WORDS[view.kind]}? Reply to the email it came with.`}</footer>
       </body>
     </html>
   );

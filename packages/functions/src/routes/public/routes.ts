@@ -1,9 +1,9 @@
 import { Hono, type Context } from "hono";
 import { notFound } from "@invoicing/core/errors";
-import { toInvoice } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
-import { findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
-import { estimateView, invoiceView } from "@invoicing/core/public/view";
+import { loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
+import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
+import { estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../../http/env";
 import { describe } from "../../openapi/describe";
 import { toPublicEstimate } from "@invoicing/core/public/estimate";
@@ -37,7 +37,7 @@ export const publicPages = new Hono<AppEnv>()
       const pdfHref = `/public/invoices/${encodeURIComponent(invoice.publicToken)}/pdf`;
       return htmlPage(
         c,
-        invoiceView(toInvoice(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
+        invoiceView(invoiceDocument(invoice), await documentAssets(deps, invoice.userId, invoice), deps),
         pdfHref,
       );
     },
@@ -58,5 +58,23 @@ export const publicPages = new Hono<AppEnv>()
       if (!estimate) throw notFound("estimate");
       const view = estimateView(toPublicEstimate(estimate), await documentAssets(deps, estimate.userId, estimate));
       return htmlPage(c, view, `/public/estimates/${encodeURIComponent(estimate.publicToken)}/pdf`);
+    },
+  )
+  .get(
+    "/public/credit-notes/:token",
+    describe({
+      operationId: "getPublicCreditNotePage",
+      tag: "Public",
+      summary: "The public page of a credit note",
+      description: 'An HTML page of a credit note: titled "Credit note", with the invoice it corrects and its date.',
+      success: { status: 200, description: "The page.", mediaType: "text/html" },
+      problems: ["not_found"],
+    }),
+    async (c) => {
+      const deps = c.get("deps");
+      const note = await findPublicCreditNote(deps, token(c));
+      if (!note) throw notFound("credit note");
+      const view = await loadCreditNoteView(deps, note.userId, note);
+      return htmlPage(c, view, `/public/credit-notes/${encodeURIComponent(note.publicToken)}/pdf`);
     },
   );

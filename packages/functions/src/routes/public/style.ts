@@ -18,6 +18,7 @@ h2 { font-size: 11px; text-transform: uppercase; letter-spacing: .08em; color: v
 .status-overdue, .status-declined, .status-expired { background: #fde4e1; color: #a2261a; }
 .status-void { background: #ececec; color: #555; text-decoration: line-through; }
 .status-draft { background: #fff3cd; color: #7a5b00; }
+.status-issued { background: #e4ecff; color: #1b3fa6; }
 .parties { display: grid; grid-template-columns: 1fr 1fr minmax(240px, 1fr); gap: 28px; margin: 28px 0 32px; }
 .party .name { font-weight: 600; }
 .party .detail, .muted { color: var(--muted); font-size: 13px; }
@@ -43,6 +44,9 @@ a { color: var(--accent); }
 .payment h2 { color: var(--accent); font-size: 12px; }
 .payment dl { max-width: 520px; }
 .payment dd { text-align: left; font-variant-numeric: tabular-nums; }
+.correction { margin: -8px 0 26px; padding: 12px 16px; border-left: 3px solid var(--accent); background: var(--shade); }
+.correction .reference { font-weight: 600; }
+.correction .memo { margin-top: 4px; white-space: pre-wrap; font-size: 14px; }
 section.text { margin-top: 26px; }
 section.text p { white-space: pre-wrap; font-size: 14px; }
 .doc-footer { margin-top: 36px; padding-top: 14px; border-top: 1px solid var(--rule); color: var(--muted); font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
