@@ -1,4 +1,5 @@
 import { withAccessLogFormat } from "./access-log";
+import { functionPaths } from "./route-paths";
 
 /**
  * API Gateway's route throttling of the public paths (no API key; docs/payments.md "Throttling").
@@ -9,14 +10,22 @@ import { withAccessLogFormat } from "./access-log";
  * session can be reused (core/src/payments/checkout.ts). Authenticated routes keep the account's
  * default limits.
  */
-export const PUBLIC_ROUTE_THROTTLING: Record<string, { rateLimit: number; burstLimit: number }> = {
-  "ANY /public/invoices/{token}/pay": { rateLimit: 10, burstLimit: 20 },
-  "ANY /public/invoices/{token}": { rateLimit: 50, burstLimit: 100 },
-  "ANY /public/estimates/{token}": { rateLimit: 50, burstLimit: 100 },
-  "ANY /public/invoices/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
-  "ANY /public/estimates/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
-  "ANY /public/invoices/{token}/e-invoice": { rateLimit: 20, burstLimit: 40 },
-};
+export const PUBLIC_ROUTE_THROTTLING: Record<string, { rateLimit: number; burstLimit: number }> = Object.fromEntries(
+  [...functionPaths().documents, ...functionPaths().payments]
+    .filter((path) => path.startsWith("/public/"))
+    .map((path) => [`ANY ${path}`, throttlingOf(path)]),
+);
+
+/**
+ * A public route's limits, by what it does: the pay link may call the card processor (10/s, bursts
+ * of 20); a PDF or e-invoice is drawn (20/s, 40); a page is rendered (50/s, 100). Every public path
+ * of the route modules gets one (app/route-paths.ts), so a public route added later is throttled too.
+ */
+function throttlingOf(path: string): { rateLimit: number; burstLimit: number } {
+  if (path.endsWith("/pay")) return { rateLimit: 10, burstLimit: 20 };
+  if (path.endsWith("/pdf") || path.endsWith("/e-invoice")) return { rateLimit: 20, burstLimit: 40 };
+  return { rateLimit: 50, burstLimit: 100 };
+}
 
 /** The routes, once all are declared: the stage's route settings name them, so it must come after. */
 let declared!: (routes: unknown[]) => void;

@@ -290,7 +290,13 @@ describe("the API", () => {
       throttlingBurstLimit: number;
     }[];
     const publicRoutes = api.routes!.map((r) => r.rawRoute).filter((key) => key.startsWith("ANY /public/"));
-    expect(publicRoutes.length).toBe(6);
+    // Every /public/ path the route modules serve (app/route-paths.ts), and nothing else.
+    expect(publicRoutes).toEqual(
+      [...pathsOf(documentRouteModules), ...pathsOf(paymentRouteModules)]
+        .filter((path) => path.startsWith("/public/"))
+        .map((path) => `ANY ${path}`),
+    );
+    expect(publicRoutes).toContain("ANY /public/invoices/{token}/pay");
     expect(settings.map((s) => s.routeKey).sort()).toEqual([...publicRoutes].sort());
     const pay = settings.find((s) => s.routeKey === "ANY /public/invoices/{token}/pay")!;
     expect([pay.throttlingRateLimit, pay.throttlingBurstLimit]).toEqual([10, 20]);
