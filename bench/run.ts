@@ -1,11 +1,13 @@
 import "@invoicing/local/quiet-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
+import { measureFirstFacturX, measureLogo, measurePayLink } from "./abuse";
 import { measureCalls } from "./calls";
 import { ASSUMPTIONS, measureCost, PRICES } from "./cost";
 import { measureInit } from "./init";
 import { measureJobs } from "./jobs";
 import { measureRender } from "./render";
+import { measureReports } from "./reports";
 import { measureThroughput } from "./throughput";
 import { createWorld } from "./world";
 
@@ -28,6 +30,12 @@ async function main() {
     const throughput = await measureThroughput(dynamo.endpoint);
     console.error("bench: job cost against table size…");
     const jobs = await measureJobs(dynamo.endpoint);
+    console.error("bench: reports (10 and 10,000 invoices, the subscriber's work per change)…");
+    const reports = await measureReports(dynamo.endpoint);
+    console.error("bench: issue 29's abuse paths (logo check, pay link, first Factur-X)…");
+    const logo = measureLogo();
+    const payLink = await measurePayLink(dynamo.endpoint);
+    const facturX = await measureFirstFacturX(dynamo.endpoint);
     console.error("bench: cost at on-demand prices…");
     const cost = await measureCost(dynamo.endpoint, init.rows);
 
@@ -64,8 +72,21 @@ async function main() {
       "Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)",
     );
     console.table(render.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
+    console.log("Logo check of hostile PNGs (PUT /profile/logo after the key; CPU ms, median)");
+    console.table(logo);
+    console.log(`Pay link: card processor calls per ${payLink.opens} opens of one invoice's link`);
+    console.table([payLink.processorCalls]);
+    console.log(
+      "First Factur-X of a cold Documents function (its bundle in a fresh process; goal on CPU ms: wall on this shared machine mostly measures the wait for a core)",
+    );
+    console.table(facturX.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
+    console.log("Reports: items read with 10 and with 10,000 invoices, 10 open in both (goal: equal)");
+    console.table(reports.reads.map((r) => ({ ...r })));
+    console.log(`  goal ${verdict(reports.readsGoalMet)}; backfill of 10,000: ${JSON.stringify(reports.backfill)}`);
+    console.log("Reports: the stream subscriber's extra work per change (countChange on the change's records)");
+    console.table(reports.changes.map((c) => ({ ...c })));
     console.log(
       `Cost at on-demand prices (${PRICES.region}; ${JSON.stringify(PRICES)}; assumed ${JSON.stringify(ASSUMPTIONS)})`,
     );
@@ -94,6 +115,8 @@ async function main() {
       init,
       throughput,
       jobs,
+      reports,
+      issue29: { logo, payLink, facturX },
       cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },
     };
     writeFileSync("bench/results.json", JSON.stringify(results, null, 2) + "\n");
