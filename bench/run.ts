@@ -1,6 +1,7 @@
 import "@invoicing/local/quiet-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
+import { measureFirstFacturX, measureLogo, measurePayLink } from "./abuse";
 import { measureCalls } from "./calls";
 import { ASSUMPTIONS, measureCost, PRICES } from "./cost";
 import { measureInit } from "./init";
@@ -31,6 +32,10 @@ async function main() {
     const jobs = await measureJobs(dynamo.endpoint);
     console.error("bench: reports (10 and 10,000 invoices, the subscriber's work per change)…");
     const reports = await measureReports(dynamo.endpoint);
+    console.error("bench: issue 29's abuse paths (logo check, pay link, first Factur-X)…");
+    const logo = measureLogo();
+    const payLink = await measurePayLink(dynamo.endpoint);
+    const facturX = await measureFirstFacturX(dynamo.endpoint);
     console.error("bench: cost at on-demand prices…");
     const cost = await measureCost(dynamo.endpoint, init.rows);
 
@@ -67,6 +72,14 @@ async function main() {
       "Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)",
     );
     console.table(render.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
+    console.log("Logo check of hostile PNGs (PUT /profile/logo after the key; CPU ms, median)");
+    console.table(logo);
+    console.log(`Pay link: card processor calls per ${payLink.opens} opens of one invoice's link`);
+    console.table([payLink.processorCalls]);
+    console.log(
+      "First Factur-X of a cold Documents function (its bundle in a fresh process; goal on CPU ms: wall on this shared machine mostly measures the wait for a core)",
+    );
+    console.table(facturX.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
     console.log("Reports: items read with 10 and with 10,000 invoices, 10 open in both (goal: equal)");
@@ -103,6 +116,7 @@ async function main() {
       throughput,
       jobs,
       reports,
+      issue29: { logo, payLink, facturX },
       cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },
     };
     writeFileSync("bench/results.json", JSON.stringify(results, null, 2) + "\n");

@@ -16,7 +16,7 @@ import { apiStage, routesDeclared } from "./stage";
  * Production retains the API (and its stage and log group) even if it leaves this file: its URL is
  * in every email already sent and in the card processor's webhook, so a new one would break both.
  *
- * Public routes are throttled (infra/stage.ts, PUBLIC_ROUTE_THROTTLING).
+ * Public routes are throttled (infra/stage.ts, publicThrottling).
  */
 export const api = new sst.aws.ApiGatewayV2(
   "Api",
@@ -110,4 +110,7 @@ export const payments = new sst.aws.Function("Payments", {
   link: [table, stripeSecretKey, stripeWebhookSecret, api],
 });
 const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
-routesDeclared([defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined));
+routesDeclared(
+  ["$default", ...[...DOCUMENT_PATHS, ...PAYMENT_PATHS].map((path) => `ANY ${path}`)],
+  [defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined),
+);

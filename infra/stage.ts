@@ -6,25 +6,27 @@ import { withAccessLogFormat } from "./access-log";
  * per route for the whole stage (HTTP APIs throttle by route, not by caller; AWS WAF does not attach
  * to HTTP APIs): they cap what anonymous traffic can cost, the card processor's shared rate limit
  * first of all — the pay link is the only public path that may call it, and only when no stored
- * session can be reused (core/src/payments/checkout.ts). Authenticated routes keep the account's
- * default limits.
+ * session can be reused (core/src/payments/checkout.ts). Every `/public/…` route infra declares gets
+ * the limit of its kind; authenticated routes keep the account's default limits.
  */
-export const PUBLIC_ROUTE_THROTTLING: Record<string, { rateLimit: number; burstLimit: number }> = {
-  "ANY /public/invoices/{token}/pay": { rateLimit: 10, burstLimit: 20 },
-  "ANY /public/invoices/{token}": { rateLimit: 50, burstLimit: 100 },
-  "ANY /public/estimates/{token}": { rateLimit: 50, burstLimit: 100 },
-  "ANY /public/invoices/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
-  "ANY /public/estimates/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
-  "ANY /public/invoices/{token}/e-invoice": { rateLimit: 20, burstLimit: 40 },
-  // A credit note's public documents, as an invoice's.
-  "ANY /public/credit-notes/{token}": { rateLimit: 50, burstLimit: 100 },
-  "ANY /public/credit-notes/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
-  "ANY /public/credit-notes/{token}/e-invoice": { rateLimit: 20, burstLimit: 40 },
-};
+export const PUBLIC_THROTTLING = {
+  payLink: { rateLimit: 10, burstLimit: 20 },
+  file: { rateLimit: 20, burstLimit: 40 },
+  page: { rateLimit: 50, burstLimit: 100 },
+} as const;
+
+/** The throttling of a route key, or undefined for a route that is not public. */
+export function publicThrottling(routeKey: string): { rateLimit: number; burstLimit: number } | undefined {
+  const path = routeKey.replace(/^\S+ /, "");
+  if (!path.startsWith("/public/")) return undefined;
+  if (path.endsWith("/pay")) return PUBLIC_THROTTLING.payLink;
+  if (path.endsWith("/pdf") || path.endsWith("/e-invoice")) return PUBLIC_THROTTLING.file;
+  return PUBLIC_THROTTLING.page;
+}
 
 /** The routes, once all are declared: the stage's route settings name them, so it must come after. */
-let declared!: (routes: unknown[]) => void;
-const routesReady = new Promise<unknown[]>((resolve) => {
+let declared!: (routes: { keys: string[]; components: unknown[] }) => void;
+const routesReady = new Promise<{ keys: string[]; components: unknown[] }>((resolve) => {
   declared = resolve;
 });
 
@@ -40,14 +42,15 @@ export function apiStage(
   opts: { dependsOn?: unknown },
 ): undefined {
   withAccessLogFormat(args);
-  args.routeSettings = Object.entries(PUBLIC_ROUTE_THROTTLING).map(([routeKey, limit]) => ({
-    routeKey,
-    throttlingRateLimit: limit.rateLimit,
-    throttlingBurstLimit: limit.burstLimit,
-  }));
-  opts.dependsOn = routesReady;
+  args.routeSettings = routesReady.then(({ keys }) =>
+    keys.flatMap((routeKey) => {
+      const limit = publicThrottling(routeKey);
+      return limit ? [{ routeKey, throttlingRateLimit: limit.rateLimit, throttlingBurstLimit: limit.burstLimit }] : [];
+    }),
+  );
+  opts.dependsOn = routesReady.then(({ components }) => components);
   return undefined;
 }
 
-/** Called once every route is declared (infra/api.ts). */
-export const routesDeclared = (routes: unknown[]): void => declared(routes);
+/** Called once every route is declared (infra/api.ts), with the route keys and components. */
+export const routesDeclared = (keys: string[], components: unknown[]): void => declared({ keys, components });

@@ -150,7 +150,6 @@ describe("other resources", () => {
       "APIKEY#0000000001",
       "REMINDER#0000000007#2026",
       "EVENT#2026#1#0",
-      "WEBHOOK_ENDPOINT#0000000001",
       "WEBHOOK_ATTEMPT#0000000001#x",
       "PROFILE",
       "INVOICE#0000000007#REMINDER#1",
@@ -160,6 +159,48 @@ describe("other resources", () => {
     }
     expect(kindOf("APIKEY#hash", "APIKEY")).toBeUndefined();
     expect(kindOf("DUE#x", "CLIENT#0000000001")).toBeUndefined();
+  });
+
+  it("a webhook endpoint makes an event only when the service disables it after days of failures", () => {
+    const endpoint = (extra: Record<string, unknown> = {}) => ({
+      pk,
+      sk: "WEBHOOK_ENDPOINT#0000000003",
+      userId: "u1",
+      id: 3,
+      url: "https://hooks.example/in",
+      events: ["*"],
+      description: null,
+      enabled: true,
+      secret: "whsec_c2VjcmV0",
+      previousSecrets: [{ secret: "whsec_b2xk", until: "2026-11-23T00:00:00.000Z" }],
+      createdAt: "2026-11-01T00:00:00.000Z",
+      updatedAt: "2026-11-01T00:00:00.000Z",
+      version: 1,
+      ...extra,
+    });
+    const disabled = endpoint({ enabled: false, disabledBy: "failures", version: 2 });
+    expect(deriveEvents("MODIFY", endpoint({ failingSince: "2026-11-01T00:00:00.000Z" }), disabled)).toEqual([
+      {
+        userId: "u1",
+        type: "webhook_endpoint.disabled",
+        resourceType: "webhook_endpoint",
+        resourceId: 3,
+        data: {
+          id: 3,
+          url: "https://hooks.example/in",
+          events: ["*"],
+          description: null,
+          enabled: false,
+          createdAt: "2026-11-01T00:00:00.000Z",
+        },
+      },
+    ]);
+    // Its owner's changes, its creation and deletion, its run of failures: none.
+    expect(deriveEvents("MODIFY", endpoint(), endpoint({ enabled: false, version: 2 }))).toEqual([]);
+    expect(deriveEvents("MODIFY", endpoint(), endpoint({ failingSince: "2026-11-02T00:00:00.000Z" }))).toEqual([]);
+    expect(deriveEvents("MODIFY", endpoint(), endpoint({ secret: "whsec_bmV3", version: 2 }))).toEqual([]);
+    expect(deriveEvents("INSERT", undefined, endpoint())).toEqual([]);
+    expect(deriveEvents("REMOVE", endpoint(), undefined)).toEqual([]);
   });
 });
 

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Context } from "aws-lambda";
 import { jobs } from "@invoicing/core/jobs/all";
+import { scheduledJob } from "@invoicing/functions/lambda/jobs/scheduled";
+import { runWebhooksJob } from "@invoicing/core/webhooks/deliveries";
 import { postWebhook } from "@invoicing/core/webhooks/post";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { newClient, ok } from "../invoices/fixtures";
@@ -111,78 +114,151 @@ describe("the job's deadline", () => {
   }, 120_000);
 });
 
+describe("a disabled endpoint's backlog", () => {
+  it("fails for good in one run: dropping an attempt says nothing of the receiver, so it stops nothing", async () => {
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const user = await env.user();
+    const { id } = await endpoint(user, receiver.url, ["client.created"]);
+    receiver.script.push(503);
+    for (let i = 0; i < 3; i++) await newClient(user);
+    await env.drainStream(); // the first failed (its retry pending); the other two were left to the job
+    ok(await user.call("PATCH", `/webhook-endpoints/${id}`, { enabled: false }));
+    const start = receiver.received.length;
+    const result = await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * 60_000));
+    expect(result).toMatchObject({ succeeded: 0, failed: 0, dropped: 3, deferred: 0 });
+    expect(receiver.received.length).toBe(start);
+    const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { error: string }[];
+    expect(list.filter((d) => d.error === "the endpoint is disabled")).toHaveLength(3);
+  }, 120_000);
+});
+
+describe("the Lambda handler's deadline", () => {
+  it("is the invocation's remaining time (context.getRemainingTimeInMillis)", async () => {
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const user = await env.user();
+    await endpoint(user, receiver.url, ["client.created"]);
+    receiver.script.push(500);
+    await newClient(user);
+    await env.drainStream(); // failed; the retry is due a minute later by the test clock, long past by the wall clock
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: env.endpoint,
+      TABLE_NAME: env.tableName,
+      WEBHOOKS_ALLOW_PRIVATE: "1",
+    });
+    let handler: ReturnType<typeof scheduledJob>;
+    try {
+      handler = scheduledJob("webhooks", runWebhooksJob); // its dependencies come from the environment, at init
+    } finally {
+      process.env = saved;
+    }
+    const context = (remaining: number) => ({ getRemainingTimeInMillis: () => remaining }) as Context;
+    const start = receiver.received.length;
+    expect(await handler({}, context(5_000))).toMatchObject({ changed: 0, deferred: 1 });
+    expect(receiver.received.length).toBe(start);
+    expect(await handler({}, context(60_000))).toMatchObject({ succeeded: 1, deferred: 0 });
+    expect(receiver.received.slice(start).map((r) => r.answered)).toEqual(["ok"]);
+  }, 120_000);
+});
+
 describe("an endpoint that fails for days", () => {
   const DAY = 86_400_000;
 
   it("is disabled after failing for 5 days with no success, with a webhook_endpoint.disabled event", async () => {
-    const user = await env.user();
-    const { id } = await endpoint(user, receiver.url);
-    const watcher = await endpoint(user, receiver.url, ["webhook_endpoint.disabled"]);
-    const t0 = env.clock.now.getTime();
-    receiver.script.push(503);
-    const client = await newClient(user);
-    await env.drainStream();
-    env.clock.set(new Date(t0 + 3 * DAY).toISOString());
-    receiver.script.push(503);
-    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day three" }));
-    await env.drainStream();
-    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const failing = await startReceiver();
+    failing.script.push(...Array(50).fill(503));
+    try {
+      const user = await env.user();
+      const { id } = await endpoint(user, failing.url);
+      const watcher = await endpoint(user, receiver.url, ["webhook_endpoint.disabled"]);
+      const t0 = env.clock.now.getTime();
+      const client = await newClient(user);
+      await env.drainStream(); // day 0: the first failure starts the run of failures
+      expect(failing.received).toHaveLength(1);
 
-    env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
-    receiver.script.push(503);
-    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day five" }));
-    const start = receiver.received.length;
-    await env.drainStream();
-    await env.drainStream(); // the endpoint's own change, on the stream after the attempt
-    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({ id, enabled: false });
+      env.clock.set(new Date(t0 + 3 * DAY).toISOString());
+      ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day three" }));
+      await env.drainStream();
+      // An endpoint already failing is left to the job: the subscriber's batch does not wait on it.
+      expect(failing.received).toHaveLength(1);
+      expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+      expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
 
-    const events = ok(await user.call("GET", "/events?type=webhook_endpoint.disabled")).body;
-    expect(events).toEqual([
-      {
-        id: expect.any(String),
-        type: "webhook_endpoint.disabled",
-        createdAt: expect.any(String),
-        resourceType: "webhook_endpoint",
-        resourceId: id,
-        data: {
-          id,
-          url: receiver.url,
-          events: ["client.created", "client.updated"],
-          description: null,
-          enabled: false,
+      env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
+      ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Day five" }));
+      await env.drainStream();
+      const start = receiver.received.length;
+      expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+      await env.drainStream(); // the endpoint's own change
+      expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body).toMatchObject({ id, enabled: false });
+
+      const events = ok(await user.call("GET", "/events?type=webhook_endpoint.disabled")).body;
+      expect(events).toEqual([
+        {
+          id: expect.any(String),
+          type: "webhook_endpoint.disabled",
           createdAt: expect.any(String),
+          resourceType: "webhook_endpoint",
+          resourceId: id,
+          data: {
+            id,
+            url: failing.url,
+            events: ["client.created", "client.updated"],
+            description: null,
+            enabled: false,
+            createdAt: expect.any(String),
+          },
         },
-      },
-    ]);
-    // The other endpoint, subscribed to it, was told; no secret in what it got.
-    const told = receiver.received.slice(start).map((r) => JSON.parse(r.body));
-    expect(told.map((e) => [e.type, e.resourceId])).toContainEqual(["webhook_endpoint.disabled", id]);
-    expect(JSON.stringify(told)).not.toContain("whsec_");
-    expect(watcher.id).not.toBe(id);
+      ]);
+      // The other endpoint, subscribed to it, was told; no secret in what it got.
+      const told = receiver.received.slice(start).map((r) => JSON.parse(r.body));
+      expect(told.map((e) => [e.type, e.resourceId])).toEqual([["webhook_endpoint.disabled", id]]);
+      expect(JSON.stringify(told)).not.toContain("whsec_");
+      expect(watcher.id).not.toBe(id);
+      // Its backlog fails for good, without a POST.
+      const sent = failing.received.length;
+      expect(await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + DAY))).toMatchObject({
+        failed: 0,
+        dropped: 3,
+      });
+      expect(failing.received.length).toBe(sent);
 
-    // Enabled again by its owner: delivered to again, a fresh run of failures.
-    ok(await user.call("PATCH", `/webhook-endpoints/${id}`, { enabled: true }));
-    const again = receiver.received.length;
-    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Back" }));
-    await env.drainStream();
-    expect(receiver.received.slice(again).map((r) => JSON.parse(r.body).data.name)).toEqual(["Back"]);
+      // Enabled again by its owner: delivered to again at once, a fresh run of failures.
+      failing.script.length = 0;
+      ok(await user.call("PATCH", `/webhook-endpoints/${id}`, { enabled: true }));
+      await env.drainStream();
+      ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Back" }));
+      await env.drainStream();
+      expect(failing.received.slice(sent).map((r) => JSON.parse(r.body).data.name)).toEqual(["Back"]);
+    } finally {
+      await failing.close();
+    }
   }, 120_000);
 
   it("a success in between starts the count again", async () => {
-    const user = await env.user();
-    const { id } = await endpoint(user, receiver.url);
-    const t0 = env.clock.now.getTime();
-    receiver.script.push(503);
-    const client = await newClient(user);
-    await env.drainStream();
-    env.clock.set(new Date(t0 + 3 * DAY).toISOString());
-    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Answered" }));
-    await env.drainStream();
-    env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
-    receiver.script.push(503);
-    ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Failed again" }));
-    await env.drainStream();
-    await env.drainStream();
-    expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
+    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const flaky = await startReceiver();
+    try {
+      const user = await env.user();
+      const { id } = await endpoint(user, flaky.url);
+      const t0 = env.clock.now.getTime();
+      flaky.script.push(503);
+      const client = await newClient(user);
+      await env.drainStream();
+      env.clock.set(new Date(t0 + 3 * DAY).toISOString());
+      ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Answered" }));
+      await env.drainStream();
+      expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ succeeded: 2, failed: 0 });
+      env.clock.set(new Date(t0 + 5 * DAY + 60_000).toISOString());
+      flaky.script.push(503);
+      ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Failed again" }));
+      await env.drainStream(); // not failing any more: the subscriber attempts it, and it fails
+      expect(flaky.received.at(-1)!.answered).toBe(503);
+      await env.drainStream();
+      expect(ok(await user.call("GET", `/webhook-endpoints/${id}`)).body.enabled).toBe(true);
+    } finally {
+      await flaky.close();
+    }
   }, 120_000);
 });

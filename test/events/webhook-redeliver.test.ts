@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
@@ -78,12 +78,42 @@ describe("POST /webhook-endpoints/{id}/deliveries/{event}/redeliver", () => {
     ]);
   });
 
+  it("while a retry is pending: moves that retry to now instead of adding a copy", async () => {
+    const user = await env.user();
+    const { id } = ok(
+      await user.call("POST", "/webhook-endpoints", { url: receiver.url, events: ["client.created"] }),
+      201,
+    ).body;
+    receiver.script.push(503);
+    await newClient(user);
+    await env.drainStream(); // attempt 1 failed; attempt 2 due in a minute
+    const [pending] = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body;
+    expect(pending).toMatchObject({ attempt: 2, status: "pending" });
+    const res = ok(await user.call("POST", path(id, pending.eventId)));
+    expect(res.body).toMatchObject({ attempt: 2, status: "pending", nextAttemptAt: env.clock.now.toISOString() });
+    const start = receiver.received.length;
+    expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ succeeded: 1 });
+    expect(receiver.received.length).toBe(start + 1);
+    const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body;
+    expect(list.map((d: { attempt: number; status: string }) => [d.attempt, d.status])).toEqual([
+      [2, "succeeded"],
+      [1, "failed"],
+    ]);
+  });
+
   it("a redelivery that fails is not retried by itself", async () => {
     const user = await env.user();
     const { endpointId, eventId } = await givenUp(user);
     ok(await user.call("POST", path(endpointId, eventId)));
     receiver.script.push(500);
-    expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+    const lines = vi.spyOn(console, "log");
+    try {
+      expect(await jobs.webhooks!(env.deps, env.clock.now)).toMatchObject({ failed: 1 });
+      // Counted for the operator (WebhookAttemptsFailed, an EMF metric line).
+      expect(lines.mock.calls.filter((c) => String(c[0]).includes('"WebhookAttemptsFailed":1'))).toHaveLength(1);
+    } finally {
+      lines.mockRestore();
+    }
     const list = ok(await user.call("GET", `/webhook-endpoints/${endpointId}/deliveries`)).body;
     expect(list[0]).toMatchObject({ attempt: 8, status: "failed", responseStatus: 500, nextAttemptAt: null });
     expect(await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 86_400_000))).toMatchObject({

@@ -166,8 +166,12 @@ const sentEstimate = async () => {
 };
 // A public address (no DNS needed offline); nothing is delivered unless the stream is read.
 const WEBHOOK_URL = "https://93.184.215.14/hooks";
-const webhookEndpoint = async () =>
-  ok(alice.call("POST", "/webhook-endpoints", { url: WEBHOOK_URL, events: ["*"] }), 201);
+/** A new endpoint of alice's; the oldest are deleted first, so the scenarios stay under the limit of 10. */
+const webhookEndpoint = async (events = ["*"]) => {
+  const existing = (await ok(alice.call("GET", "/webhook-endpoints"), 200)) as { id: number }[];
+  for (const old of existing.slice(5)) await ok(alice.call("DELETE", `/webhook-endpoints/${old.id}`), 204);
+  return ok(alice.call("POST", "/webhook-endpoints", { url: WEBHOOK_URL, events }), 201);
+};
 const schedule = async () =>
   ok(
     alice.call("POST", "/recurring-schedules", {
@@ -279,6 +283,18 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     method: "GET",
     path: `/webhook-endpoints/${(await webhookEndpoint()).id}/deliveries`,
   }),
+  rotateWebhookEndpointSecret: async () => ({
+    method: "POST",
+    path: `/webhook-endpoints/${(await webhookEndpoint()).id}/rotate-secret`,
+  }),
+  redeliverWebhook: async () => {
+    // An event the endpoint was sent (its first attempt failed: the address is not reached offline).
+    const endpoint = await webhookEndpoint(["client.created"]);
+    await newClient({ name: "Redelivered" });
+    await env.drainStream();
+    const [delivery] = await ok(alice.call("GET", `/webhook-endpoints/${endpoint.id}/deliveries`), 200);
+    return { method: "POST", path: `/webhook-endpoints/${endpoint.id}/deliveries/${delivery.eventId}/redeliver` };
+  },
   listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
   getInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/invoices/${invoice.id}/e-invoice?format=ubl`),

@@ -1,4 +1,7 @@
 import type { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
 import type { Event } from "./resource";
 
 /**
@@ -67,17 +70,16 @@ function calls(entries: readonly Entry[]): Entry[][] {
   return out;
 }
 
-const skipped = (entry: Entry, why: string) =>
-  console.warn(
-    JSON.stringify({
-      level: "warn",
-      message: "event refused by the bus as invalid; skipped",
-      // The event's id and type only: its data is the user's.
-      eventId: (JSON.parse(entry.Detail) as { id?: string }).id,
-      type: entry.DetailType,
-      why,
-    }),
-  );
+/** Counted as StreamRecordsSkipped (an alarm, infra/alarms.ts): the event is stored, but not on the bus. */
+const skipped = (entry: Entry, why: string) => {
+  // The event's id and type only: its data is the user's.
+  log("warn", "event refused by the bus as invalid; skipped", {
+    eventId: (JSON.parse(entry.Detail) as { id?: string }).id,
+    type: entry.DetailType,
+    why,
+  });
+  countMetric(METRIC.streamRecordsSkipped);
+};
 
 /** A whole call refused as a bad request (4xx other than throttling): no retry can pass it. */
 const isInvalidRequest = (error: unknown): boolean => {

@@ -60,7 +60,8 @@ export interface BatchOutcome {
   /** The sequence number of the first record that failed, when one did. */
   failedSequenceNumber?: string;
   events: number;
-  attempts: { succeeded: number; failed: number; skipped: number };
+  /** `deferred`: first attempts left to the webhooks job (their endpoint is failing). */
+  attempts: { succeeded: number; failed: number; dropped: number; skipped: number; deferred: number };
   emails: number;
 }
 
@@ -93,7 +94,11 @@ export async function handleStreamBatch(
   };
   const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
   const emails: OutboxItem[] = [];
-  const outcome: BatchOutcome = { events: 0, attempts: { succeeded: 0, failed: 0, skipped: 0 }, emails: 0 };
+  const outcome: BatchOutcome = {
+    events: 0,
+    attempts: { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 },
+    emails: 0,
+  };
 
   for (const [position, record] of records.entries()) {
     if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
@@ -124,8 +129,13 @@ export async function handleStreamBatch(
           throw error;
         }
         outcome.events++;
-        for (const attempt of first)
-          attempts.push({ item: attempt, event: item, endpoint: endpoints.find((e) => e.id === attempt.endpointId)! });
+        for (const attempt of first) {
+          const endpoint = endpoints.find((e) => e.id === attempt.endpointId)!;
+          // An endpoint already failing is left to the webhooks job: its timeouts would hold this
+          // batch, and with it the shard's next events and emails, for every user on the shard.
+          if (endpoint.failingSince) outcome.attempts.deferred++;
+          else attempts.push({ item: attempt, event: item, endpoint });
+        }
       }
       // After the events: a retried record finds them stored, and only the expiry is asked again.
       if (before && after && kindOf(after.pk, after.sk)?.resourceType === "invoice") {

@@ -18,7 +18,10 @@ import {
 } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
-import { attemptFairly, type FairLimits } from "./scheduling";
+import { errorName, log } from "../observability/context-log";
+import { METRIC } from "../observability/metric-names";
+import { countMetric } from "../observability/metrics";
+import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -148,7 +151,7 @@ export async function runAttempt(
   deps: AttemptDeps,
   item: AttemptItem,
   known: { event?: EventItem; endpoint?: WebhookEndpointItem | null } = {},
-): Promise<"succeeded" | "failed" | "skipped"> {
+): Promise<AttemptResult> {
   const now = nowIso(deps);
   const claims = item.claims + 1;
   const lease = new Date(Date.parse(now) + CLAIM_LEASE_MS).toISOString();
@@ -199,7 +202,10 @@ export async function runAttempt(
   }
   await record(deps, item, claims, now, outcome);
   if (endpoint?.enabled && !outcome.final) await trackHealth(deps, endpoint, outcome.ok, now);
-  return outcome.ok ? "succeeded" : "failed";
+  if (outcome.ok) return "succeeded";
+  if (outcome.final) return "dropped";
+  countMetric(METRIC.webhookAttemptsFailed);
+  return "failed";
 }
 
 /**
@@ -314,6 +320,8 @@ export const ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1
  */
 const MAX_DUE_PER_SHARD = 500;
 const MAX_DUE_PER_USER = 100;
+/** Due items looked at per shard, taken or not: what a run's read costs at most (about 10 pages). */
+const MAX_SCANNED_PER_SHARD = 20_000;
 /** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
 export const LOCAL_RUN_BUDGET_MS = 50_000;
 /** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
@@ -330,7 +338,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
   const nowIsoString = now.toISOString();
   const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
   const due = await readDue(deps, nowIsoString, takeUntil);
-  const counts = { succeeded: 0, failed: 0, skipped: 0 };
+  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0 };
   // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
   const jobDeps = { ...deps, clock: () => now };
   const { deferred } = await attemptFairly(
@@ -346,7 +354,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
   return {
     job: "webhooks",
     now: nowIsoString,
-    changed: counts.succeeded + counts.failed,
+    changed: counts.succeeded + counts.failed + counts.dropped,
     ...counts,
     deferred: deferred + due.leftUnread,
   };
@@ -364,12 +372,16 @@ async function readDue(
   await Promise.all(
     shards.map(async (shard) => {
       let read = 0;
+      let scanned = 0;
       for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
-        if (read >= MAX_DUE_PER_SHARD || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
+        scanned++;
+        const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD;
+        // Out of time: still counted (reading is quick, and bounded by the scan), never taken.
+        if (full || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
           leftUnread++;
-          if (read >= MAX_DUE_PER_SHARD || Date.now() >= takeUntil) break;
+          if (full) break;
           continue;
         }
         perUser.set(item.userId, ofUser + 1);
@@ -384,10 +396,15 @@ async function readDue(
 }
 
 /**
- * Redeliver (docs/events.md): one more attempt of an event the endpoint was sent, due now, for the
- * `webhooks` job to make (or the operator's command line, at once). Refused while an attempt of it
- * is still pending; the endpoint must be enabled. Looks for the event among the endpoint's attempts,
- * newest first (a redelivery is rare, and the attempts kept are 30 days').
+ * Redeliver (docs/events.md, "Redelivering"): the event again, to an endpoint it was sent to.
+ * - Its automatic retry is pending (the receiver is fixed and should not wait hours): that retry is
+ *   moved to now, keeping its place in the schedule — no second copy.
+ * - Its attempts are over (succeeded, or failed and given up): one more attempt, due now, made once
+ *   (`redelivery`: not retried by itself).
+ * - An attempt is in flight, or a redelivery of it is pending already: 422 invalid_transition.
+ * The `webhooks` job makes it (the operator's command line at once). The endpoint must be enabled.
+ * The event is looked for among the endpoint's attempts, newest first (a redelivery is rare, and
+ * the attempts kept are 30 days').
  */
 const REDELIVERY_SEARCH_PAGES = 10;
 
@@ -397,24 +414,44 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (!latest) throw notFound("delivery of event", eventId);
   if (!endpoint.enabled)
     throw new DomainError("invalid_transition", "the endpoint is disabled: enable it (PATCH enabled: true) first");
-  if (latest.status === "pending" || latest.status === "sending")
-    throw new DomainError("invalid_transition", "an attempt of this event is still pending");
+  const inFlight = () => new DomainError("invalid_transition", "an attempt of this event is in flight already");
+  if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
+  const now = nowIso(ctx);
+  if (latest.status === "pending") {
+    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    await commit(ctx, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: { pk: latest.pk, sk: latest.sk },
+            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            ConditionExpression: "#status = :pending AND claims = :claims",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: {
+              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ":now": now,
+              ":pending": "pending",
+              ":claims": latest.claims,
+            },
+          },
+        },
+        onConditionFailed: inFlight,
+      },
+    ]);
+    return moved;
+  }
   if (!(await readEvent(ctx, latest))) throw notFound("event", eventId);
   const item: AttemptItem = {
     ...pendingAttempt(
       { pk: latest.pk, sk: latest.eventSk, id: latest.eventId, type: latest.type } as EventItem,
       endpointId,
       latest.attempt + 1,
-      nowIso(ctx),
+      now,
     ),
     redelivery: true,
   };
-  await commit(ctx, [
-    {
-      ...putAttempt(ctx, item),
-      onConditionFailed: () => new DomainError("invalid_transition", "this event is being redelivered already"),
-    },
-  ]);
+  await commit(ctx, [{ ...putAttempt(ctx, item), onConditionFailed: inFlight }]);
   return item;
 }
 

@@ -1,3 +1,5 @@
+import { errorName, log } from "../observability/context-log";
+
 /**
  * Fair scheduling of webhook attempts (docs/events.md, "Fairness"): what the stream subscriber and
  * the `webhooks` job both use to make a set of attempts, so that one user's dead receivers cannot
@@ -19,7 +21,13 @@ export interface FairLimits {
   perEndpoint: number;
 }
 
-export type AttemptResult = "succeeded" | "failed" | "skipped";
+/**
+ * `failed`: the receiver failed (it stops the endpoint for the run); `dropped`: failed for good
+ * without asking the receiver (the endpoint deleted or disabled, the event expired), which says
+ * nothing of the receiver, so the endpoint's other attempts go on (a disabled endpoint's backlog
+ * drains in one run); `skipped`: another attempter had it.
+ */
+export type AttemptResult = "succeeded" | "failed" | "dropped" | "skipped";
 
 interface EndpointQueue<T> {
   items: T[];
@@ -87,14 +95,7 @@ export async function attemptFairly<T extends { userId: string; endpointId: numb
             (result) => {
               if (result === "failed") next.endpoint.stopped = true;
             },
-            (error: unknown) =>
-              console.warn(
-                JSON.stringify({
-                  level: "warn",
-                  message: "webhook attempt failed to run",
-                  error: error instanceof Error ? error.name : String(error),
-                }),
-              ),
+            (error: unknown) => log("warn", "webhook attempt failed to run", { error: errorName(error) }),
           )
           .finally(() => {
             running--;

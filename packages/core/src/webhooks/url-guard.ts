@@ -4,15 +4,17 @@ import { DomainError } from "../errors";
 
 /**
  * The SSRF guard for webhook URLs (docs/events.md): a deployed service must not be made to POST to
- * its own network. A URL is allowed when it is https and every address its host resolves to is a
- * public one; loopback, private (RFC 1918, RFC 4193), link-local, the cloud metadata service
- * (169.254.169.254, fd00:ec2::254), carrier-grade NAT, "this network", multicast and the IPv4-mapped
- * or -translated forms of any of those are refused. Checked at creation and again at each attempt,
- * whose connection then goes to the very address checked (see `pinnedLookup`), so a DNS answer that
- * changes between check and connect (rebinding) cannot slip through.
+ * its own network. A URL is allowed when it is https, its port is 443 or an unprivileged one
+ * (1024–65535), and every address its host resolves to is a public one; loopback, private (RFC 1918,
+ * RFC 4193), link-local, the cloud metadata service (169.254.169.254, fd00:ec2::254), carrier-grade
+ * NAT, "this network", multicast, and every IPv6 form that carries an IPv4 address (IPv4-mapped,
+ * IPv4-translated, IPv4-compatible ::/96, NAT64, 6to4, Teredo) are refused. Checked at creation and
+ * again at each attempt, whose connection then goes to the very address checked (see
+ * `pinnedLookup`), so a DNS answer that changes between check and connect (rebinding) cannot slip
+ * through.
  *
- * `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE=1, the `npm start` default) is for development: http and
- * private targets such as http://localhost are allowed.
+ * `allowPrivate` (WEBHOOKS_ALLOW_PRIVATE=1, the `npm start` default) is for development: http,
+ * private targets such as http://localhost and any port are allowed.
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -32,18 +34,22 @@ for (const [net, prefix] of [
   ["240.0.0.0", 4],
 ] as const)
   blocked.addSubnet(net, prefix, "ipv4");
+/**
+ * IPv6 ranges refused whole. The ones that embed an IPv4 address are refused whatever that address
+ * is: a gateway or an old stack may deliver them to it (a public IPv4 address is reached as itself).
+ */
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  ["::", 96], // unspecified, loopback, and IPv4-compatible ::a.b.c.d (deprecated, RFC 4291)
   ["fc00::", 7],
   ["fe80::", 10],
   ["fec0::", 10],
   ["ff00::", 8],
   ["2001:db8::", 32],
-  ["64:ff9b::", 96],
-  ["64:ff9b:1::", 48],
+  ["2001::", 32], // Teredo: the IPv4 server and client are in the address
+  ["64:ff9b::", 96], // NAT64, well-known prefix
+  ["64:ff9b:1::", 48], // NAT64, local use
   ["100::", 64],
-  ["2002::", 16],
+  ["2002::", 16], // 6to4: the IPv4 address is bits 16–47
 ] as const)
   blocked.addSubnet(net, prefix, "ipv6");
 
@@ -52,21 +58,36 @@ export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, "ipv4");
   if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d / ::ffff:xxxx:xxxx) and IPv4-compatible forms reach the IPv4 address.
-  const embedded = embeddedIpv4(lower);
-  if (embedded) return blocked.check(embedded, "ipv4");
-  return blocked.check(lower, "ipv6");
+  const groups = ipv6Groups(address);
+  if (!groups) return true;
+  // IPv4-mapped ::ffff:a.b.c.d and IPv4-translated ::ffff:0:a.b.c.d reach the IPv4 address itself.
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  const translated = groups.slice(0, 4).every((g) => g === 0) && groups[4] === 0xffff && groups[5] === 0;
+  if (mapped || translated) return blocked.check(ipv4Of(groups[6]!, groups[7]!), "ipv4");
+  return blocked.check(groups.map((g) => g.toString(16)).join(":"), "ipv6");
 }
 
-function embeddedIpv4(address: string): string | undefined {
-  const dotted = /^(?:::ffff:|::ffff:0:|::)(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|::ffff:0:)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address);
-  if (!hex) return undefined;
-  const n = (parseInt(hex[1]!, 16) << 16) | parseInt(hex[2]!, 16);
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".");
+/** The eight 16-bit groups of an IPv6 address in any spelling (`::`, a dotted IPv4 tail, a zone). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase().replace(/%.*$/, "");
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return undefined;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail].map((g) =>
+    /^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : Number.NaN,
+  );
+  return groups.some(Number.isNaN) ? undefined : groups;
 }
+
+const ipv4Of = (high: number, low: number): string => [high >> 8, high & 255, low >> 8, low & 255].join(".");
 
 export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -91,6 +112,12 @@ export function checkUrlForm(raw: string, policy: UrlPolicy): URL {
   const schemes = policy.allowPrivate ? ["https:", "http:"] : ["https:"];
   if (!schemes.includes(url.protocol)) throw notAllowed("the url must use https");
   if (url.username || url.password) throw notAllowed("the url must not carry credentials");
+  // 443 (https's own, which URL leaves empty) or an unprivileged port: a webhook is never mail, SSH
+  // or another well-known service on someone's host.
+  const port = url.port === "" ? 443 : Number(url.port);
+  if (!policy.allowPrivate && port !== 443 && port < 1024) {
+    throw notAllowed("the url's port must be 443 or 1024–65535");
+  }
   return url;
 }
 

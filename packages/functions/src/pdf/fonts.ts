@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { inflateSync } from "node:zlib";
 import { StandardFonts, type PDFDocument, type PDFFont } from "pdf-lib";
 import { packageFile } from "../app/package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
@@ -22,7 +23,8 @@ export interface DocumentFonts {
  * the file): Arimo, metrically compatible with Helvetica, so the layout is the same to the point.
  * Its Latin files (Basic Latin, Latin-1, €, typographic punctuation: what WinAnsi covers) ship in
  * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (app/package-files.ts; infra
- * copies them next to the Documents function). Only the glyphs used are embedded (a subset).
+ * copies them next to the Documents function), and unwrapped from WOFF once (sfntOfWoff). Only
+ * the glyphs used are embedded (a subset).
  * The font engine that parses and subsets them (fontkit, 900 KiB) is passed in by the one caller
  * that draws archival PDFs (pdf/renderer.ts, in the Documents function), so that the other bundles
  * that draw PDFs (email attachments: the stream subscriber, the jobs) do not carry it.
@@ -34,13 +36,14 @@ const NO_SUBSTITUTION = { liga: false, clig: false, calt: false, rlig: false, ke
 
 let programs: Record<keyof DocumentFonts, Uint8Array> | undefined;
 
-function embeddedPrograms(): Record<keyof DocumentFonts, Uint8Array> {
+/** The embedded fonts' programs, as handed to fontkit (plain sfnt: see sfntOfWoff). */
+export function embeddedPrograms(): Record<keyof DocumentFonts, Uint8Array> {
   if (programs) return programs;
   const read = (file: string): Uint8Array => {
     const path = packageFile(EMBEDDED_FONT_PACKAGE, file);
     // A deployment defect, not the caller's: infra/api.ts copies these files next to the function.
     if (!path) throw new Error(`font ${EMBEDDED_FONT_PACKAGE}/${file} is not installed next to this function`);
-    return readFileSync(path);
+    return sfntOfWoff(readFileSync(path));
   };
   programs = {
     regular: read(EMBEDDED_FONT_FILES.regular),
@@ -48,6 +51,52 @@ function embeddedPrograms(): Record<keyof DocumentFonts, Uint8Array> {
     italic: read(EMBEDDED_FONT_FILES.italic),
   };
   return programs;
+}
+
+/**
+ * The plain TrueType (sfnt) font inside a WOFF file, its tables inflated once with Node's zlib.
+ * Given the WOFF itself, fontkit inflates a table (with a JavaScript inflater) every time it reads
+ * from it — the whole glyf table again for each glyph measured, drawn or subset — which made most
+ * of a Factur-X's rendering time, the first one's above all (issue 29, finding 8; bench "Factur-X").
+ * WOFF 1.0 (W3C): a 44-byte header, then per table its tag, offset, compressed and original length
+ * and checksum; a table is zlib-compressed when its two lengths differ.
+ */
+export function sfntOfWoff(woff: Uint8Array): Uint8Array {
+  const buf = Buffer.from(woff.buffer, woff.byteOffset, woff.byteLength);
+  if (buf.toString("latin1", 0, 4) !== "wOFF") return woff; // already a plain font
+  const flavor = buf.readUInt32BE(4);
+  const count = buf.readUInt16BE(12);
+  const tables = Array.from({ length: count }, (_, i) => {
+    const at = 44 + i * 20;
+    const offset = buf.readUInt32BE(at + 4);
+    const compressed = buf.readUInt32BE(at + 8);
+    const length = buf.readUInt32BE(at + 12);
+    const stored = buf.subarray(offset, offset + compressed);
+    const data = compressed === length ? stored : inflateSync(stored);
+    if (data.length !== length) throw new Error("a WOFF table does not inflate to its declared length");
+    return { tag: buf.readUInt32BE(at), checksum: buf.readUInt32BE(at + 16), data };
+  });
+  // The offset table's binary-search fields, from the largest power of two ≤ the table count.
+  const power = 2 ** Math.floor(Math.log2(count));
+  const head = Buffer.alloc(12 + 16 * count);
+  head.writeUInt32BE(flavor, 0);
+  head.writeUInt16BE(count, 4);
+  head.writeUInt16BE(power * 16, 6);
+  head.writeUInt16BE(Math.log2(power), 8);
+  head.writeUInt16BE(count * 16 - power * 16, 10);
+  const parts: Buffer[] = [head];
+  let offset = head.length;
+  for (const [i, table] of tables.entries()) {
+    head.writeUInt32BE(table.tag, 12 + i * 16);
+    head.writeUInt32BE(table.checksum, 16 + i * 16);
+    head.writeUInt32BE(offset, 20 + i * 16);
+    head.writeUInt32BE(table.data.length, 24 + i * 16);
+    const padded = Buffer.alloc((table.data.length + 3) & ~3);
+    table.data.copy(padded);
+    parts.push(padded);
+    offset += padded.length;
+  }
+  return Buffer.concat(parts);
 }
 
 /** The standard fonts, or, given a font engine (fontkit), the embedded ones. */

@@ -173,11 +173,12 @@ export const events = new Hono<AppEnv>()
       tag,
       summary: "Redeliver an event to a webhook endpoint",
       description:
-        "One more attempt of an event this endpoint was sent (`event`: its id, `evt_…`), e.g. after its " +
-        "attempts were given up: answered with the new attempt, `pending` and due now, which the `webhooks` " +
-        "job makes within minutes (`GET …/deliveries` shows its outcome). A redelivery is one attempt, not " +
-        "retried by itself. 404 when the endpoint was never sent the event (or it is older than 30 days); 422 " +
-        "`invalid_transition` while an attempt of it is pending or when the endpoint is disabled.",
+        "The event again (`event`: its id, `evt_…`), to an endpoint it was sent to. While its automatic retry is " +
+        "pending, that retry is moved to now (no second copy); once its attempts are over (succeeded, or given " +
+        "up), one more attempt is added, due now, which is not retried by itself. Answered with that attempt, " +
+        "`pending`: the `webhooks` job makes it within minutes, and `GET …/deliveries` shows its outcome. 404 " +
+        "when the endpoint was never sent the event (or it is older than 30 days); 422 `invalid_transition` " +
+        "while an attempt of it is in flight or already being redelivered, or when the endpoint is disabled.",
       success: { status: 200, description: "The redelivery, pending.", schema: DeliveryResource },
       problems: ["invalid_transition"],
     }),
