@@ -7,6 +7,7 @@ import { ASSUMPTIONS, measureCost, PRICES } from "./cost";
 import { measureInit } from "./init";
 import { measureJobs } from "./jobs";
 import { measureRender } from "./render";
+import { measureReports } from "./reports";
 import { measureThroughput } from "./throughput";
 import { createWorld } from "./world";
 
@@ -29,6 +30,8 @@ async function main() {
     const throughput = await measureThroughput(dynamo.endpoint);
     console.error("bench: job cost against table size…");
     const jobs = await measureJobs(dynamo.endpoint);
+    console.error("bench: reports (10 and 10,000 invoices, the subscriber's work per change)…");
+    const reports = await measureReports(dynamo.endpoint);
     console.error("bench: issue 29's abuse paths (logo check, pay link, first Factur-X)…");
     const logo = measureLogo();
     const payLink = await measurePayLink(dynamo.endpoint);
@@ -79,6 +82,11 @@ async function main() {
     console.table(facturX.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
+    console.log("Reports: items read with 10 and with 10,000 invoices, 10 open in both (goal: equal)");
+    console.table(reports.reads.map((r) => ({ ...r })));
+    console.log(`  goal ${verdict(reports.readsGoalMet)}; backfill of 10,000: ${JSON.stringify(reports.backfill)}`);
+    console.log("Reports: the stream subscriber's extra work per change (countChange on the change's records)");
+    console.table(reports.changes.map((c) => ({ ...c })));
     console.log(
       `Cost at on-demand prices (${PRICES.region}; ${JSON.stringify(PRICES)}; assumed ${JSON.stringify(ASSUMPTIONS)})`,
     );
@@ -107,6 +115,7 @@ async function main() {
       init,
       throughput,
       jobs,
+      reports,
       issue29: { logo, payLink, facturX },
       cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },
     };

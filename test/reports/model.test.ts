@@ -10,7 +10,8 @@ import { cents, expectedRevenue, expectedTax, money, readRecords } from "./oracl
 
 /**
  * Model-based: random sequences of invoices finalized with past issue dates, payments with past
- * paidAt, mark-paid, deletions, card payments and their refunds, voids, the clock moving on — while
+ * paidAt, mark-paid, deletions, card payments and their refunds, credit notes (the rest of the
+ * invoice, part of a line, a goodwill line at another rate), voids, the clock moving on — while
  * the stream is read by a reader whose batches fail at random (some records applied and reported
  * failed, so they come again; the rest not applied), by the regular reader, and from the stream's
  * start again by new readers. At the end every report, over the whole span and over a random part
@@ -72,6 +73,15 @@ const command = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("void" as const), pick: fc.nat() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("credit" as const),
+      pick: fc.nat(),
+      how: fc.constantFrom("rest", "half", "goodwill"),
+      rate: fc.nat(3),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance" as const), days: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("drain" as const), flaky: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("redeliver" as const) }) },
@@ -150,6 +160,7 @@ async function run(commands: Command[], seed: number) {
       status: string;
       amountDue: string;
       publicToken: string;
+      lineItems: { id: number }[];
     };
   };
   try {
@@ -243,6 +254,22 @@ async function run(commands: Command[], seed: number) {
           if (invoice) await call(user, "POST", `/invoices/${invoice.id}/void`);
           break;
         }
+        case "credit": {
+          const invoice = await pick(c.pick);
+          if (!invoice) break;
+          const lines = invoice.lineItems;
+          const body =
+            c.how === "rest"
+              ? {}
+              : c.how === "half"
+                ? { lineItems: [{ invoiceLineId: lines[0]!.id, quantity: "0.25" }], reason: "order_change" }
+                : {
+                    lineItems: [{ description: "Goodwill", unitPrice: "3.33", taxRate: RATES[c.rate] }],
+                    reason: "other",
+                  };
+          await call(user, "POST", `/invoices/${invoice.id}/credit-notes`, body);
+          break;
+        }
         case "advance":
           env.clock.advance(c.days * DAY);
           break;
@@ -263,7 +290,7 @@ async function run(commands: Command[], seed: number) {
     flaky.close();
   }
 
-  const records = await readRecords(user, false);
+  const records = await readRecords(user);
   const end = env.clock.now.toISOString().slice(0, 7);
   const from = (() => {
     const [y, m] = start.split("-").map(Number) as [number, number];

@@ -60,8 +60,8 @@ async function getOk(user: TestUser, path: string) {
   return res.body;
 }
 
-/** Every invoice of the user, its payments and (once the credit notes exist) its credit notes. */
-export async function readRecords(user: TestUser, withCreditNotes: boolean): Promise<Records> {
+/** Every invoice of the user, its payments and its credit notes. */
+export async function readRecords(user: TestUser): Promise<Records> {
   const invoices: Invoice[] = [];
   for (let offset = 0; ; offset += 200) {
     const page = (await getOk(user, `/invoices?limit=200&offset=${offset}`)) as Invoice[];
@@ -69,9 +69,7 @@ export async function readRecords(user: TestUser, withCreditNotes: boolean): Pro
     if (page.length < 200) break;
   }
   const payments = await Promise.all(invoices.map((i) => getOk(user, `/invoices/${i.id}/payments`)));
-  const creditNotes = withCreditNotes
-    ? await Promise.all(invoices.map((i) => getOk(user, `/invoices/${i.id}/credit-notes`)))
-    : invoices.map(() => []);
+  const creditNotes = await Promise.all(invoices.map((i) => getOk(user, `/invoices/${i.id}/credit-notes`)));
   return { invoices, payments, creditNotes };
 }
 

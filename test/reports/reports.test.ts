@@ -99,7 +99,7 @@ describe("revenue and tax", () => {
     );
     ok(await user.call("DELETE", `/invoices/${b}/payments/${gone.id}`), 204);
     await env.drainStream();
-  });
+  }, 120_000);
 
   const expectedRevenue = [
     { month: "2026-08", currency: "EUR", ...zero, ...counts0 },
@@ -237,7 +237,7 @@ describe("aging", () => {
       }),
       201,
     );
-  });
+  }, 120_000);
 
   const row = (o: Record<string, unknown>) => ({
     current: "0.00",
@@ -300,5 +300,91 @@ describe("aging", () => {
       currency: "USD",
       ...row({ overdueOver90: "64.00", total: "64.00", invoiceCount: 1 }),
     });
+  });
+});
+
+describe("aging with credit notes", () => {
+  it("an open invoice's credit lowers its amount due at once; a wholly credited one leaves", async () => {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    const open = await issued(user, client.id, {
+      dueDate: "2026-11-01",
+      lineItems: [{ description: "x", unitPrice: "100.00" }],
+    });
+    const gone = await issued(user, client.id, {
+      dueDate: "2026-11-01",
+      lineItems: [{ description: "y", unitPrice: "7.00" }],
+    });
+    ok(
+      await user.call("POST", `/invoices/${open}/credit-notes`, {
+        lineItems: [{ description: "Goodwill", unitPrice: "30.00" }],
+      }),
+      201,
+    );
+    ok(await user.call("POST", `/invoices/${gone}/credit-notes`, {}), 201);
+    const report = ok(await user.call("GET", "/reports/aging")).body;
+    expect(report.totals).toEqual([
+      {
+        currency: "EUR",
+        current: "0.00",
+        overdue1to30: "70.00",
+        overdue31to60: "0.00",
+        overdue61to90: "0.00",
+        overdueOver90: "0.00",
+        total: "70.00",
+        invoiceCount: 1,
+      },
+    ]);
+  });
+});
+
+describe("credit notes and voids", () => {
+  it("a credit note counts in its month; a void takes off what was not credited, nothing twice", async () => {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    // X: 2 × 50.00 at 19 % = 119.00, issued in October; 1 of the 2 credited now (59.50), then voided.
+    const x = await issued(user, client.id, {
+      issueDate: "2026-10-05",
+      lineItems: [{ description: "Design", quantity: "2", unitPrice: "50.00", taxRate: "0.19" }],
+    });
+    const lineId = ok(await user.call("GET", `/invoices/${x}`)).body.lineItems[0].id;
+    const partial = ok(
+      await user.call("POST", `/invoices/${x}/credit-notes`, { lineItems: [{ invoiceLineId: lineId, quantity: "1" }] }),
+      201,
+    ).body;
+    expect(partial.total).toBe("59.50");
+    ok(await user.call("POST", `/invoices/${x}/void`));
+    // Y: 10.00 at 7 % = 10.70, issued in September, wholly credited now: void by its credit note.
+    const y = await issued(user, client.id, {
+      issueDate: "2026-09-01",
+      lineItems: [{ description: "Book", unitPrice: "10.00", taxRate: "0.07" }],
+    });
+    ok(await user.call("POST", `/invoices/${y}/credit-notes`, {}), 201);
+    expect(ok(await user.call("GET", `/invoices/${y}`)).body.status).toBe("void");
+    await env.drainStream();
+
+    const revenue = ok(await user.call("GET", "/reports/revenue?from=2026-09&to=2026-11")).body;
+    expect(revenue).toEqual([
+      { month: "2026-09", currency: "EUR", ...zero, invoiced: "10.70", net: "10.70", ...counts0, invoiceCount: 1 },
+      { month: "2026-10", currency: "EUR", ...zero, invoiced: "119.00", net: "119.00", ...counts0, invoiceCount: 1 },
+      {
+        month: "2026-11",
+        currency: "EUR",
+        ...zero,
+        credited: "70.20",
+        voided: "59.50", // X's 119.00 less its 59.50 credited; Y's void follows a full credit: 0
+        net: "-129.70",
+        ...counts0,
+        creditNoteCount: 2,
+      },
+    ]);
+    // Over the three months everything cancels; November alone takes off both issues' tax.
+    expect(ok(await user.call("GET", "/reports/tax?from=2026-09&to=2026-11")).body).toEqual([]);
+    expect(ok(await user.call("GET", "/reports/tax?from=2026-11&to=2026-11")).body).toEqual([
+      { currency: "EUR", taxCategory: "standard", taxRate: "0.19", taxableAmount: "-100.00", taxAmount: "-19.00" },
+      { currency: "EUR", taxCategory: "standard", taxRate: "0.07", taxableAmount: "-10.00", taxAmount: "-0.70" },
+    ]);
+    // Aging: neither is open any more.
+    expect(ok(await user.call("GET", "/reports/aging")).body.totals).toEqual([]);
   });
 });

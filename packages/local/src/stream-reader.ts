@@ -169,11 +169,31 @@ export function toLambdaRecord(record: _Record): StreamRecord {
       : {}),
     dynamodb: {
       Keys: d?.Keys as never,
-      NewImage: d?.NewImage as never,
-      OldImage: d?.OldImage as never,
+      NewImage: withEmptyMaps(d?.NewImage) as never,
+      OldImage: withEmptyMaps(d?.OldImage) as never,
       SequenceNumber: d?.SequenceNumber,
       ApproximateCreationDateTime:
         created instanceof Date ? Math.floor(created.getTime() / 1000) : (created as number | undefined),
     },
   };
+}
+
+/**
+ * The Streams client reads an empty map attribute (`{"M":{}}` on the wire) as `{}`, an attribute
+ * value of no type, which unmarshall() refuses — so a record with one (an invoice's
+ * `creditedQuantities` after a goodwill-only credit note) failed for ever and held back its shard.
+ * An empty list keeps its `{"L":[]}`, so `{}` can only have been an empty map: put it back, at any
+ * depth, as Lambda's event (plain JSON) has it.
+ */
+function withEmptyMaps<T>(image: T): T {
+  if (!image) return image;
+  const repair = (value: unknown): unknown => {
+    if (!value || typeof value !== "object") return value;
+    const av = value as Record<string, unknown>;
+    if (Object.keys(av).length === 0) return { M: {} };
+    if (av.M) return { M: Object.fromEntries(Object.entries(av.M as object).map(([k, v]) => [k, repair(v)])) };
+    if (Array.isArray(av.L)) return { L: av.L.map(repair) };
+    return value;
+  };
+  return Object.fromEntries(Object.entries(image as object).map(([k, v]) => [k, repair(v)])) as T;
 }

@@ -1,6 +1,6 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { batchGet, batchKey } from "../db/batch-get";
 import { commit, type Write } from "../db/commit";
 import { takeCounterWrite } from "../db/ids";
 import { counterKey, pad } from "../db/keys";
@@ -10,7 +10,7 @@ import { formatDocumentNumber } from "../documents/numbering";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { creditNoteEmail } from "../email/templates";
 import { DomainError, type FieldError, invalidTransition, notFound, ValidationError } from "../errors";
-import { amountDueCents, creditedCents, invoiceKey, type InvoiceItem } from "../invoices/model";
+import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import {
   centsOf,
   formatMoney,
@@ -22,7 +22,7 @@ import {
   parseTaxRate,
 } from "../money/money";
 import { lastCountedPayment } from "../payments/payments";
-import { creditedInvoice, invoiceWrite, untilSettled } from "../payments/settlement";
+import { amountDueCents, creditedCents, creditedInvoice, invoiceWrite, untilSettled } from "../payments/settlement";
 import { newPublicToken } from "../tokens";
 import {
   type CreditNoteItem,
@@ -128,13 +128,20 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
   return result;
 }
 
-/** The invoice and the user's last CN number: one consistent BatchGetItem. */
+/**
+ * The invoice and the user's last CN number, read consistently: two GetItems sent together, which
+ * a request's reads turn into ONE BatchGetItem with its API key (keys/authorized-db.ts).
+ */
 async function readForIssue(ctx: Ctx, invoiceId: number) {
-  const keys = [invoiceKey(ctx.userId, invoiceId), counterKey(ctx.userId, NUMBER_COUNTER)];
-  const found = await batchGet(ctx.db, keys);
-  const invoice = found.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
+  const get = (key: { pk: string; sk: string }) =>
+    ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: key, ConsistentRead: true }));
+  const [found, counter] = await Promise.all([
+    get(invoiceKey(ctx.userId, invoiceId)),
+    get(counterKey(ctx.userId, NUMBER_COUNTER)),
+  ]);
+  const invoice = found.Item as InvoiceItem | undefined;
   if (!invoice) throw notFound("invoice", invoiceId);
-  return { invoice, lastNumber: Number(found.get(batchKey(keys[1]!))?.value ?? 0) };
+  return { invoice, lastNumber: Number(counter.Item?.value ?? 0) };
 }
 
 /** Every `invoiceLineId` names a line of the invoice, else a 400 on that line. */

@@ -1,6 +1,5 @@
 import { pad, userPk } from "../db/keys";
-import { toResource } from "../resource";
-import { CreditNote } from "./resource";
+import type { CreditNote } from "./resource";
 
 /**
  * The stored credit note (docs/credit-notes.md). The shared contract of the credit-note lanes:
@@ -38,6 +37,3 @@ export const creditNotesOfInvoicePartition = (userId: string, invoiceId: number)
   `${userPk(userId)}#CREDITNOTE#INVOICE#${invoiceId}`;
 export const creditNotesOfClientPartition = (userId: string, clientId: number): string =>
   `${userPk(userId)}#CREDITNOTE#CLIENT#${clientId}`;
-
-/** The public shape of a stored credit note: exactly the resource schema's fields. */
-export const toCreditNote = (item: CreditNoteItem): CreditNote => toResource(item, CreditNote);

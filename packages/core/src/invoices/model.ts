@@ -48,14 +48,16 @@ export interface InvoiceItem
   recipient?: string | null;
 }
 
-export type Amounts = Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">;
-
 /** What the invoice's credit notes took off it, in cents (an item written before credit notes: 0). */
 export const creditedCents = (invoice: Pick<InvoiceItem, "creditedAmount">): bigint =>
   centsOf(invoice.creditedAmount ?? "0.00");
 
-/** max(0, total − amountPaid − creditedAmount): what is still to be paid. */
-export function amountDueCents(invoice: Amounts): bigint {
+/**
+ * amountDue = max(0, total − amountPaid − creditedAmount): what is still to be paid (API.md section
+ * 6). Derived, never stored; every payment is limited by it and payments/settlement.ts decides the
+ * status on it.
+ */
+export function amountDueCents(invoice: Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">): bigint {
   const due = centsOf(invoice.total) - centsOf(invoice.amountPaid) - creditedCents(invoice);
   return due > 0n ? due : 0n;
 }

@@ -34,6 +34,10 @@ export interface Completion {
   reference: string | null;
 }
 
+// max(0, total − amountPaid − creditedAmount): the invoice's derived amountDue, written beside the
+// resource it derives (invoices/model.ts), and what every rule here decides on.
+export { amountDueCents, creditedCents } from "../invoices/model";
+
 /** The invoice after its amountPaid moved by `delta` cents; `completion` names the payment that may complete it. */
 export function settledInvoice(ctx: Ctx, invoice: InvoiceItem, delta: bigint, completion?: Completion): InvoiceItem {
   return settle(ctx, invoice, delta, 0n, completion);

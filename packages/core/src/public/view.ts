@@ -335,8 +335,8 @@ export function creditNoteView(
     { label: "Credit note no.", value: creditNote.creditNoteNumber },
     { label: "Issue date", value: displayDate(creditNote.issueDate) },
     { label: "Invoice no.", value: creditNote.invoiceNumber },
-    { label: "Invoice date", value: displayDate(invoiceIssueDate) },
   ];
+  if (invoiceIssueDate) facts.push({ label: "Invoice date", value: displayDate(invoiceIssueDate) });
   if (creditNote.reason) facts.push({ label: "Reason", value: creditNoteReasonLabel(creditNote.reason) });
   const totals: DocumentView["totals"] = [
     { label: "Subtotal", value: money(creditNote.subtotal) },

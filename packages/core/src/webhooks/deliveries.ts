@@ -302,30 +302,6 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
 
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
-/** Runs `work` over `items` with at most `limit` at once (the subscriber's email deliveries). */
-export async function withConcurrency<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await work(item).catch((error: unknown) =>
-        console.warn(
-          JSON.stringify({
-            level: "warn",
-            message: "delivery failed to run",
-            error: error instanceof Error ? error.name : String(error),
-          }),
-        ),
-      );
-    }
-  });
-  await Promise.all(lanes);
-}
-
 /**
  * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
  * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,

@@ -1,7 +1,12 @@
 import { Hono, type Context } from "hono";
 import { issueCreditNote, sendCreditNote } from "@invoicing/core/credit-notes/credit-notes";
-import { toCreditNote, type CreditNoteItem } from "@invoicing/core/credit-notes/model";
-import { getCreditNote, listCreditNotes, listInvoiceCreditNotes } from "@invoicing/core/credit-notes/reads";
+import {
+  getCreditNote,
+  listCreditNotes,
+  listInvoiceCreditNotes,
+  toCreditNote,
+} from "@invoicing/core/credit-notes/read";
+import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { etagOf } from "@invoicing/core/db/versioning";
 import type { AppEnv } from "../http/env";
 import { created, describe, list, one } from "../openapi/describe";

@@ -5,13 +5,17 @@ import { pad } from "../db/keys";
 import { listEntities, listPage, type Page, type PageRequest } from "../db/pagination";
 import { notFound } from "../errors";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
-import { creditNoteKey, creditNotesOfInvoicePartition, type CreditNoteItem } from "./model";
+import { toResource } from "../resource";
+import { type CreditNoteItem, creditNoteKey, creditNotesOfInvoicePartition } from "./model";
+import { CreditNote } from "./resource";
 
 /**
- * Reading credit notes (API.md section 17): by id, the lists, an invoice's own. Apart from issuing
- * and sending (credit-notes.ts), so that what only reads them — their documents, the email
- * attachment — does not depend on the send path that queues the email.
+ * Reading credit notes (API.md section 17): by id, the lists, and the public shape. Apart from
+ * issuing and sending (credit-notes.ts), so that what draws a credit note (documents, the email
+ * attachment, events) reads it without depending on the send that queues its email.
  */
+export const toCreditNote = (item: CreditNoteItem): CreditNote => toResource(item, CreditNote);
+
 /** A credit note of the user, or undefined (another user's id reads as a missing one: the key holds the user). */
 export async function findCreditNote(
   deps: Pick<Deps, "db">,
