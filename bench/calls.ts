@@ -7,7 +7,7 @@ import { request } from "../test/support/env";
  * DynamoDB Local through the real app (counted, not timed). Goals (issues 11 and 19): GET of one
  * record ONE request, a page ONE round trip (its Query alongside the key's GetItem), creates one
  * read and one transaction (no client read of their own), a transition 1 + auth, finalize ≤ 3 +
- * auth, a cursor page one page at any depth.
+ * auth, a credit note 1 + auth, a cursor page one page at any depth.
  */
 export interface CallFigure {
   operation: string;
@@ -82,6 +82,21 @@ export async function measureCalls(app: App, meter: Meter, key: string): Promise
     "POST /invoices/{id}/mark-paid",
     () => call("POST", `/invoices/${id}/mark-paid`, { paymentMethod: "cash" }),
     requests(2, "1 + auth"),
+  );
+  // Credit notes (docs/credit-notes.md): one read (key, invoice, CN counter) and one transaction of
+  // three items (credit note, counter, invoice), beside finalize's figures above.
+  const credited = (await call("POST", "/invoices", { clientId: client.id, lineItems: [line] })).body as { id: number };
+  await call("POST", `/invoices/${credited.id}/finalize`);
+  await call("POST", `/invoices/${credited.id}/send`);
+  await measure(
+    "POST /invoices/{id}/credit-notes (partial)",
+    () => call("POST", `/invoices/${credited.id}/credit-notes`, { lineItems: [{ invoiceLineId: 1, quantity: "1" }] }),
+    requests(2, "1 + auth: one read, one transaction"),
+  );
+  await measure(
+    "POST /invoices/{id}/credit-notes (the rest: void)",
+    () => call("POST", `/invoices/${credited.id}/credit-notes`),
+    requests(2, "1 + auth: one read, one transaction"),
   );
   await measure(
     "GET /invoices?limit=100 (offset 0)",

@@ -1,4 +1,5 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
+import { functionPaths } from "./route-paths";
 import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
@@ -61,27 +62,16 @@ const defaultRoute = api.route("$default", {
 });
 
 /**
- * Every documents path, private and public, and the API's description (/openapi.json, /docs):
- * packages/functions/src/app/documents-routes.ts serves them. Path variables are named as on the API's
- * other routes at the same position ({id}, {token}).
+ * Every path the documents and payments functions serve, read from their route modules
+ * (packages/functions/src/app/route-paths.ts): each is routed to its function below.
  */
-export const DOCUMENT_PATHS = [
-  "/openapi.json",
-  "/docs",
-  "/public/invoices/{token}",
-  "/public/estimates/{token}",
-  "/invoices/{id}/pdf",
-  "/public/invoices/{token}/pdf",
-  "/estimates/{id}/pdf",
-  "/public/estimates/{token}/pdf",
-  "/invoices/{id}/e-invoice",
-  "/public/invoices/{token}/e-invoice",
-  "/public/credit-notes/{token}",
-  "/credit-notes/{id}/pdf",
-  "/public/credit-notes/{token}/pdf",
-  "/credit-notes/{id}/e-invoice",
-  "/public/credit-notes/{token}/e-invoice",
-] as const;
+const paths = functionPaths();
+
+/**
+ * Every documents path, private and public, and the API's description (/openapi.json, /docs):
+ * packages/functions/src/app/documents-routes.ts serves them.
+ */
+export const DOCUMENT_PATHS = paths.documents;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
 export const documents = new sst.aws.Function("Documents", {
@@ -107,11 +97,7 @@ export const documents = new sst.aws.Function("Documents", {
 const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
 /** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
-export const PAYMENT_PATHS = [
-  "/public/invoices/{token}/pay",
-  "/webhooks/card-processor",
-  "/invoices/{id}/payments/{paymentId}/refund",
-] as const;
+export const PAYMENT_PATHS = paths.payments;
 
 /**
  * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this

@@ -16,6 +16,10 @@ export const PUBLIC_ROUTE_THROTTLING: Record<string, { rateLimit: number; burstL
   "ANY /public/invoices/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
   "ANY /public/estimates/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
   "ANY /public/invoices/{token}/e-invoice": { rateLimit: 20, burstLimit: 40 },
+  // A credit note's public documents, as an invoice's.
+  "ANY /public/credit-notes/{token}": { rateLimit: 50, burstLimit: 100 },
+  "ANY /public/credit-notes/{token}/pdf": { rateLimit: 20, burstLimit: 40 },
+  "ANY /public/credit-notes/{token}/e-invoice": { rateLimit: 20, burstLimit: 40 },
 };
 
 /** The routes, once all are declared: the stage's route settings name them, so it must come after. */

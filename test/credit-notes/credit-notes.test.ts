@@ -1,6 +1,13 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import PostalMime from "postal-mime";
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { deliverQueued, type OutboxItem } from "@invoicing/core/email/outbox";
 import { beforeAll, describe, expect, it } from "vitest";
+import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { invoiceKey } from "@invoicing/core/invoices/model";
+import { findPublicCreditNote, findPublicInvoice } from "@invoicing/core/public/documents";
+import { gate, responseStore } from "../idempotency/faults";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv } from "../support/env";
@@ -219,6 +226,33 @@ describe("POST /invoices/{id}/credit-notes", () => {
     });
   });
 
+  it("a deleted payment leaves the invoice paid while its credit notes still cover it", async () => {
+    const { user, invoice, credit, get } = await world();
+    const sent = await invoice();
+    const pay = (amount: string, reference: string) =>
+      user.call("POST", `/invoices/${sent.id}/payments`, { amount, paymentMethod: "cash", reference });
+    const first = ok(await pay("100.00", "R-1"), 201).body;
+    ok(await pay("200.00", "R-2"), 201);
+    ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 1 }] }), 201); // 1190.00: 300 + 1190 ≥ 1290
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({ status: "paid", paymentReference: "R-2" });
+    ok(await user.call("DELETE", `/invoices/${sent.id}/payments/${first.id}`), 204);
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({
+      status: "paid",
+      amountPaid: "200.00",
+      creditedAmount: "1190.00",
+      amountDue: "0.00",
+    });
+    ok(await user.call("DELETE", `/invoices/${sent.id}/payments/${first.id + 1}`), 204);
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({
+      status: "sent",
+      amountPaid: "0.00",
+      amountDue: "100.00",
+      paidAt: null,
+      paymentMethod: null,
+      paymentReference: null,
+    });
+  });
+
   it("a finalized invoice keeps its status; payments are then limited by the new amountDue", async () => {
     const { user, invoice, credit, get } = await world();
     const finalized = await invoice("finalized");
@@ -276,6 +310,17 @@ describe("POST /invoices/{id}/credit-notes", () => {
     });
     ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201);
     expect(await get(`/invoices/${sent.id}`)).toMatchObject({ creditedAmount: "100.00", amountDue: "1190.00" });
+  });
+
+  it("a credit note's public token finds it through the byToken index, and nothing else", async () => {
+    const { user, invoice, credit } = await world();
+    const sent = await invoice();
+    const note = ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201).body;
+    const found = await findPublicCreditNote(env.deps, note.publicToken);
+    expect(found).toMatchObject({ id: note.id, userId: user.userId, creditNoteNumber: "CN-000001" });
+    expect(await findPublicInvoice(env.deps, note.publicToken)).toBeUndefined();
+    expect(await findPublicCreditNote(env.deps, sent.publicToken)).toBeUndefined();
+    expect(await findPublicCreditNote(env.deps, "x".repeat(32))).toBeUndefined();
   });
 
   it("void sets voidedAt", async () => {
@@ -438,6 +483,16 @@ describe("POST /credit-notes/{id}/send", () => {
       ],
     ]);
     expect(String(emails[0]!.text)).toContain("Attached: CN-000001.pdf");
+    // Delivered as the stream subscriber does: the PDF drawn then, attached under the credit note's number.
+    const before = new Set(readdirSync(env.outboxDir));
+    expect(await deliverQueued(env.deps, emails[0] as unknown as OutboxItem)).toBe("delivered");
+    const [file] = readdirSync(env.outboxDir).filter((f) => !before.has(f));
+    const mail = await PostalMime.parse(readFileSync(join(env.outboxDir, file!), "utf8"));
+    expect(mail.to?.map((a) => a.address)).toEqual(["ap@hooli.test"]);
+    expect(mail.attachments.map((a) => [a.filename, a.mimeType])).toEqual([["CN-000001.pdf", "application/pdf"]]);
+    const pdf = mail.attachments[0]!.content;
+    const bytes = typeof pdf === "string" ? Buffer.from(pdf) : new Uint8Array(pdf as ArrayBuffer);
+    expect(Buffer.from(bytes.slice(0, 5)).toString("latin1")).toBe("%PDF-");
     // The client's email is the default recipient.
     const { invoice: invoice2, credit: credit2, user: user2 } = await world();
     const other = ok(await credit2((await invoice2()).id, { lineItems: [{ invoiceLineId: 2 }] }), 201).body;
@@ -456,7 +511,7 @@ describe("POST /credit-notes/{id}/send", () => {
     const before = await partition(quotaEnv.deps.db, user.userId);
     const refused = await user.call("POST", `/credit-notes/${note.id}/send`);
     expectProblem(refused, 429, "email_quota_exceeded");
-    expect(refused.headers.get("retry-after")).toBe(String(24.5 * 3600)); // the window counts by the hour: 09:xx leaves at 10:00 the next day;
+    expect(refused.headers.get("retry-after")).toBe(String(24 * 3600)); // when the oldest of the two leaves the window
     expect(await partition(quotaEnv.deps.db, user.userId)).toEqual(before);
   });
 });
@@ -509,5 +564,31 @@ describe("events and idempotency", () => {
     expect((await sendOnce()).headers.get("idempotent-replayed")).toBe("true");
     const emails = (await partition(env.deps.db, user.userId)).filter((i) => String(i.sk).startsWith("OUTBOX#"));
     expect(emails).toHaveLength(2); // the invoice's and one of the credit note
+  });
+
+  it("a crash after the credit note is issued and before its response is stored: the retry gets it, issues nothing", async () => {
+    const { user, invoice, credit } = await world();
+    const sent = await invoice();
+    const body = { lineItems: [{ invoiceLineId: 1, quantity: "1" }] };
+    const crash = gate(env.deps.db, responseStore);
+    try {
+      const doomed = credit(sent.id, body, { "Idempotency-Key": "cn-crash" });
+      await Promise.race([crash.reached, doomed.then((r) => Promise.reject(new Error(`finished: ${r.status}`)))]);
+      // The process "died" here: the credit note is issued, its response not kept.
+      env.clock.advance(LEASE_MS + 1);
+      const retry = await credit(sent.id, body, { "Idempotency-Key": "cn-crash" });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.headers.get("location")).toBe(`/credit-notes/${retry.body.id}`);
+      expect(retry.body).toMatchObject({ creditNoteNumber: "CN-000001", total: "119.00" });
+      const notes = (await partition(env.deps.db, user.userId)).filter((i) => String(i.sk).startsWith("CREDITNOTE#"));
+      expect(notes).toHaveLength(1);
+      crash.release();
+      expect((await doomed).body).toEqual(retry.body);
+    } finally {
+      crash.release();
+      crash.remove();
+      env.clock.set(NOW);
+    }
   });
 });

@@ -203,3 +203,56 @@ describe("other resources", () => {
     expect(deriveEvents("REMOVE", endpoint(), undefined)).toEqual([]);
   });
 });
+
+describe("credit notes", () => {
+  const note = (over: Record<string, unknown> = {}) => ({
+    pk,
+    sk: "CREDITNOTE#0000000003",
+    type: "credit_note",
+    id: 3,
+    invoiceId: 7,
+    creditNoteNumber: "CN-000003",
+    status: "issued",
+    total: "40.00",
+    sentAt: null,
+    version: 1,
+    lineItems: [],
+    ...over,
+  });
+
+  it("the insert is credit_note.created with the credit note as data, a send credit_note.sent, nothing else", () => {
+    expect(kindOf(pk, "CREDITNOTE#0000000003")).toEqual({ resourceType: "credit_note", id: 3 });
+    const [created] = deriveEvents("INSERT", undefined, note());
+    expect(created).toMatchObject({ type: "credit_note.created", resourceType: "credit_note", resourceId: 3 });
+    expect(created!.data).toMatchObject({ id: 3, creditNoteNumber: "CN-000003", total: "40.00", sentAt: null });
+    expect(created!.data).not.toHaveProperty("pk");
+    const sent = note({ sentAt: "2026-11-22T10:00:00.000Z", version: 2 });
+    expect(types("MODIFY", note(), sent)).toEqual(["credit_note.sent"]);
+    expect(types("MODIFY", sent, note({ sentAt: "2026-11-23T10:00:00.000Z", version: 3 }))).toEqual([
+      "credit_note.sent",
+    ]);
+    expect(types("MODIFY", sent, { ...sent, writeToken: "x" })).toEqual([]);
+  });
+
+  it("its invoice: credited, or voided / paid when the credit changed the status", () => {
+    expect(types("MODIFY", invoice(), invoice({ creditedAmount: "40.00", version: 4 }))).toEqual(["invoice.credited"]);
+    // An invoice written before credit notes has no creditedAmount: read as 0.00.
+    expect(
+      types(
+        "MODIFY",
+        invoice({ status: "paid", amountPaid: "100.00" }),
+        invoice({ status: "paid", amountPaid: "100.00", creditedAmount: "10.00" }),
+      ),
+    ).toEqual(["invoice.credited"]);
+    expect(
+      types("MODIFY", invoice({ creditedAmount: "40.00" }), invoice({ status: "void", creditedAmount: "100.00" })),
+    ).toEqual(["invoice.voided"]);
+    expect(
+      types(
+        "MODIFY",
+        invoice({ amountPaid: "60.00" }),
+        invoice({ status: "paid", amountPaid: "60.00", creditedAmount: "40.00" }),
+      ),
+    ).toEqual(["invoice.paid"]);
+  });
+});

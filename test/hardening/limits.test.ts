@@ -172,3 +172,35 @@ describe("Link at the address the caller used", () => {
     expect(garbage.headers.get("link")).toMatch(/^<http:\/\/localhost\/clients\?/);
   });
 });
+
+describe("a body sent without Content-Length (chunked)", () => {
+  /** A JSON body streamed in 16 KiB chunks, with no length declared: only counting can stop it. */
+  const streamed = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 16 * 1024) controller.enqueue(bytes.slice(i, i + 16 * 1024));
+        controller.close();
+      },
+    });
+  };
+  const post = (text: string) =>
+    env.app.request("/clients", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${alice.key}`, "Content-Type": "application/json" },
+      body: streamed(text),
+      duplex: "half",
+    } as RequestInit);
+
+  it("over 256 KiB is a 413 once the count passes the limit", async () => {
+    const res = await post(JSON.stringify({ name: "x".repeat(300 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { code: string }).code).toBe("payload_too_large");
+  });
+
+  it("within the limit is read whole", async () => {
+    const res = await post(JSON.stringify({ name: "Streamed Ltd" }));
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { name: string }).name).toBe("Streamed Ltd");
+  });
+});

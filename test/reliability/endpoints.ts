@@ -1,6 +1,6 @@
 import { createDb } from "@invoicing/core/db/dynamodb";
 import { createApp } from "@invoicing/functions/app/create-app";
-import { isPublicPath } from "@invoicing/functions/http/middleware";
+import { publicPaths } from "@invoicing/functions/http/middleware";
 import { expect } from "vitest";
 import type { TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
@@ -26,6 +26,7 @@ export function endpoints(): Endpoint[] {
     db: createDb({ tableName: "unused", dynamoEndpoint: "http://127.0.0.1:9", region: "local" }),
     clock: () => new Date(),
   });
+  const isPublic = publicPaths(app.routes);
   const seen = new Set<string>();
   const out: Endpoint[] = [];
   for (const route of app.routes) {
@@ -38,7 +39,7 @@ export function endpoints(): Endpoint[] {
       method: route.method,
       path: route.path,
       param: params[0],
-      authenticated: !isPublicPath(route.path.replace(/:\w+/g, "x")),
+      authenticated: !isPublic(route.path.replace(/:\w+/g, "x")),
     });
   }
   return out;

@@ -1,12 +1,10 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
+import type { Ctx } from "../context";
 import { nowIso } from "../context";
-import { batchGet, batchKey } from "../db/batch-get";
 import { commit, type Write } from "../db/commit";
 import { takeCounterWrite } from "../db/ids";
 import { counterKey, pad } from "../db/keys";
 import { Raced } from "../db/optimistic";
-import { listEntities, listPage, type Page, type PageRequest } from "../db/pagination";
 import { computeTotals, defaultTaxCategory, taxBreakdown, type TaxCategory } from "../documents/line-items";
 import { formatDocumentNumber } from "../documents/numbering";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
@@ -25,7 +23,6 @@ import {
 } from "../money/money";
 import { lastCountedPayment } from "../payments/payments";
 import { amountDueCents, creditedCents, creditedInvoice, invoiceWrite, untilSettled } from "../payments/settlement";
-import { toResource } from "../resource";
 import { newPublicToken } from "../tokens";
 import {
   type CreditNoteItem,
@@ -33,7 +30,7 @@ import {
   creditNotesOfClientPartition,
   creditNotesOfInvoicePartition,
 } from "./model";
-import { CreditNote, type CreditNoteLineItem, type CreditNoteReason } from "./resource";
+import type { CreditNoteLineItem, CreditNoteReason } from "./resource";
 
 /**
  * Credit notes (API.md section 17, docs/credit-notes.md): the correcting document of an issued
@@ -73,8 +70,6 @@ export interface CreditNoteInput {
 const CREDITABLE = ["finalized", "sent", "overdue", "paid"];
 
 export const formatCreditNoteNumber = (n: number): string => formatDocumentNumber("CN", n);
-
-export const toCreditNote = (item: CreditNoteItem): CreditNote => toResource(item, CreditNote);
 
 /**
  * POST /invoices/{id}/credit-notes. Checked in API.md's order: an unknown invoice (404), then an
@@ -133,13 +128,20 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
   return result;
 }
 
-/** The invoice and the user's last CN number: one consistent BatchGetItem. */
+/**
+ * The invoice and the user's last CN number, read consistently: two GetItems sent together, which
+ * a request's reads turn into ONE BatchGetItem with its API key (keys/authorized-db.ts).
+ */
 async function readForIssue(ctx: Ctx, invoiceId: number) {
-  const keys = [invoiceKey(ctx.userId, invoiceId), counterKey(ctx.userId, NUMBER_COUNTER)];
-  const found = await batchGet(ctx.db, keys);
-  const invoice = found.get(batchKey(keys[0]!)) as InvoiceItem | undefined;
+  const get = (key: { pk: string; sk: string }) =>
+    ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: key, ConsistentRead: true }));
+  const [found, counter] = await Promise.all([
+    get(invoiceKey(ctx.userId, invoiceId)),
+    get(counterKey(ctx.userId, NUMBER_COUNTER)),
+  ]);
+  const invoice = found.Item as InvoiceItem | undefined;
   if (!invoice) throw notFound("invoice", invoiceId);
-  return { invoice, lastNumber: Number(found.get(batchKey(keys[1]!))?.value ?? 0) };
+  return { invoice, lastNumber: Number(counter.Item?.value ?? 0) };
 }
 
 /** Every `invoiceLineId` names a line of the invoice, else a 400 on that line. */
@@ -276,80 +278,6 @@ function newCreditNoteItem(
 
 const exceeds = (detail: string) => new DomainError("credit_exceeds_invoice", detail);
 const emptyCreditNote = (detail: string) => new DomainError("empty_credit_note", detail);
-
-// ---- reads ----
-
-/** A credit note of the user, or undefined (another user's id reads as a missing one: the key holds the user). */
-export async function findCreditNote(
-  deps: Pick<Deps, "db">,
-  userId: string,
-  id: number,
-  consistent = false,
-): Promise<CreditNoteItem | undefined> {
-  const out = await deps.db.doc.send(
-    new GetCommand({ TableName: deps.db.table, Key: creditNoteKey(userId, id), ConsistentRead: consistent }),
-  );
-  return out.Item as CreditNoteItem | undefined;
-}
-
-/** GET /credit-notes/{id}: the credit note, or 404. */
-export async function getCreditNote(ctx: Ctx, id: number, consistent = false): Promise<CreditNoteItem> {
-  const item = await findCreditNote(ctx, ctx.userId, id, consistent);
-  if (!item) throw notFound("credit note", id);
-  return item;
-}
-
-/**
- * GET /credit-notes?invoiceId=&clientId=: newest first. An invoice's (and, with clientId too, only
- * if it is that client's) from its byStatus partition, a client's from byClient, all of them from the
- * user's partition (credit-notes/model.ts).
- */
-export function listCreditNotes(
-  ctx: Ctx,
-  filters: { invoiceId?: number; clientId?: number },
-  page: PageRequest,
-): Promise<Page<CreditNoteItem>> {
-  if (filters.invoiceId === undefined) {
-    return listEntities<CreditNoteItem>(ctx.db, ctx.userId, "CREDITNOTE", { clientId: filters.clientId }, page);
-  }
-  const partition = creditNotesOfInvoicePartition(ctx.userId, filters.invoiceId);
-  return listPage<CreditNoteItem>(
-    ctx.db,
-    {
-      index: "byStatus",
-      partitionName: "gsi1pk",
-      partitionValue: partition,
-      filters: filters.clientId === undefined ? undefined : { clientId: filters.clientId },
-      signature: `${ctx.userId}|CREDITNOTE|invoice:${filters.invoiceId}|${filters.clientId ?? ""}`,
-      startKey: (id) => ({ ...creditNoteKey(ctx.userId, id), gsi1pk: partition, gsi1sk: pad(id) }),
-    },
-    page,
-  );
-}
-
-/**
- * GET /invoices/{id}/credit-notes: oldest first, not paginated. Read by the numbers the invoice
- * holds (its id is its number), consistently: a credit note just issued is listed at once, which
- * the lagging index could not promise.
- */
-export async function listInvoiceCreditNotes(ctx: Ctx, invoiceId: number): Promise<CreditNoteItem[]> {
-  const out = await ctx.db.doc.send(
-    new GetCommand({ TableName: ctx.db.table, Key: invoiceKey(ctx.userId, invoiceId), ConsistentRead: true }),
-  );
-  const invoice = out.Item as InvoiceItem | undefined;
-  if (!invoice) throw notFound("invoice", invoiceId);
-  const ids = (invoice.creditNoteNumbers ?? []).map((number) => Number(number.slice("CN-".length)));
-  const notes: CreditNoteItem[] = [];
-  for (let start = 0; start < ids.length; start += 100) {
-    const keys = ids.slice(start, start + 100).map((id) => creditNoteKey(ctx.userId, id));
-    const found = await batchGet(ctx.db, keys);
-    for (const key of keys) {
-      const item = found.get(batchKey(key));
-      if (item) notes.push(item as unknown as CreditNoteItem);
-    }
-  }
-  return notes;
-}
 
 // ---- send ----
 

@@ -4,7 +4,7 @@ import { clientNotFound, type ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import { entityKey } from "../db/keys";
 import { DomainError } from "../errors";
-import { profileKey, readProfile, sellerOf, type ProfileItem, type Seller } from "../profile/profile";
+import { profileKey, readProfile, type ProfileItem } from "../profile/profile";
 import { NEEDS_EXEMPTION_REASON, readLineItems, type LineItem } from "./line-items";
 
 /**
@@ -54,8 +54,6 @@ export async function requireParties(
   if (!client) throw clientNotFound(clientId);
   return { client, profile };
 }
-
-export const sellerSnapshot = (profile: ProfileItem): Seller => sellerOf(profile);
 
 /**
  * A document with a line that charges no tax for a reason (exempt, reverse charge, …) must state

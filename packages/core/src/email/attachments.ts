@@ -1,5 +1,5 @@
 import type { Deps } from "../context";
-import { findCreditNote } from "../credit-notes/credit-notes";
+import { findCreditNote } from "../credit-notes/read";
 import { loadCreditNoteView } from "../public/credit-note-view";
 import { getInvoice } from "../invoices/invoices";
 import { documentAssets } from "../public/assets";

@@ -1,7 +1,7 @@
 import type { Deps } from "../context";
 import type { InvoiceItem } from "../invoices/model";
 import type { Seller } from "../profile/profile";
-import { amountDue, type PublicEstimate } from "../public/view";
+import { amountDue, creditNoteView, type PublicEstimate } from "../public/view";
 import { startOfUtcDay } from "../time";
 import { centsOf } from "../money/money";
 import { displayDate, displayMoney } from "../documents/display";
@@ -155,21 +155,21 @@ export function estimateEmail(
 }
 
 /**
- * A credit note, on its send: what it credits, the invoice it corrects, and the amount to be
- * refunded when not zero; its PDF attached (CN-000001.pdf).
+ * A credit note, on its send: its facts and amounts from the same view as its page and PDF
+ * (public/view.ts creditNoteView: the invoice it corrects, the reason, the total, what it took off
+ * the invoice's amount due and the amount to be refunded when not zero), its memo, the public link,
+ * and its PDF attached (CN-000001.pdf). The invoice's issue date is on the attached PDF and the page
+ * (the send does not read the invoice).
  */
 export function creditNoteEmail(deps: LinkDeps, note: CreditNoteItem, to: string): OutgoingEmail {
+  const view = creditNoteView(note, null, { seller: note.seller, logo: null });
   const number = note.creditNoteNumber;
   const total = displayMoney(note.total, note.currency);
-  const summary = [
-    { label: "Credit note", value: number },
-    { label: "For invoice", value: note.invoiceNumber },
-    { label: "Issue date", value: displayDate(note.issueDate) },
-    { label: "Total credited", value: total, strong: true },
-  ];
-  if (centsOf(note.amountToRefund) > 0n) {
-    summary.push({ label: "To be refunded", value: displayMoney(note.amountToRefund, note.currency), strong: true });
-  }
+  const amounts = view.totals.slice(view.totals.findIndex((t) => t.label === "Total"));
+  const refund =
+    centsOf(note.amountToRefund) > 0n
+      ? ` ${displayMoney(note.amountToRefund, note.currency)} will be refunded to you.`
+      : "";
   return {
     to,
     subject: `Credit note ${number} for invoice ${note.invoiceNumber}: ${total}`,
@@ -180,9 +180,13 @@ export function creditNoteEmail(deps: LinkDeps, note: CreditNoteItem, to: string
       heading: `Credit note ${number}`,
       paragraphs: [
         `Hello ${note.clientName},`,
-        `Here is credit note ${number} for ${total}, correcting invoice ${note.invoiceNumber}. The PDF is attached.`,
+        `Here is credit note ${number} for ${total}, correcting invoice ${note.invoiceNumber}.${refund} The PDF is attached.`,
+        ...(note.memo ? [note.memo] : []),
       ],
-      summary,
+      summary: [
+        ...view.facts.filter((f) => f.label !== "Credit note no."),
+        ...amounts.map((t) => ({ label: t.label, value: t.value, strong: t.emphasis })),
+      ],
       button: { href: publicCreditNoteUrl(deps, note.publicToken), label: "View or download it here" },
       after: [`Attached: ${number}.pdf`],
       signature: signature(note.seller),

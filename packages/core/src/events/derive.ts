@@ -1,5 +1,5 @@
 import { toClient, type ClientItem } from "../clients/clients";
-import { toCreditNote } from "../credit-notes/credit-notes";
+import { toCreditNote } from "../credit-notes/read";
 import type { CreditNoteItem } from "../credit-notes/model";
 import { toEstimate, type EstimateItem } from "../estimates/model";
 import { toInvoice, type InvoiceItem } from "../invoices/model";

@@ -5,8 +5,7 @@ import type { Write } from "../db/commit";
 import { entityKey, indexed, type IndexedItem } from "../db/keys";
 import { computeTotals, nextLineId, readLineItems, taxBreakdown, type LineItem } from "../documents/line-items";
 import { clientCopies } from "../documents/parties";
-import { formatMoney } from "../money/money";
-import { amountDueCents } from "../payments/settlement";
+import { centsOf, formatMoney } from "../money/money";
 import { toResource } from "../resource";
 import { newPublicToken } from "../tokens";
 import { Invoice, type InvoiceStatus, type PaymentMethod } from "./resource";
@@ -47,6 +46,20 @@ export interface InvoiceItem
   deliverAt?: string;
   /** Where send delivered the invoice (the `to` of send, else the client's email); reminders go there too. */
   recipient?: string | null;
+}
+
+/** What the invoice's credit notes took off it, in cents (an item written before credit notes: 0). */
+export const creditedCents = (invoice: Pick<InvoiceItem, "creditedAmount">): bigint =>
+  centsOf(invoice.creditedAmount ?? "0.00");
+
+/**
+ * amountDue = max(0, total − amountPaid − creditedAmount): what is still to be paid (API.md section
+ * 6). Derived, never stored; every payment is limited by it and payments/settlement.ts decides the
+ * status on it.
+ */
+export function amountDueCents(invoice: Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">): bigint {
+  const due = centsOf(invoice.total) - centsOf(invoice.amountPaid) - creditedCents(invoice);
+  return due > 0n ? due : 0n;
 }
 
 /** The public shape: every field present, `null` where there is no value; the breakdown from the lines. */

@@ -2,7 +2,7 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
-import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
+import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
 import {
   checkoutPaymentKey,
@@ -13,7 +13,7 @@ import {
 } from "./model";
 import { paymentWrite } from "./payments";
 import { Raced } from "../db/optimistic";
-import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /**
  * Payments that arrive through the card processor's webhook become `card_processor` payments of

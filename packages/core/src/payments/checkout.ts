@@ -4,12 +4,11 @@ import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { DomainError, notFound } from "../errors";
 import { optimistic, Raced } from "../db/optimistic";
-import { PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
+import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { findPublicInvoice } from "../public/documents";
 import { publicInvoicePath, publicInvoicePayUrl, publicInvoiceUrl } from "../public/links";
 import { CardProcessorError, type CheckoutSession } from "./card-processor";
-import { amountDueCents } from "./settlement";
 
 /**
  * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as

@@ -6,11 +6,11 @@ import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
-import { invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { amountDueCents, invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { formatMoney } from "../money/money";
 import { countedCents, newPaymentItem, paymentKey, paymentPrefix, type PaymentItem } from "./model";
 import { Raced } from "../db/optimistic";
-import { amountDueCents, invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
+import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./settlement";
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 

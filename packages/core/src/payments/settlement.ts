@@ -3,7 +3,7 @@ import { nowIso } from "../context";
 import type { Write } from "../db/commit";
 import { putIfVersion } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
-import { PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
+import { creditedCents, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
 
 /**
@@ -34,17 +34,9 @@ export interface Completion {
   reference: string | null;
 }
 
-type Amounts = Pick<InvoiceItem, "total" | "amountPaid" | "creditedAmount">;
-
-/** What the invoice's credit notes took off it, in cents (an item written before credit notes: 0). */
-export const creditedCents = (invoice: Pick<InvoiceItem, "creditedAmount">): bigint =>
-  centsOf(invoice.creditedAmount ?? "0.00");
-
-/** max(0, total − amountPaid − creditedAmount): what is still to be paid. */
-export function amountDueCents(invoice: Amounts): bigint {
-  const due = centsOf(invoice.total) - centsOf(invoice.amountPaid) - creditedCents(invoice);
-  return due > 0n ? due : 0n;
-}
+// max(0, total − amountPaid − creditedAmount): the invoice's derived amountDue, written beside the
+// resource it derives (invoices/model.ts), and what every rule here decides on.
+export { amountDueCents, creditedCents } from "../invoices/model";
 
 /** The invoice after its amountPaid moved by `delta` cents; `completion` names the payment that may complete it. */
 export function settledInvoice(ctx: Ctx, invoice: InvoiceItem, delta: bigint, completion?: Completion): InvoiceItem {

@@ -13,7 +13,6 @@ import { profileKey } from "./profile";
  * no second store to keep consistent and no extra IAM grant, and the item is read only when a
  * document is drawn (the profile item carries `hasLogo` instead). See docs/documents.md.
  */
-export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_LOGO_PIXELS = 2000;
 
 export const logoKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE#LOGO" });

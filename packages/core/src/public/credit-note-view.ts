@@ -2,7 +2,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
 import type { CreditNoteItem } from "../credit-notes/model";
 import type { CreditNote } from "../credit-notes/resource";
-import { toCreditNote } from "../credit-notes/credit-notes";
+import { toCreditNote } from "../credit-notes/read";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import { documentAssets } from "./assets";
 import type { DocumentView } from "../documents/document-view";

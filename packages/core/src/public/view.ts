@@ -6,9 +6,14 @@ import { publicInvoicePayUrl } from "./links";
 import { displayDate, displayMoney } from "../documents/display";
 import type { DocumentView, LabelledValue, PartyView } from "../documents/document-view";
 import type { Estimate } from "../estimates/model";
-import { type Invoice, type InvoiceItem, PAYMENT_REQUESTED_STATUSES, toInvoice } from "../invoices/model";
+import {
+  amountDueCents,
+  type Invoice,
+  type InvoiceItem,
+  PAYMENT_REQUESTED_STATUSES,
+  toInvoice,
+} from "../invoices/model";
 import { centsOf, formatMoney } from "../money/money";
-import { amountDueCents } from "../payments/settlement";
 import { displayIban } from "../profile/iban";
 import type { Logo } from "../profile/image";
 import type { Seller } from "../profile/profile";
@@ -330,8 +335,8 @@ export function creditNoteView(
     { label: "Credit note no.", value: creditNote.creditNoteNumber },
     { label: "Issue date", value: displayDate(creditNote.issueDate) },
     { label: "Invoice no.", value: creditNote.invoiceNumber },
-    { label: "Invoice date", value: displayDate(invoiceIssueDate) },
   ];
+  if (invoiceIssueDate) facts.push({ label: "Invoice date", value: displayDate(invoiceIssueDate) });
   if (creditNote.reason) facts.push({ label: "Reason", value: creditNoteReasonLabel(creditNote.reason) });
   const totals: DocumentView["totals"] = [
     { label: "Subtotal", value: money(creditNote.subtotal) },

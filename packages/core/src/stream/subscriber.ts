@@ -6,15 +6,9 @@ import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
-import {
-  ATTEMPT_LIMITS,
-  firstAttempts,
-  putAttempt,
-  runAttempt,
-  withConcurrency,
-  type AttemptItem,
-} from "../webhooks/deliveries";
+import { ATTEMPT_LIMITS, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
 import { attemptFairly } from "../webhooks/scheduling";
+import { withConcurrency } from "../concurrency";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../payments/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
@@ -181,7 +175,7 @@ export async function handleStreamBatch(
         return result;
       },
     ),
-    withConcurrency(emails, EMAIL_CONCURRENCY, async (email) => {
+    withConcurrency(emails, EMAIL_CONCURRENCY, "email delivery", async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),
   ]);

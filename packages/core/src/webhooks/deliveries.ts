@@ -18,7 +18,6 @@ import {
 } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
-import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
@@ -307,22 +306,6 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
 }
 
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
-
-/** Runs `work` over `items` with at most `limit` at once (the subscriber's email deliveries). */
-export async function withConcurrency<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await work(item).catch((error: unknown) => log("warn", "delivery failed to run", { error: errorName(error) }));
-    }
-  });
-  await Promise.all(lanes);
-}
 
 /**
  * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one

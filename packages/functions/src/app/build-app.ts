@@ -3,7 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "../http/env";
 import { idempotency } from "../http/idempotency";
-import { auth, requestId, responseHeaders } from "../http/middleware";
+import { auth, publicPaths, requestId, responseHeaders } from "../http/middleware";
 import { errorToResponse, problemResponse } from "../http/problems";
 
 /**
@@ -34,7 +34,7 @@ export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<App
     c.set("deps", deps);
     await next();
   });
-  app.use("*", auth);
+  app.use("*", auth(publicPaths(modules.flatMap((module) => module.routes))));
   // Idempotency-Key on matched POST routes (it checks the match itself, so 404/405 still win).
   app.use("*", idempotency(app));
 

@@ -4,7 +4,7 @@ import { createDb } from "@invoicing/core/db/dynamodb";
 
 /**
  * A capability a function may carry besides the table and the clock: the card processor (and, in
- * delivery-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
+ * email.ts, event-bus.ts and document-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
  * its routes use, so an SDK no route of that function needs is not in its bundle (npm run bench
  * lists every function's bundle).
  */

@@ -1,13 +1,12 @@
-import type { Deps } from "@invoicing/core/context";
-import { renderDocumentPdf } from "../pdf/document-pdf";
+import type { Capability } from "./base";
 
 /**
- * Dependencies plus the PDF renderer, for the functions that draw documents: the PDF function, the
- * jobs (which deliver queued emails with their PDF attached) and the local server. The API
- * function does not import this module, so pdf-lib stays out of its bundle (npm run build shows
- * the sizes); an email it queues with a PDF is delivered by one of these.
+ * The PDF renderer, for what delivers emails with the document attached (the stream subscriber, the
+ * reminders job, the local server). pdf-lib is loaded at the first PDF, not at init: most runs
+ * attach none, and evaluating it is most of what such a function would otherwise do at a cold
+ * start. The API function does not carry this capability at all (npm run build shows the sizes);
+ * an email it queues with a PDF is delivered by one of these.
  */
-export const withDocumentRenderer = (deps: Deps): Deps => ({
-  ...deps,
-  renderPdf: (view, now) => renderDocumentPdf(view, { now }),
+export const documentRenderer: Capability = () => ({
+  renderPdf: async (view, now) => (await import("../pdf/document-pdf")).renderDocumentPdf(view, { now }),
 });

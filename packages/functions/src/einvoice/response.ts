@@ -1,10 +1,7 @@
 import type { Context } from "hono";
-import type { Invoice } from "@invoicing/core/invoices/model";
-import type { CreditNote } from "@invoicing/core/credit-notes/resource";
 import type { DocumentView } from "@invoicing/core/documents/document-view";
 import type { AppEnv } from "../http/env";
 import { HttpProblem } from "../http/problems";
-import type { CreditedInvoice } from "./credit-note";
 import type { EInvoiceFormat } from "./source";
 import type { EInvoiceDocument } from "./write-einvoice";
 

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -19,35 +20,26 @@ export async function readRawBody(c: Context<AppEnv>): Promise<string> {
 
 /**
  * The body's bytes (413 when over the limit), read once; binary bodies (an uploaded image) use these.
- * Not hono's body-limit: that one is a middleware for every request, and it would buffer a body
- * before auth and routing (401, 404, 405 must win over 413); this counts while the route reads it.
+ * Hono's bodyLimit does the counting (the declared Content-Length, else the bytes as they stream),
+ * run here, inside a route's body chain (http/validators.ts) and the idempotency layer, rather than
+ * as a middleware for every request: that would buffer a body before auth and routing, where 401,
+ * 404 and 405 must win over 413.
  */
 export async function readBodyBytes(c: Context<AppEnv>): Promise<Uint8Array> {
   const cached = c.get("bodyBytes");
   if (cached !== undefined) return cached;
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const stream = c.req.raw.body;
-  let bytes = new Uint8Array(0);
-  if (stream) {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-    bytes = Buffer.concat(chunks);
-  }
+  await limit(c, async () => undefined);
+  const bytes = c.req.raw.body ? new Uint8Array(await c.req.raw.arrayBuffer()) : new Uint8Array(0);
   c.set("bodyBytes", bytes);
   return bytes;
 }
+
+const limit = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw tooLarge();
+  },
+});
 
 const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
 

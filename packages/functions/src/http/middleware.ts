@@ -4,6 +4,7 @@ import { matchedRoutes } from "hono/route";
 import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
+import { partOf } from "../openapi/describe";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -39,9 +40,25 @@ export const responseHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Content-Type-Options", "nosniff");
 };
 
-/** Paths reachable without an API key; the OpenAPI document marks their operations public. */
-const PUBLIC = [/^\/health$/, /^\/public(\/|$)/, /^\/openapi\.json$/, /^\/docs$/, /^\/webhooks\/card-processor$/];
-export const isPublicPath = (path: string): boolean => PUBLIC.some((re) => re.test(path));
+/** The public pages' space: every path under /public/ is reachable without an API key (404s too). */
+export const isPublicSpace = (path: string): boolean => /^\/public(\/|$)/.test(path);
+
+/**
+ * Whether a path is reachable without an API key: under /public/, or the path of a route that
+ * says so (`describe({ public: true })`) among `routes` — the routes of the app being built
+ * (app/build-app.ts), so the list is the route modules' own and nothing keeps it by hand.
+ */
+export function publicPaths(routes: readonly { path: string; handler: unknown }[]): (path: string) => boolean {
+  const exact = routes
+    .filter((r) => isPublicRoute(r.handler))
+    .map((r) => new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+")}$`));
+  return (path) => isPublicSpace(path) || exact.some((re) => re.test(path));
+}
+
+const isPublicRoute = (handler: unknown): boolean => {
+  const part = partOf(handler);
+  return part?.kind === "description" && part.description.public === true;
+};
 
 const unauthorized = (detail: string) =>
   new HttpProblem("unauthorized", detail, { "WWW-Authenticate": 'Bearer realm="invoicing"' });
@@ -68,49 +85,51 @@ const READ_METHODS = new Set(["GET", "HEAD"]);
  * `verifiedKey(c)` lets a route wait for the key before work that costs more than reading its body
  * (decompressing an image: binaryBody), so a made-up key never buys that work.
  */
-export const auth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (isPublicPath(c.req.path)) return next();
-  const header = c.req.header("authorization");
-  const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
-  if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
-  const deps = c.get("deps");
-  const claim = parseKey(match[1]!);
-  if (!claim) throw refused();
-  const changes = !READ_METHODS.has(c.req.method);
-  // Only a request some route serves can be out of scope: an unknown route or method stays 404/405.
-  const scoped = changes && matchedRoutes(c).some((route) => route.method === c.req.method);
-  if (claim.userId === undefined) {
-    const principal = await authenticate(deps.db, match[1]!, deps.clock());
-    if (!principal) throw refused();
-    if (scoped && !mayChange(principal)) throw insufficientScope();
-    c.set("ctx", { ...deps, userId: principal.userId });
-    c.set("keyCheck", () => Promise.resolve());
-    setLogUser(principal.userId);
-    return runAs(principal, next);
-  }
-  const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });
-  c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
-  // The user the key names; a key that turns out forged ends in 401 before anything is written.
-  setLogUser(claim.userId);
-  const allowed = (principal: Principal | undefined): void => {
-    if (!principal) throw refused();
-    if (scoped && !mayChange(principal)) throw insufficientScope();
+export const auth =
+  (isPublic: (path: string) => boolean): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (isPublic(c.req.path)) return next();
+    const header = c.req.header("authorization");
+    const match = header ? /^Bearer +(\S+) *$/i.exec(header) : null;
+    if (!match) throw unauthorized("send an API key as Authorization: Bearer <key>");
+    const deps = c.get("deps");
+    const claim = parseKey(match[1]!);
+    if (!claim) throw refused();
+    const changes = !READ_METHODS.has(c.req.method);
+    // Only a request some route serves can be out of scope: an unknown route or method stays 404/405.
+    const scoped = changes && matchedRoutes(c).some((route) => route.method === c.req.method);
+    if (claim.userId === undefined) {
+      const principal = await authenticate(deps.db, match[1]!, deps.clock());
+      if (!principal) throw refused();
+      if (scoped && !mayChange(principal)) throw insufficientScope();
+      c.set("ctx", { ...deps, userId: principal.userId });
+      c.set("keyCheck", () => Promise.resolve());
+      setLogUser(principal.userId);
+      return runAs(principal, next);
+    }
+    const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });
+    c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
+    // The user the key names; a key that turns out forged ends in 401 before anything is written.
+    setLogUser(claim.userId);
+    const allowed = (principal: Principal | undefined): void => {
+      if (!principal) throw refused();
+      if (scoped && !mayChange(principal)) throw insufficientScope();
+    };
+    c.set("keyCheck", async () => allowed(await authorized.principal()));
+    let principal: Principal | undefined;
+    try {
+      await next();
+    } finally {
+      principal = await authorized.principal();
+      await principal?.touch;
+    }
+    try {
+      allowed(principal);
+    } catch (error) {
+      c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401 or 403
+      throw error;
+    }
   };
-  c.set("keyCheck", async () => allowed(await authorized.principal()));
-  let principal: Principal | undefined;
-  try {
-    await next();
-  } finally {
-    principal = await authorized.principal();
-    await principal?.touch;
-  }
-  try {
-    allowed(principal);
-  } catch (error) {
-    c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401 or 403
-    throw error;
-  }
-};
 
 /**
  * Resolves once the request's API key is known good and allowed this request (else throws its 401

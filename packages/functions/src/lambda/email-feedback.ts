@@ -1,7 +1,7 @@
 import type { Context, SNSEvent } from "aws-lambda";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
+import { createBaseDeps } from "../capabilities/base";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
-import { createDeps } from "../capabilities/deps";
 
 /**
  * The SNS subscriber of the "EmailFeedback" topic (infra/email.ts): SES's bounce, complaint and reject
@@ -10,7 +10,8 @@ import { createDeps } from "../capabilities/deps";
  * is counted and skipped; a database failure throws, so Lambda retries the delivery (marking twice
  * is harmless). Logs counts only: addresses are personal data.
  */
-const deps = createDeps();
+// Marks outbox records and recipients: the table is all it touches.
+const deps = createBaseDeps(process.env);
 
 export function handler(
   event: SNSEvent,

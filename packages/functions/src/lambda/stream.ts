@@ -1,7 +1,11 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
-import { createDeliveryDeps } from "../capabilities/delivery-deps";
+import { createBaseDeps } from "../capabilities/base";
+import { cardProcessor } from "../capabilities/card-processor";
+import { documentRenderer } from "../capabilities/document-deps";
+import { emailOutbox } from "../capabilities/email";
+import { eventBus } from "../capabilities/event-bus";
 
 /**
  * The table stream's subscriber (infra/stream.ts): events, webhook first attempts, the bus and
@@ -10,7 +14,8 @@ import { createDeliveryDeps } from "../capabilities/delivery-deps";
  * not processed again, and none is skipped. The batch stops taking records close to the function's
  * timeout (the rest comes again), and every log line carries the invocation's id.
  */
-const deps = createDeliveryDeps();
+// Email delivery, the bus, the card processor (expires ended checkout sessions), PDFs for attachments.
+const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, documentRenderer]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {

@@ -12,8 +12,7 @@ import type { Tag } from "./tags";
  * Each piece of the chain that says something about the operation — `describe()` here, the body,
  * query and If-Match middleware of http/validators.ts — is tagged with what it says (a RoutePart).
  * GET /openapi.json walks the app's routes, reads the parts of each (openapi/operations.ts) and
- * derives the rest from the route itself: method and path, path parameters, public or not
- * (http/middleware.ts), idempotency (http/idempotency.ts). So nothing is written twice, and this module,
+ * derives the rest from the route itself: method and path, path parameters, idempotency (http/idempotency.ts). So nothing is written twice, and this module,
  * which every route loads, holds no JSON Schema code: that loads with the document only.
  */
 
@@ -44,6 +43,11 @@ export interface Description {
   headers?: readonly { name: string; required: boolean; description: string }[];
   /** Touches no database: no 503. */
   static?: true;
+  /**
+   * Reachable without an API key (the health check, the API's description, the card processor's
+   * webhook). Paths under /public/ are public without saying so (http/middleware.ts).
+   */
+  public?: true;
 }
 
 /** What one handler of a route's chain tells the document. */

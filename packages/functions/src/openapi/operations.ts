@@ -1,7 +1,7 @@
 import type { RouterRoute } from "hono/types";
 import type * as v from "valibot";
 import { NOT_KEPT } from "../http/idempotency";
-import { isPublicPath } from "../http/middleware";
+import { isPublicSpace } from "../http/middleware";
 import { isIdParam } from "../http/params";
 import type { ProblemCode } from "../http/problems";
 import { partOf, type Description, type Success } from "./describe";
@@ -97,7 +97,7 @@ function operationOf(chain: RouterRoute[]): Operation {
   }
   if (!description) throw new Error(`${where} has no describe(): every route describes its operation (docs/routes.md)`);
   const lower = method.toLowerCase() as Method;
-  const isPublic = isPublicPath(path);
+  const isPublic = description.public === true || isPublicSpace(path);
   const { problems = [], ...words } = description;
   return {
     ...words,

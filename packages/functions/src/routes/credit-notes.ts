@@ -1,12 +1,11 @@
 import { Hono, type Context } from "hono";
+import { issueCreditNote, sendCreditNote } from "@invoicing/core/credit-notes/credit-notes";
 import {
   getCreditNote,
-  issueCreditNote,
   listCreditNotes,
   listInvoiceCreditNotes,
-  sendCreditNote,
   toCreditNote,
-} from "@invoicing/core/credit-notes/credit-notes";
+} from "@invoicing/core/credit-notes/read";
 import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { etagOf } from "@invoicing/core/db/versioning";
 import type { AppEnv } from "../http/env";

@@ -19,6 +19,7 @@ export const docs = new Hono<AppEnv>()
       tag: "Service",
       summary: "This OpenAPI 3.1 document",
       static: true,
+      public: true,
       success: { status: 200, description: "The document.", schema: v.looseObject({ openapi: v.literal("3.1.0") }) },
     }),
     async (c) => {
@@ -39,6 +40,7 @@ export const docs = new Hono<AppEnv>()
       description:
         "An HTML page that renders this document (served whole by the API: no CDN) and explains each problem type.",
       static: true,
+      public: true,
       success: { status: 200, description: "The page.", mediaType: "text/html" },
     }),
     async (c) => {

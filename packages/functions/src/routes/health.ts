@@ -19,6 +19,7 @@ export const health = new Hono<AppEnv>().get(
     summary: "Health check",
     description: "200 once the table is reachable.",
     success: { status: 200, description: "Healthy.", schema: Health },
+    public: true,
   }),
   async (c) => {
     const { db } = c.get("deps");

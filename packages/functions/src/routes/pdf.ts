@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { invalidTransition, notFound } from "@invoicing/core/errors";
 import { getEstimate } from "@invoicing/core/estimates/estimates";
-import { getCreditNote } from "@invoicing/core/credit-notes/credit-notes";
+import { getCreditNote } from "@invoicing/core/credit-notes/read";
 import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
 import type { InvoiceItem } from "@invoicing/core/invoices/model";

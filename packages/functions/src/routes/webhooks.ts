@@ -24,6 +24,7 @@ export const webhooks = new Hono<AppEnv>().post(
       "Called by the card processor, not by API users. Its signature over the exact body is the authentication: missing or invalid is a 400 `invalid_signature` and nothing changes. A verified event is answered 200 whatever it was, so the processor stops retrying it. While the card processor's key is set but its webhook secret is not yet (the first deploy), every call is a 503 `service_unavailable`, which the processor retries until the secret is deployed.",
     headers: [{ name: "Stripe-Signature", required: true, description: "The card processor's signature of the body." }],
     success: { status: 200, description: "The event was verified and handled.", schema: WebhookReceipt },
+    public: true,
     problems: ["invalid_signature"],
   }),
   rawBody(v.looseObject({})),

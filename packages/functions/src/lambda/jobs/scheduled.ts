@@ -1,21 +1,26 @@
 import type { Context } from "aws-lambda";
-import { jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
+import type { Job, JobName, JobResult } from "@invoicing/core/jobs/registry";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
-import { createDeliveryDeps } from "../../capabilities/delivery-deps";
+import { createBaseDeps, type Capability } from "../../capabilities/base";
 
 /**
  * A scheduled job's Lambda handler (infra/jobs.ts: one CronV2 per job). CronV2 invokes it with its
  * `event` ({} here), which the jobs ignore: a job works out what is due from the table and the
- * clock, so the handler is the same call `npm run jobs` makes. Dependencies are built once per
- * container, at init, like the API's. The run's deadline is the invocation's: a job that bounds its
- * work (webhooks) stops taking more before Lambda would cut it off.
+ * clock, so the handler is the same call `npm run jobs` makes. Each job's entry names its own job
+ * and the capabilities it uses, so its bundle carries nothing else (npm run bench). Dependencies
+ * are built once per container, at init, like the API's. The run's deadline is the invocation's:
+ * a job that bounds its work (webhooks) stops taking more before Lambda would cut it off.
  */
-export function scheduledJob(name: JobName): (event?: unknown, context?: Context) => Promise<JobResult> {
-  const deps = createDeliveryDeps();
+export function scheduledJob(
+  name: JobName,
+  job: Job,
+  capabilities: readonly Capability[] = [],
+): (event?: unknown, context?: Context) => Promise<JobResult> {
+  const deps = createBaseDeps(process.env, capabilities);
   return (_event, context) =>
     withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
       const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
-      const result = await jobs[name](deps, new Date(), { deadline });
+      const result = await job(deps, new Date(), { deadline });
       // The run's summary (counts, never record contents) in the function's log.
       log("info", "job run", { ...result });
       return result;

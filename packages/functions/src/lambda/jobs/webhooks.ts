@@ -1,4 +1,5 @@
+import { runWebhooksJob } from "@invoicing/core/webhooks/deliveries";
 import { scheduledJob } from "./scheduled";
 
 /** CronV2 "WebhooksJob" (infra/jobs.ts). Webhook attempts that are due: retries, and first attempts a crash left. */
-export const handler = scheduledJob("webhooks");
+export const handler = scheduledJob("webhooks", runWebhooksJob);

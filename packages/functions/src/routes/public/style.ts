@@ -32,6 +32,7 @@ td.description { white-space: pre-wrap; overflow-wrap: anywhere; word-break: bre
 .summary { display: flex; justify-content: flex-end; margin-top: 18px; }
 .totals { width: 100%; max-width: 380px; }
 .totals div { display: flex; justify-content: space-between; gap: 16px; padding: 4px 0; }
+.totals div span:last-child { white-space: nowrap; }
 .totals .tax { color: var(--muted); font-size: 14px; }
 .totals .emphasis { font-weight: 700; font-size: 17px; border-top: 1px solid var(--ink); padding-top: 8px; margin-top: 4px; }
 .totals .emphasis + .emphasis { border-top: none; margin-top: 0; padding-top: 4px; color: var(--accent); }
@@ -56,6 +57,8 @@ body > footer { text-align: center; color: var(--muted); font-size: 13px; margin
   .parties { grid-template-columns: 1fr; }
   .heading { text-align: left; }
   .hide-narrow { display: none; }
+  th, td { padding-left: 4px; padding-right: 4px; }
+  td { font-size: 14px; }
 }
 @media print { body { background: #fff; } main { box-shadow: none; margin: 0; } .actions { display: none; } }
 `;
