@@ -80,10 +80,6 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
       throw new Error(`no test value for the linked ${name}: add one to test/deploy/lambda.ts`);
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
-    case "sst.sst.Linkable":
-      // The CardPayments flag (infra/secrets.ts): whether the key is set, never the key.
-      if (name === "CardPayments") return { enabled: Boolean(values.secrets?.StripeSecretKey), type: kind };
-      throw new Error(`no test value for the linkable ${name}: add one to test/deploy/lambda.ts`);
     default:
       throw new Error(`no test value for a linked ${kind}: add one to test/deploy/lambda.ts`);
   }
