@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { handle } from "hono/aws-lambda";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "@invoicing/functions/app";
+import { createApp } from "@invoicing/functions/app/create-app";
 import { createTestEnv, type TestEnv } from "../support/env";
 import { httpApiEvent, httpApiResponse } from "./lambda";
 
