@@ -7,9 +7,13 @@ import { execFileSync } from "node:child_process";
  * added to a module of those functions is routed to it at the next deploy, with nothing else to edit.
  */
 export function functionPaths(): { documents: string[]; payments: string[] } {
+  if (known) return known;
   const out = execFileSync(process.execPath, ["--import", "tsx", "scripts/route-paths.ts"], {
     encoding: "utf8",
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   });
-  return JSON.parse(out) as { documents: string[]; payments: string[] };
+  known = JSON.parse(out) as { documents: string[]; payments: string[] };
+  return known;
 }
+
+let known: { documents: string[]; payments: string[] } | undefined;

@@ -74,6 +74,10 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
         arn: "arn:aws:events:us-east-1:123456789012:event-bus/invoicing-dev-BusBus",
         type: kind,
       };
+    case "sst.sst.Linkable":
+      // infra/secrets.ts CardPayments: on when the card processor's key is set.
+      if (name === "CardPayments") return { enabled: Boolean(values.secrets?.StripeSecretKey), type: kind };
+      throw new Error(`no test value for the linked ${name}: add one to test/deploy/lambda.ts`);
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
     default:

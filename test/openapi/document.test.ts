@@ -94,6 +94,9 @@ describe("GET /openapi.json", () => {
         "/public/estimates/{publicToken}",
         "/public/estimates/{publicToken}/pdf",
         "/public/invoices/{publicToken}/e-invoice",
+        "/public/credit-notes/{publicToken}",
+        "/public/credit-notes/{publicToken}/pdf",
+        "/public/credit-notes/{publicToken}/e-invoice",
       ]),
     );
   });
