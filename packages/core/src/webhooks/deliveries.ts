@@ -18,7 +18,6 @@ import {
 } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
-import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
