@@ -11,12 +11,12 @@ import { apiStage, routesDeclared } from "./stage";
  *
  * CORS: callers authenticate with a bearer API key, not cookies, so any origin may call; the
  * headers the contract reads and sets are allowed and exposed. Access logs are kept as long as the
- * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts).
+ * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts). Public
+ * routes are throttled (infra/stage.ts, publicThrottling).
  *
- * Production retains the API (and its stage and log group) even if it leaves this file: its URL is
- * in every email already sent and in the card processor's webhook, so a new one would break both.
- *
- * Public routes are throttled (infra/stage.ts, publicThrottling).
+ * Production retains the API (its stage, routes, log group and the $default route's function) even
+ * if it leaves this file: its URL is in every email already sent and in the card processor's
+ * webhook, so a new one would break both.
  */
 export const api = new sst.aws.ApiGatewayV2(
   "Api",

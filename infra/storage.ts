@@ -43,11 +43,19 @@ sst.Linkable.wrap(sst.aws.Dynamo, (dynamo) => ({
   ],
 }));
 
+const production = isProduction($app.stage);
 export const table = new sst.aws.Dynamo("Table", {
   fields: tableDefinition.fields,
   primaryIndex: tableDefinition.primaryIndex,
   globalIndexes,
   ttl: tableDefinition.ttl,
   stream: tableDefinition.stream,
-  deletionProtection: isProduction($app.stage),
+  deletionProtection: production,
+  // Point-in-time recovery in production: any second of the last 35 days can be restored (to a new
+  // table; docs/operations.md, "Backups"). Other stages are disposable.
+  transform: {
+    table: (args) => {
+      args.pointInTimeRecovery = { enabled: production };
+    },
+  },
 });

@@ -9,6 +9,39 @@ beforeAll(async () => {
   alice = await env.user();
 });
 
+/**
+ * The items every DynamoDB read made during `act` asks for, as "pk/sk" (an API key's hash shown as
+ * "…"), in order: GetItem, BatchGetItem, Query (its partition and sort-key condition).
+ */
+async function itemsReadDuring(act: () => Promise<unknown>): Promise<string[]> {
+  const read: string[] = [];
+  const name = `spine-reads-${Math.random()}`;
+  type Key = { pk?: { S?: string }; sk?: { S?: string } };
+  const show = (key: Key) => `${key.pk?.S?.replace(/^APIKEY#.*/, "APIKEY#…")}/${key.sk?.S}`;
+  env.deps.db.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as {
+        Key?: Key;
+        RequestItems?: Record<string, { Keys?: Key[] }>;
+        KeyConditionExpression?: string;
+      };
+      if (context.commandName === "GetItemCommand") read.push(show(input.Key!));
+      if (context.commandName === "BatchGetItemCommand")
+        for (const table of Object.values(input.RequestItems ?? {})) read.push(...(table.Keys ?? []).map(show));
+      if (context.commandName === "QueryCommand" || context.commandName === "ScanCommand")
+        read.push(`${context.commandName} ${input.KeyConditionExpression ?? ""}`);
+      return next(args);
+    },
+    { step: "build", name },
+  );
+  try {
+    await act();
+  } finally {
+    env.deps.db.doc.middlewareStack.remove(name);
+  }
+  return read;
+}
+
 describe("authentication", () => {
   it("rejects a missing, malformed or unknown key with 401 and WWW-Authenticate", async () => {
     for (const headers of [
@@ -125,8 +158,17 @@ describe("request ids and error shape", () => {
   });
 
   it("rejects bad path ids with 400 before looking anything up", async () => {
+    const { id: existing } = (await alice.call("POST", "/clients", { name: "Looked up" })).body;
+    // A good id reads the API key's item and the client (one BatchGetItem): the counter sees both.
+    const good = await itemsReadDuring(() => alice.call("GET", `/clients/${existing}`));
+    expect(good).toEqual([`APIKEY#…/APIKEY`, `USER#${alice.userId}/CLIENT#${String(existing).padStart(10, "0")}`]);
     for (const id of ["0", "-1", "abc", "1.5", "99999999999999999999"]) {
-      const body = expectProblem(await alice.call("GET", `/clients/${id}`), 400, "validation_error");
+      let res: Awaited<ReturnType<TestUser["call"]>> | undefined;
+      // Only the key is checked (401 comes first): no record of the user is read.
+      expect(await itemsReadDuring(async () => (res = await alice.call("GET", `/clients/${id}`)))).toEqual([
+        "APIKEY#…/APIKEY",
+      ]);
+      const body = expectProblem(res!, 400, "validation_error");
       expect(body.errors).toEqual([{ path: "id", message: expect.any(String) }]);
     }
   });

@@ -92,8 +92,15 @@ describe("clients", () => {
       address: { line1: "1 Road", line2: null, city: "Town", postalCode: null, region: null, country: "GB" },
     });
     expect(patched.body.updatedAt).not.toBe(created.body.updatedAt);
+    env.clock.advance(1000);
     const noop = await alice.call("PATCH", `/clients/${created.body.id}`, {});
     expect(noop.status).toBe(200);
+    // Nothing changed: the same body (updatedAt included) and the same version (ETag), then and after.
+    expect(noop.body).toEqual(patched.body);
+    expect(noop.headers.get("etag")).toBe(patched.headers.get("etag"));
+    const read = await alice.call("GET", `/clients/${created.body.id}`);
+    expect(read.body.updatedAt).toBe(patched.body.updatedAt);
+    expect(read.headers.get("etag")).toBe(patched.headers.get("etag"));
     expectProblem(await alice.call("PATCH", `/clients/${created.body.id}`, { name: null }), 400, "validation_error");
     expectProblem(await alice.call("PATCH", `/clients/${created.body.id}`, { bogus: 1 }), 400, "validation_error");
     const stale = await alice.call("PATCH", `/clients/${created.body.id}`, { name: "X" }, { "If-Match": '"1"' });

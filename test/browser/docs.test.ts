@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IN_CI, skipNotice } from "../support/ci";
 import { createTestEnv, type TestEnv } from "../support/env";
 
 /**
@@ -11,12 +12,17 @@ import { createTestEnv, type TestEnv } from "../support/env";
  * page, the renderer draws every operation of /openapi.json, and the browser asks no other host
  * for anything (the page works offline). A screenshot lands in test-artifacts/docs.png.
  *
- * Chromium comes from Debian (scripts/ensure-chromium.sh); without it this file is skipped, loudly.
+ * Chromium comes from Debian (scripts/ensure-chromium.sh); without it this file is skipped, loudly,
+ * except under CI, where a missing browser fails it.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`[docs browser test] SKIPPED: no Chromium at ${CHROMIUM} (run scripts/ensure-chromium.sh)`);
+if (!hasChromium) {
+  const reason = `no Chromium at ${CHROMIUM} (run scripts/ensure-chromium.sh)`;
+  // CI installs Chromium (.ci/run): there a missing browser is a failure, never a skip.
+  if (IN_CI) throw new Error(`the /docs browser test must run in CI: ${reason}`);
+  skipNotice("the /docs browser test (test/browser/docs.test.ts)", reason);
+}
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 

@@ -6,8 +6,11 @@ import { join, resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@invoicing/local/dynamo";
+import { IN_CI, skipNotice } from "../support/ci";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { LINES, sellerWithBuyer } from "../support/documents";
+import { startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 
 /**
  * The public invoice page as a person sees it: served over real HTTP by @hono/node-server, opened
@@ -33,10 +36,8 @@ const chromiumPath = findChromium();
 if (!chromiumPath) {
   const message =
     "Chromium is not available on this machine and cannot be installed here (see scripts/ensure-chromium.sh)";
-  if (process.env.CI) throw new Error(`${message}: the browser test must run in CI`);
-  console.warn(
-    `\n${"!".repeat(100)}\n!! SKIPPING the browser test of the public invoice page: ${message}\n${"!".repeat(100)}\n`,
-  );
+  if (IN_CI) throw new Error(`${message}: the browser test must run in CI`);
+  skipNotice("the browser test of the public invoice page", message);
 }
 
 const CHROMIUM_ARGS = [
@@ -56,12 +57,31 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
   let baseUrl: string;
   let browser: BrowserContext;
   let profile: string;
+  // A second service with a card processor: the local stand-in for Stripe's API and hosted checkout.
+  let fake: FakeStripe;
+  let cardEnv: TestEnv;
+  let cardServer: ServerType;
+  let cardBaseUrl: string;
+
+  const listen = async (server: ServerType) => {
+    await new Promise<void>((ok) => (server.listening ? ok() : server.once("listening", () => ok())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
 
   beforeAll(async () => {
     env = await createTestEnv();
     server = serve({ fetch: env.app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise<void>((ok) => (server.listening ? ok() : server.once("listening", () => ok())));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    baseUrl = await listen(server);
+    const stripe = await startStripeCardProcessor({ secretKey: "sk_test_browser", webhookSecret: "whsec_browser" });
+    fake = stripe.fake;
+    // The pay link is absolute (the service's public base URL): the port is chosen first.
+    const cardPort = await freePort();
+    cardEnv = await createTestEnv({
+      extraDeps: { payments: stripe.payments, cardPayments: true, publicBaseUrl: `http://127.0.0.1:${cardPort}` },
+    });
+    fake.now = () => cardEnv.clock.now;
+    cardServer = serve({ fetch: cardEnv.app.fetch, port: cardPort, hostname: "127.0.0.1" });
+    cardBaseUrl = await listen(cardServer);
     profile = mkdtempSync(join(tmpdir(), "invoicing-chromium-"));
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: chromiumPath!,
@@ -74,6 +94,8 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((ok) => (server ? server.close(() => ok()) : ok()));
+    await new Promise<void>((ok) => (cardServer ? cardServer.close(() => ok()) : ok()));
+    await fake?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
@@ -91,7 +113,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     return { invoice, page, problems, response };
   }
 
-  it("shows the number, the total, the status and a working pay link; user text stays text", async () => {
+  it("shows the number, the total, the status and the pay link (followed in the next test); user text stays text", async () => {
     const user = await env.user();
     const clientId = (
       await user.call("POST", "/clients", {
@@ -144,6 +166,42 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     const shot = join(ARTIFACTS, "public-invoice.png");
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
+    await page.close();
+  }, 60_000);
+
+  it("follows the pay link to the card processor's checkout, for the amount due after a partial payment", async () => {
+    const user = await cardEnv.user();
+    const clientId = (await user.call("POST", "/clients", { name: "Globex", email: "ap@globex.test" })).body.id;
+    const created = await user.call("POST", "/invoices", {
+      clientId,
+      lineItems: [{ description: "Design", unitPrice: "1264.92" }],
+    });
+    await user.call("POST", `/invoices/${created.body.id}/finalize`);
+    const invoice = (await user.call("POST", `/invoices/${created.body.id}/send`)).body;
+    const paid = await user.call("POST", `/invoices/${invoice.id}/payments`, {
+      amount: "264.92",
+      paymentMethod: "cash",
+    });
+    expect(paid.status).toBe(201);
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    const publicUrl = `${cardBaseUrl}/public/invoices/${invoice.publicToken}`;
+    expect((await page.goto(publicUrl))?.status()).toBe(200);
+    const totals = await page.getByTestId("totals").innerText();
+    expect(totals).toMatch(/Amount paid\s+USD 264\.92/);
+    expect(totals).toMatch(/Amount due\s+USD 1,000\.00/);
+    const pay = page.getByRole("link", { name: "Pay now" });
+    expect(await pay.getAttribute("href")).toBe(`${publicUrl}/pay`);
+
+    // The click follows our redirect to the processor's hosted checkout of a session for what is due.
+    await Promise.all([page.waitForURL(`${fake.url}/c/pay/**`), pay.click()]);
+    expect(await page.getByTestId("amount").innerText()).toBe("USD 100000");
+    const sessionId = await page.getByTestId("session").innerText();
+    expect(fake.sessions.get(sessionId)).toMatchObject({ amount_total: 100000, status: "open" });
+    expect((await user.call("GET", `/invoices/${invoice.id}`)).body.cardProcessorCheckoutSessionId).toBe(sessionId);
+    expect(problems, problems.join("\n")).toEqual([]);
     await page.close();
   }, 60_000);
 

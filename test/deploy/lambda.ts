@@ -135,18 +135,33 @@ export function lambdaSetup(
 }
 
 /**
- * An API Gateway HTTP API (payload format 2.0) event, as the `$default` route delivers it, or, with
- * `routeKey` (e.g. "ANY /invoices/{id}/pdf"), as that route does: its route key and path parameters.
+ * An API Gateway HTTP API event in payload format 2.0, as AWS documents it ("Create AWS Lambda proxy
+ * integrations for HTTP APIs", the 2.0 example; the `APIGatewayProxyEventV2` type of
+ * @types/aws-lambda), as the `$default` route delivers it or, with `routeKey` (e.g.
+ * "ANY /invoices/{id}/pdf"), as that route does: its route key and path parameters. Every field of
+ * the documented example is made as API Gateway makes it:
+ * - header names in lower case; a header sent several times is one, its values joined by commas;
+ * - the Cookie header is not among the headers: its cookies are the `cookies` array, one per cookie;
+ * - `queryStringParameters` (absent without a query) joins repeated parameters with commas, beside
+ *   `rawQueryString` as sent;
+ * - `pathParameters` and `stageVariables` only when there are some (AWS omits them otherwise);
+ * - the body as a string, base64-encoded with `isBase64Encoded: true` when it is binary (an image,
+ *   a PDF, application/octet-stream — or when `base64` says so), as API Gateway passes such bodies;
+ * - requestContext: account, API id, domain name and prefix, http (method, path, protocol, source IP,
+ *   user agent), request id, route key, stage `$default`, time in API Gateway's format and epoch ms.
+ * `requestContext.authorizer` and `authentication` are left out, as AWS leaves them out for an API
+ * without an authorizer or mutual TLS — which is this API (infra/api.ts): keys are checked by the app.
  */
 export function httpApiEvent(
   method: string,
   path: string,
   options: {
     query?: string;
-    headers?: Record<string, string>;
-    body?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string | Uint8Array;
     base64?: boolean;
     routeKey?: string;
+    stageVariables?: Record<string, string>;
   } = {},
 ): APIGatewayProxyEventV2 {
   const routeKey = options.routeKey ?? "$default";
@@ -154,41 +169,48 @@ export function httpApiEvent(
   const domainName = "abc123defg.execute-api.us-east-1.amazonaws.com";
   const query = options.query ?? "";
   const queryStringParameters: Record<string, string> = {};
-  // API Gateway joins repeated parameters with commas.
   for (const [key, value] of new URLSearchParams(query)) {
     queryStringParameters[key] = key in queryStringParameters ? `${queryStringParameters[key]},${value}` : value;
   }
-  const body =
-    options.body === undefined
-      ? undefined
-      : options.base64
-        ? Buffer.from(options.body).toString("base64")
-        : options.body;
+  const given: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    (given[name.toLowerCase()] ??= []).push(...(Array.isArray(value) ? value : [value]));
+  }
+  const cookies = (given.cookie ?? []).flatMap((header) => header.split(/;\s*/).filter(Boolean));
+  delete given.cookie;
+  const raw = options.body === undefined ? undefined : Buffer.from(options.body);
+  const binary =
+    options.base64 ?? /^(image\/|application\/(pdf|octet-stream|zip))/.test(given["content-type"]?.[0] ?? "");
+  const body = raw === undefined ? undefined : binary ? raw.toString("base64") : raw.toString("utf8");
+  const userAgent = given["user-agent"]?.join(",") ?? "bundle-test";
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    host: domainName,
+    "user-agent": userAgent,
+    "x-amzn-trace-id": "Root=1-67890abc-0123456789abcdef01234567",
+    "x-forwarded-for": "203.0.113.7",
+    "x-forwarded-port": "443",
+    "x-forwarded-proto": "https",
+    ...(raw === undefined ? {} : { "content-length": String(raw.byteLength) }),
+    ...Object.fromEntries(Object.entries(given).map(([name, values]) => [name, values.join(",")])),
+  };
   const now = new Date();
   return {
     version: "2.0",
     routeKey,
     rawPath: path,
     rawQueryString: query,
-    headers: {
-      accept: "application/json",
-      host: domainName,
-      "user-agent": "bundle-test",
-      "x-amzn-trace-id": "Root=1-67890abc-0123456789abcdef01234567",
-      "x-forwarded-for": "203.0.113.7",
-      "x-forwarded-port": "443",
-      "x-forwarded-proto": "https",
-      ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(options.body ?? "")) }),
-      ...Object.fromEntries(Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
-    },
+    ...(cookies.length ? { cookies } : {}),
+    headers,
     ...(query ? { queryStringParameters } : {}),
     ...(pathParameters ? { pathParameters } : {}),
+    ...(options.stageVariables ? { stageVariables: options.stageVariables } : {}),
     requestContext: {
       accountId: "123456789012",
       apiId: "abc123defg",
       domainName,
       domainPrefix: "abc123defg",
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent: "bundle-test" },
+      http: { method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent },
       requestId: `req-${now.getTime()}`,
       routeKey,
       stage: "$default",
@@ -196,7 +218,7 @@ export function httpApiEvent(
       timeEpoch: now.getTime(),
     },
     ...(body === undefined ? {} : { body }),
-    isBase64Encoded: Boolean(options.base64),
+    isBase64Encoded: body !== undefined && binary,
   };
 }
 

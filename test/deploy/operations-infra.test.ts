@@ -272,6 +272,16 @@ describe("what production keeps", () => {
     }
   });
 
+  it("point-in-time recovery of the table: on in production only", () => {
+    const pitr = (infra: Infra) => {
+      const args: { pointInTimeRecovery?: unknown } = {};
+      (named(infra, "sst.aws.Dynamo", "Table").args.transform.table as (a: typeof args) => void)(args);
+      return args.pointInTimeRecovery;
+    };
+    expect(pitr(production)).toEqual({ enabled: true });
+    expect(pitr(dev)).toEqual({ enabled: false });
+  });
+
   it("other stages keep nothing, and keep logs two weeks", () => {
     expect(named(dev, "sst.aws.ApiGatewayV2", "Api").opts.retainOnDelete).toBe(false);
     expect(named(dev, "sst.aws.Email", "Email").opts.retainOnDelete).toBe(false);

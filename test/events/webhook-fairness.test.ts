@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "aws-lambda";
 import { jobs } from "@invoicing/core/jobs/all";
-import { scheduledJob } from "@invoicing/functions/lambda/jobs/scheduled";
-import { runWebhooksJob } from "@invoicing/core/webhooks/deliveries";
 import { postWebhook } from "@invoicing/core/webhooks/post";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { newClient, ok } from "../invoices/fixtures";
@@ -146,9 +144,10 @@ describe("the Lambda handler's deadline", () => {
       TABLE_NAME: env.tableName,
       WEBHOOKS_ALLOW_PRIVATE: "1",
     });
-    let handler: ReturnType<typeof scheduledJob>;
+    let handler: (event: unknown, context: Context) => Promise<Record<string, unknown>>;
     try {
-      handler = scheduledJob("webhooks", runWebhooksJob); // its dependencies come from the environment, at init
+      // The WebhooksJob Lambda's entry: its dependencies come from the environment, at import.
+      ({ handler } = await import("@invoicing/functions/lambda/jobs/webhooks"));
     } finally {
       process.env = saved;
     }

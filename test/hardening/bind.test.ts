@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { freePort, startDynamoLocal } from "../../packages/local/src/dynamo";
+import { IN_CI, skipNotice } from "../support/ci";
 
 /**
  * Local exposure: `npm start` and its DynamoDB Local (which accepts any credentials) listen on the
@@ -15,9 +16,20 @@ import { freePort, startDynamoLocal } from "../../packages/local/src/dynamo";
 const ROOT = resolve(import.meta.dirname, "../..");
 /** Java and `npm start` start slowly on a loaded machine (the suite's own DynamoDB allows 90 s). */
 const STARTUP_TIMEOUT = 180_000;
-const external = Object.values(networkInterfaces())
+const networkAddress = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+/**
+ * Where "the network" is probed from: this machine's own non-loopback address, or, on a machine
+ * without one (a CI container), Linux's 127.0.0.2 — every 127/8 address reaches the loopback
+ * interface, so a socket bound to every interface answers there and one bound to 127.0.0.1 does not.
+ */
+const external = networkAddress ?? (process.platform === "linux" ? "127.0.0.2" : undefined);
+if (!external) {
+  const reason = "no non-loopback IPv4 address to probe from, and no 127.0.0.2 (not Linux)";
+  if (IN_CI) throw new Error(`bind.test.ts must run in CI: ${reason}`);
+  skipNotice("the loopback binding tests (test/hardening/bind.test.ts)", reason);
+}
 
 /** "open" when a TCP connection to host:port is accepted, else the error code (ECONNREFUSED …). */
 function probe(host: string, port: number): Promise<string> {

@@ -122,7 +122,7 @@ describe("invoice lifecycle", () => {
     const before = await jobs.overdue!(env.deps, new Date("2026-11-25T00:00:00.000Z"));
     expect(before.changed).toBe(0);
     const after = await jobs.overdue!(env.deps, new Date("2026-11-25T00:00:00.001Z"));
-    expect(after.changed).toBeGreaterThanOrEqual(1);
+    expect(after.changed).toBe(1);
     expect((await alice.call("GET", `/invoices/${inv.body.id}`)).body.status).toBe("overdue");
     const again = await jobs.overdue!(env.deps, new Date("2026-11-26T00:00:00.000Z"));
     expect(again.changed).toBe(0);

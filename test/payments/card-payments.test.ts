@@ -259,6 +259,7 @@ describe("POST /webhooks/card-processor", () => {
     expect(payments.body).toEqual([
       {
         id: expect.any(Number),
+        invoiceId: invoice.id,
         amount: "64.92",
         paymentMethod: "card",
         paidAt: paid.body.paidAt,

@@ -107,6 +107,29 @@ describe("GET /public/invoices/{token}", () => {
     expect(paid).not.toContain('class="pay"');
   });
 
+  it("a partly paid invoice: its page and PDF show what was paid and the amount due after the payment", async () => {
+    const inv = await invoice({ body: { altProcessorPaymentLink: "https://pay.example.test/partly" } }); // total 1,264.92
+    const paid = await alice.call("POST", `/invoices/${inv.id}/payments`, { amount: "264.92", paymentMethod: "cash" });
+    expect(paid.status).toBe(201);
+    expect((await alice.call("GET", `/invoices/${inv.id}`)).body).toMatchObject({
+      status: "sent",
+      amountDue: "1000.00",
+    });
+    const text = (html: string) => html.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ");
+    const page = text((await publicGet(`/public/invoices/${inv.publicToken}`)).text);
+    expect(page).toMatch(/Total USD 1,264\.92/);
+    expect(page).toMatch(/Amount paid USD 264\.92/);
+    expect(page).toMatch(/Amount due USD 1,000\.00/);
+    expect(page).toContain("Pay now"); // something is still due
+    const pdf = (await pdfText(await (await rawGet(`/public/invoices/${inv.publicToken}/pdf`)).arrayBuffer())).replace(
+      /\s+/g,
+      " ",
+    );
+    expect(pdf).toMatch(/Amount paid USD 264\.92/);
+    expect(pdf).toMatch(/Amount due USD 1,000\.00/);
+    expect(pdf).not.toMatch(/Amount due USD 1,264\.92/);
+  });
+
   it("shows finalized and void invoices, and 404s drafts, unknown and malformed tokens (no auth needed)", async () => {
     const finalized = await invoice({ send: false });
     expect((await publicGet(`/public/invoices/${finalized.publicToken}`)).status).toBe(200);

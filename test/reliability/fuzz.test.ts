@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { problemStatus, type ProblemCode } from "@invoicing/functions/http/problems";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
-import { RUNS, partition, problemShape } from "./harness";
+import { FUZZ_RUNS, partition, problemShape } from "./harness";
 import {
   VALID_BODIES,
   endpointName,
@@ -293,10 +293,10 @@ describe("fuzzing every endpoint", () => {
             expect(await records(), `${e.method} ${req.path} → ${res.status} changed records`).toEqual(before);
           if (e.method === "DELETE" && e.path.startsWith("/api-keys") && res.status === 204) await keepKey();
         }),
-        { numRuns: Math.max(5, Math.ceil(RUNS / 2)) },
+        { numRuns: FUZZ_RUNS },
       );
     },
-    60_000 + RUNS * 3_000,
+    60_000 + FUZZ_RUNS * 6_000,
   );
 
   it("deeply nested JSON on any write endpoint, with and without an Idempotency-Key: a 4xx, nothing changes", async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { CardProcessor } from "@invoicing/core/payments/card-processor";
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
@@ -95,6 +95,24 @@ export interface FakeStripe {
 const SESSION_LIFETIME_SECONDS = 24 * 3600;
 
 /**
+ * Stripe's hosted checkout page of a session (the session's `url`, opened by the customer's browser,
+ * no API key): here a plain page stating what would be charged, for the browser test of the pay link.
+ */
+function checkoutPage(res: ServerResponse, session: FakeSession | undefined): void {
+  if (!session) {
+    res.writeHead(404, { "Content-Type": "text/plain" }).end("no such checkout session");
+    return;
+  }
+  const amount = `${session.currency.toUpperCase()} ${session.amount_total}`;
+  res
+    .writeHead(200, { "Content-Type": "text/html; charset=utf-8" })
+    .end(
+      `<!doctype html><title>Checkout</title><h1>Pay</h1><p data-testid="session">${session.id}</p>` +
+        `<p data-testid="amount">${amount}</p><p data-testid="status">${session.status}</p>`,
+    );
+}
+
+/**
  * A fake Stripe and the service's own card processor (core's Stripe adapter: the real SDK inside)
  * pointed at it with these keys — the `payments` a card-payment test gives its env. The fake keeps
  * the wall clock until the test ties it to its env's (`fake.now = () => env.clock.now`).
@@ -162,6 +180,8 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
         res.end(JSON.stringify(payload));
       };
 
+      const hosted = /^\/c\/pay\/(cs_test_\w+)$/.exec(path);
+      if (req.method === "GET" && hosted) return checkoutPage(res, sessions.get(hosted[1]!));
       if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? "")) {
         return reply(401, stripeError("invalid_request_error", "Invalid API Key provided"));
       }
@@ -243,7 +263,8 @@ export async function startFakeStripe(options: { now?: () => Date } = {}): Promi
     const session: FakeSession = {
       id,
       object: "checkout.session",
-      url: `https://checkout.stripe.com/c/pay/${id}`,
+      // Hosted checkout, served by this stand-in (see checkoutPage) so a browser can follow a pay link.
+      url: `${fake.url}/c/pay/${id}`,
       created,
       expires_at: created + SESSION_LIFETIME_SECONDS,
       amount_total: amount * quantity,

@@ -30,6 +30,8 @@ export interface CoreConfig {
   eventBusName?: string;
   /** Another EventBridge endpoint (a local stand-in in tests); unset on AWS. */
   eventBridgeEndpoint?: string;
+  /** The stream subscriber's failure queue (the stage's StreamFailures, under `sst shell`): for its replay. */
+  streamFailuresQueueUrl?: string;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
 }
@@ -68,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     eventBusName: linked("Bus")?.name,
     eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
+    streamFailuresQueueUrl: linked("StreamFailures")?.url,
     cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

@@ -3,8 +3,11 @@ import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
 import { redeliverNow } from "@invoicing/core/webhooks/deliveries";
+import { loadConfig } from "@invoicing/core/config";
+import { resendEmail } from "@invoicing/core/email/resend";
 import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
 import { runCommandLine } from "./stack";
+import { replayFailureQueue } from "./stream-replay";
 import { runJobs } from "./ticker";
 
 /**
@@ -13,13 +16,21 @@ import { runJobs } from "./ticker";
  *
  * The operator's commands beside them (docs/events.md "Redelivering", docs/reports.md "Backfill"):
  * `npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>`
- * makes one more attempt of a delivery at once and prints its outcome (exit 1 when it failed);
+ * makes one more attempt of a delivery at once and prints its outcome (exit 1 when it failed).
+ * `npm run --silent jobs -- resend-email --user <userId> --email <id>` queues a failed email again
+ * (as POST /email-deliveries/{id}/resend does) and prints the new email; the stream subscriber
+ * delivers it (docs/operations.md).
+ * `npm run --silent jobs -- replay-stream-failures [--queue-url <url>]` replays every batch the
+ * stream subscriber gave up on (the StreamFailures queue; packages/local/src/stream-replay.ts) and
+ * prints one line per message (exit 1 when one is left in the queue).
  * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users` rebuilds the report
  * aggregates from the records, one JSON line per user; safe while the stream runs.
  */
 const USAGE = [
   `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`,
   "       npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>",
+  "       npm run --silent jobs -- resend-email --user <userId> --email <id>",
+  "       npm run --silent jobs -- replay-stream-failures [--queue-url <url>]",
   "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users",
 ].join("\n");
 
@@ -31,10 +42,41 @@ runCommandLine(async (open) => {
       user: { type: "string" },
       endpoint: { type: "string" },
       event: { type: "string" },
+      email: { type: "string" },
+      "queue-url": { type: "string" },
       "all-users": { type: "boolean" },
     },
   });
   const which = positionals[0];
+  if (which === "resend-email") {
+    if (!values.user || !values.email) {
+      console.error(USAGE);
+      return 2;
+    }
+    const deps = await open();
+    console.log(JSON.stringify(await resendEmail({ ...deps, userId: values.user }, values.email)));
+    return 0;
+  }
+  if (which === "replay-stream-failures") {
+    const config = loadConfig();
+    // Given, or the stage's StreamFailures queue under `sst shell`.
+    const queueUrl = values["queue-url"] ?? config.streamFailuresQueueUrl;
+    if (!queueUrl) {
+      console.error(
+        "no failure queue here: run it in the stage's shell (npx sst shell --stage <stage> -- npm run --silent jobs -- " +
+          "replay-stream-failures) or give --queue-url. Locally there is none: npm start's reader retries a failing " +
+          "record itself.",
+      );
+      return 2;
+    }
+    const results = await replayFailureQueue(await open(), {
+      queueUrl,
+      region: config.region,
+      streamsEndpoint: config.dynamoEndpoint,
+    });
+    for (const line of results) console.log(JSON.stringify(line));
+    return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
+  }
   if (which === "redeliver-webhook") {
     const endpointId = Number(values.endpoint);
     if (!values.user || !Number.isSafeInteger(endpointId) || endpointId < 1 || !values.event) {

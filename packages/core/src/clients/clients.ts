@@ -5,7 +5,7 @@ import { commit, type Write } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
-import { assertIfMatch, putIfVersion } from "../db/versioning";
+import { assertIfMatch, isEmptyPatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 import { readAddress, toAddress, type Address, type AddressInput } from "../address/address";
 import { getProfile } from "../profile/profile";
@@ -104,6 +104,7 @@ export function listClients(ctx: Ctx, page: PageRequest): Promise<Page<ClientIte
 export async function updateClient(ctx: Ctx, id: number, patch: ClientPatch, ifMatch?: string): Promise<ClientItem> {
   const current = await getClient(ctx, id);
   assertIfMatch(ifMatch, current.version);
+  if (isEmptyPatch(patch)) return current;
   const { address, ...rest } = patch;
   const next: ClientItem = { ...current, ...rest, updatedAt: nowIso(ctx), version: current.version + 1 };
   if (address !== undefined) next.address = address ? toAddress(address) : null;

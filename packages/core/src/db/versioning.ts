@@ -49,3 +49,6 @@ export function putIfVersion(
     },
   };
 }
+
+/** Whether a PATCH names no field: `{}` changes nothing, not even updatedAt or the ETag. */
+export const isEmptyPatch = (patch: object): boolean => Object.values(patch).every((value) => value === undefined);

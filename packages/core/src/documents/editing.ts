@@ -5,7 +5,7 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { entityKey } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
-import { assertIfMatch, putIfVersion } from "../db/versioning";
+import { assertIfMatch, isEmptyPatch, putIfVersion } from "../db/versioning";
 import { type DomainError, notFound } from "../errors";
 import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from "./line-items";
 import { clientCopies, type ClientCopies } from "./parties";
@@ -83,9 +83,6 @@ export interface PatchRules<T extends DocumentItem> extends DocumentRules {
   /** Fields taken from the patch as given (`null` clears a nullable one). */
   fields: readonly (keyof T & string)[];
 }
-
-/** Whether a patch names at least one field: `{}` changes nothing, not even updatedAt or the ETag. */
-export const isEmptyPatch = (patch: object): boolean => Object.values(patch).every((value) => value === undefined);
 
 /**
  * PATCH: the record is written whole, conditioned on the version read, so a concurrent change or a

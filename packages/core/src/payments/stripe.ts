@@ -38,15 +38,15 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
  * How long the SDK may take, so a request always ends with the app's own answer, never API
  * Gateway's bare 503 after the function was killed. Per call: (1 + retries) × timeout, plus the
  * SDK's backoff between tries (0.5 s before the first retry, stripe/esm/RequestSender.js). The pay
- * link makes at most three calls: look at the stored session and make a new one, and, when a
- * concurrent click stored its own session meanwhile, look at that one (the next optimistic round
- * finds it open). So the worst case is 3 × (2 × 3 s + 0.5 s) = 19.5 s, inside the Payments
- * function's 25 s with 5 s for the table (test/payments/stripe-budget.test.ts checks the sum against
- * infra). The SDK's defaults (80 s timeout) or the former 8 s × 3 tries could not fit: one slow call
- * outlived the function. Retries reuse the idempotency key, so they never create a second session
- * or refund. Stripe answers these calls in well under a second; 3 s is a hang, not a slow answer.
+ * link asks for a session only when it has none to reuse (core/src/payments/checkout.ts), and once
+ * more when the invoice changed meanwhile (a payment, a new amount); so two calls: a worst case of
+ * 2 × (2 × 3 s + 0.5 s) = 13 s, inside the Payments function's 25 s with room for the table
+ * (test/payments/stripe-budget.test.ts checks the sum against infra). The SDK's defaults (80 s
+ * timeout) or the former 8 s × 3 tries could not fit: one slow call outlived the function. Retries
+ * reuse the idempotency key, so they never create a second session or refund. Stripe answers these
+ * calls in well under a second; 3 s is a hang, not a slow answer.
  */
-export const STRIPE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1, firstBackoffMs: 500, callsPerRequest: 3 } as const;
+export const STRIPE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1, firstBackoffMs: 500, callsPerRequest: 2 } as const;
 /** The subscriber's best-effort expiry after a void or a full payment: shorter still. */
 export const STRIPE_EXPIRE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1 } as const;
 

@@ -4,7 +4,7 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { userPk } from "../db/keys";
-import { assertIfMatch } from "../db/versioning";
+import { assertIfMatch, isEmptyPatch } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
 import { toResource } from "../resource";
 import { Profile, Seller, type BankAccount } from "./resource";
@@ -85,7 +85,7 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: str
     async () => {
       const current = await getProfile(ctx, true);
       assertIfMatch(ifMatch, current.version);
-      if (Object.values(patch).every((value) => value === undefined)) return current;
+      if (isEmptyPatch(patch)) return current;
       const next: ProfileItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
       for (const [field, value] of Object.entries(patch)) {
         if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;

@@ -9,8 +9,7 @@ import type { EInvoiceDocument } from "./write-einvoice";
  * The HTTP side of the e-invoices, light enough for any bundle: the writer itself (XML, pdf-lib)
  * reaches the route through the app (einvoice/writer.ts), mounted only by the functions that serve
  * documents, exactly as the PDF renderer does.
- */
-/**
+ *
  * The e-invoice of an issued invoice or a credit note, named after its number, or 422
  * e_invoice_incomplete naming every missing field. `view`: the document's view, drawn as the
  * Factur-X PDF only when that format is asked for.
