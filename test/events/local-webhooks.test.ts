@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -99,5 +99,46 @@ describe("npm run jobs -- webhooks, beside npm start", () => {
       [2, "succeeded"],
       [1, "failed"],
     ]);
+  }, 240_000);
+
+  it("sends reminders whose links point at npm start's port, not the default 3000", async () => {
+    const key = await server.key;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return (await res.json()) as any;
+    };
+    const clientId = (await call("POST", "/clients", { name: "Reminded", email: "ap@reminded.test" })).id;
+    const due = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    const draft = await call("POST", "/invoices", {
+      clientId,
+      dueDate: due,
+      lineItems: [{ description: "x", unitPrice: "10" }],
+    });
+    await call("POST", `/invoices/${draft.id}/finalize`);
+    const invoice = await call("POST", `/invoices/${draft.id}/send`);
+    expect(invoice.status).toBe("sent");
+
+    const beforeDue = new Date(Date.parse(due) - 3 * 86_400_000 + 60_000).toISOString();
+    const [command, args] = scriptCommand("jobs");
+    const { stdout } = await run(command, [...args, "reminders", "--now", beforeDue], {
+      cwd: ROOT,
+      env: userEnv({ DATA_DIR: dataDir }),
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toMatchObject({ job: "reminders", sent: 1 });
+    // The send's email (npm start's stream) and the reminder (the jobs command): both link to the server.
+    const outbox = join(dataDir, "outbox");
+    const emails = await eventually("both emails", async () => {
+      const files = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith(".eml")) : [];
+      return files.length >= 2 ? files.map((f) => readFileSync(join(outbox, f), "utf8")) : undefined;
+    });
+    expect(emails).toHaveLength(2);
+    const port = new URL(server.url).port;
+    for (const email of emails)
+      expect(email).toContain(`http://localhost:${port}/public/invoices/${invoice.publicToken}`);
   }, 240_000);
 });

@@ -139,7 +139,10 @@ describe("lists", () => {
           continue;
         }
         expect(res.status, `${e.path}${query}: ${res.text}`).toBe(200);
-        expect(Array.isArray(res.body)).toBe(true);
+        // Reports (API.md section 18) answer with sums, not records (aging is an object): what they
+        // must not show of another user is checked by noSecrets above and in test/reports.
+        if (e.path.startsWith("/reports/")) continue;
+        expect(Array.isArray(res.body), `${e.path}${query}`).toBe(true);
         onlyIntruders(e.path, res);
       }
     },

@@ -7,6 +7,8 @@ export const dynamoDir = (): string => join(dataDir(), "dynamodb");
 /** Written by a running `npm start` so the command lines reach its DynamoDB Local. */
 export const endpointFile = (): string => join(dataDir(), "dynamodb-endpoint");
 export const devKeyFile = (): string => join(dataDir(), "dev-api-key");
+/** Written by a running `npm start`: the command lines' email links point at its port too. */
+export const portFile = (): string => join(dataDir(), "server-port");
 export const outboxDir = (): string => join(dataDir(), "outbox");
 
 export function readIfExists(path: string): string | undefined {

@@ -4,7 +4,7 @@ import type { Deps } from "@invoicing/core/context";
 import { createDeliveryDeps as createDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { ensureTable } from "./bootstrap";
 import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
-import { dynamoDir, endpointFile, readIfExists } from "./paths";
+import { dynamoDir, endpointFile, portFile, readIfExists } from "./paths";
 
 /**
  * The local stack's DynamoDB: DYNAMODB_ENDPOINT when set; else the DynamoDB Local that a running
@@ -39,6 +39,15 @@ export const LOCAL_DEFAULTS: Readonly<NodeJS.ProcessEnv> = {
   WEBHOOKS_ALLOW_PRIVATE: "1",
 };
 
+/**
+ * The port of a running `npm start` on this DATA_DIR, unless PORT is set: the links in emails the
+ * jobs send (reminders) point at the server that serves them, as the server's own emails do.
+ */
+function serverPort(): NodeJS.ProcessEnv {
+  const port = readIfExists(portFile());
+  return port && !process.env.PORT ? { PORT: port } : {};
+}
+
 /** Dependencies for the local server and command lines, with the table created when missing. */
 export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Deps> {
   const env = { ...LOCAL_DEFAULTS, ...process.env, ...extraEnv, DYNAMODB_ENDPOINT: endpoint };
@@ -69,7 +78,7 @@ async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<voi
   }
   const database = await openLocalDatabase({ allowShared: true });
   try {
-    return { deps: await localDeps(database.endpoint), close: () => database.stop() };
+    return { deps: await localDeps(database.endpoint, serverPort()), close: () => database.stop() };
   } catch (error) {
     await database.stop();
     throw error;

@@ -5,7 +5,7 @@ import { serve } from "@hono/node-server";
 import { authenticate, createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
 import { JavaMissingError } from "./dynamo";
-import { dataDir, devKeyFile, endpointFile, readIfExists } from "./paths";
+import { dataDir, devKeyFile, endpointFile, portFile, readIfExists } from "./paths";
 import { localDeps, openLocalDatabase } from "./stack";
 import { createStreamReader } from "./stream-reader";
 import { startTicker } from "./ticker";
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     server.once("listening", () => resolve());
     server.once("error", reject);
   });
+  writeFileSync(portFile(), String(port));
   const stopTicker = startTicker(deps, interval, (line) => console.log(line));
   // The table's change stream, read continuously whatever CRON_INTERVAL_SECONDS says: events,
   // webhook first attempts and email delivery happen within a second of the change.
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
     await stopReader();
     reader.close();
     if (database.startedHere) rmSync(endpointFile(), { force: true });
+    rmSync(portFile(), { force: true });
     await database.stop();
     process.exit(0);
   };
