@@ -5,6 +5,7 @@ import { measureFirstFacturX, measureLogo, measurePayLink } from "./abuse";
 import { measureCalls } from "./calls";
 import { ASSUMPTIONS, measureCost, PRICES } from "./cost";
 import { measureInit } from "./init";
+import { measureConcurrentFinalizes } from "./finalize";
 import { measureJobs } from "./jobs";
 import { measureRender } from "./render";
 import { measureReports } from "./reports";
@@ -30,6 +31,8 @@ async function main() {
     const throughput = await measureThroughput(dynamo.endpoint);
     console.error("bench: job cost against table size…");
     const jobs = await measureJobs(dynamo.endpoint);
+    console.error("bench: N concurrent finalizes of one user…");
+    const finalizes = await measureConcurrentFinalizes(dynamo.endpoint);
     console.error("bench: reports (10 and 10,000 invoices, the subscriber's work per change)…");
     const reports = await measureReports(dynamo.endpoint);
     console.error("bench: issue 29's abuse paths (logo check, pay link, first Factur-X)…");
@@ -82,6 +85,8 @@ async function main() {
     console.table(facturX.map((r) => ({ ...r, met: verdict(r.meetsGoal) })));
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
+    console.log("Many writers on one user: N concurrent finalizes (one gapless counter item)");
+    console.table(finalizes.map((f) => ({ ...f, met: verdict(f.meetsGoal) })));
     console.log("Reports: items read with 10 and with 10,000 invoices, 10 open in both (goal: equal)");
     console.table(reports.reads.map((r) => ({ ...r })));
     console.log(`  goal ${verdict(reports.readsGoalMet)}; backfill of 10,000: ${JSON.stringify(reports.backfill)}`);
@@ -115,6 +120,7 @@ async function main() {
       init,
       throughput,
       jobs,
+      finalizes,
       reports,
       issue29: { logo, payLink, facturX },
       cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },

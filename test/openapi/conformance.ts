@@ -1,6 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { deliverQueued, outboxKey } from "@invoicing/core/email/outbox";
+import type { EmailTransport } from "@invoicing/core/email/transport";
 import { allOperations } from "@invoicing/functions/app/route-modules";
 import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
@@ -181,6 +184,31 @@ const schedule = async () =>
     201,
   );
 
+/**
+ * The id of an email the outbox gave up on: an invoice's email whose delivery SES refused five
+ * times (core/src/email/outbox.ts), as the resend operation needs.
+ */
+const failedEmail = async (): Promise<string> => {
+  const ids = async () =>
+    ((await ok(alice.call("GET", "/email-deliveries"), 200)) as { id: string }[]).map((d) => d.id);
+  const before = new Set(await ids());
+  await sentInvoice();
+  const id = (await ids()).find((candidate) => !before.has(candidate))!;
+  const refusing = {
+    kind: "ses",
+    deliver: async () => {
+      throw Object.assign(new Error("refused"), { name: "MessageRejected" });
+    },
+  } as unknown as EmailTransport;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { Item } = await env.deps.db.doc.send(
+      new GetCommand({ TableName: env.tableName, Key: outboxKey(alice.userId, id), ConsistentRead: true }),
+    );
+    await deliverQueued({ ...env.deps, outbox: refusing }, Item as never);
+  }
+  return id;
+};
+
 /** A card processor event as the processor POSTs it, signed with the webhook secret. */
 function signedEvent(type: string, object: object): Call {
   const { payload, header } = signedStripeEvent(type, object, { secret: WEBHOOK_SECRET, now: env.clock.now });
@@ -294,6 +322,7 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
     return { method: "POST", path: `/webhook-endpoints/${endpoint.id}/deliveries/${delivery.eventId}/redeliver` };
   },
   listEmailDeliveries: async () => (await sentInvoice(), { method: "GET", path: "/email-deliveries" }),
+  resendEmail: async () => ({ method: "POST", path: `/email-deliveries/${await failedEmail()}/resend` }),
   getInvoicePdf: async () => ({ method: "GET", path: `/invoices/${(await draftInvoice()).id}/pdf` }),
   getInvoiceEInvoice: async () => eInvoiceCall((invoice) => `/invoices/${invoice.id}/e-invoice?format=ubl`),
   createInvoicePayment: async () => ({
