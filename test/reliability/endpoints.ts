@@ -67,6 +67,8 @@ export interface Fixtures {
   invoiceToken: string;
   estimateToken: string;
   creditNoteToken: string;
+  /** An email of the user's outbox (the invoice email of the fixture's send): ids are strings. */
+  emailId: string;
 }
 
 /** A body each write endpoint accepts (given the fixtures it acts on). Absent: no body. */
@@ -103,6 +105,7 @@ export function fixtureParam(e: Endpoint, f: Fixtures): string {
     return e.path.startsWith("/public/credit-notes") ? f.creditNoteToken : f.invoiceToken;
   }
   const kind = e.path.split("/")[1];
+  if (kind === "email-deliveries") return f.emailId;
   const ids: Record<string, number> = {
     clients: f.spareClientId,
     invoices: f.invoiceId,
@@ -170,7 +173,9 @@ export async function makeFixtures(user: TestUser, copies = 1, label = "Fixture"
       events: ["*"],
       description: label,
     });
+    const [email] = await ok("GET", "/email-deliveries");
     f = {
+      emailId: email.id,
       clientId: client.id,
       spareClientId: spare.id,
       invoiceId: invoice.id,
