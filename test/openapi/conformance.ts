@@ -594,8 +594,6 @@ describe("GET /openapi.json against the running app", () => {
       expect(unknown.status, `${op.operationId}: ${unknown.text.slice(0, 200)}`).toBe(404);
       conformance.check(op, unknown);
     },
-    // A scenario may read the stream first (redeliverWebhook): slow on a loaded machine.
-    GROUP_TIMEOUT,
   );
 
   it(
