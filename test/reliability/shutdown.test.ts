@@ -32,8 +32,9 @@ async function start(dataDir: string): Promise<LocalServer> {
 
 /**
  * POST /clients on a connection of its own (no keep-alive: a kept connection that the stopping
- * server closes between two requests would fail a request it never read, which is neither refused
- * nor answered). Resolves with the answer; rejects with the socket's error when there is none.
+ * server closes between two requests would fail a request it never read). Resolves with the answer;
+ * rejects with the socket's error when no answer began, and with code RESPONSE_CUT when one began
+ * and did not finish.
  */
 function postClient(url: string, key: string, name: string): Promise<{ status: number; text: string }> {
   return new Promise((resolveAnswer, reject) => {
@@ -46,14 +47,18 @@ function postClient(url: string, key: string, name: string): Promise<{ status: n
         headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Connection: "close" },
       },
       (res) => {
+        answering = true;
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => (text += chunk));
         res.on("end", () => resolveAnswer({ status: res.statusCode!, text }));
-        res.on("error", reject);
+        res.on("aborted", () => reject(cut()));
+        res.on("error", () => reject(cut()));
       },
     );
-    req.on("error", reject);
+    let answering = false;
+    const cut = () => Object.assign(new Error("the answer was cut off"), { code: "RESPONSE_CUT" });
+    req.on("error", (error) => reject(answering ? cut() : error));
     req.end(body);
   });
 }
@@ -79,10 +84,14 @@ describe("npm start under SIGTERM", () => {
         try {
           answer = await postClient(first.url, key, name);
         } catch (error) {
-          // No answer at all. Only a refused connection (the listener is closed) may pass, and only
-          // after the signal: a reset or a cut response is a request the server dropped.
+          // No answer at all, and only after the signal: the connection refused (the listener is
+          // closed) or reset before any answer began (a connection still in the listen backlog when
+          // the listener closed is reset by the kernel: run on two busy cores, that happened in 3 of
+          // 4 runs). An answer that began and was cut off fails, as do a 5xx and a non-JSON body below.
           expect(signalled, first.output()).toBe(true);
-          expect((error as NodeJS.ErrnoException).code, `${String(error)}\n${first.output()}`).toBe("ECONNREFUSED");
+          expect(["ECONNREFUSED", "ECONNRESET"], `${String(error)}\n${first.output()}`).toContain(
+            (error as NodeJS.ErrnoException).code,
+          );
           refused++;
           return;
         }
