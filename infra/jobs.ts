@@ -1,6 +1,6 @@
 import { api } from "./api";
 import { email } from "./email";
-import { functionBase } from "./runtime";
+import { functionBase, pdfLibBeside } from "./runtime";
 import { cardPayments } from "./secrets";
 import { table } from "./storage";
 
@@ -50,7 +50,7 @@ export const jobs = {
   // Reminder emails (due − 3 days, due date, + 7, + 14, + 30 days) go out within 15 minutes.
   reminders: new sst.aws.CronV2("RemindersJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("RemindersJob", "reminders", [table, email, api]),
+    function: { ...jobFunction("RemindersJob", "reminders", [table, email, api]), ...pdfLibBeside },
     retries: 0,
   }),
   // Estimates past their expiry date become expired; dates are whole days, so hourly is plenty.

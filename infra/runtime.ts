@@ -12,6 +12,15 @@ export const lambdaRuntime = {
   nodejs: { minify: true },
 } as const;
 
+/**
+ * For the functions that draw a PDF now and then (the stream subscriber and the reminders job attach
+ * one to some emails): pdf-lib goes beside the bundle in the zip's node_modules/, not into it. SST
+ * bundles without code splitting, so a dynamic import() of a bundled package is still in the bundle;
+ * only an external one is left out, and pdf/document-pdf.ts imports it at the first PDF, so it is
+ * neither in the bundle nor evaluated at a cold start.
+ */
+export const pdfLibBeside = { nodejs: { ...lambdaRuntime.nodejs, install: ["pdf-lib"] } };
+
 /** Only the production stage keeps data and refuses deletion; other stages are disposable copies. */
 export const isProduction = (stage: string): boolean => stage === "production";
 

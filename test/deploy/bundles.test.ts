@@ -583,6 +583,20 @@ it("the API function's bundle carries neither SES nor pdf-lib: email is delivere
   for (const fn of streamFunctions) expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
 });
 
+it("the subscriber and the reminders job keep pdf-lib beside their bundle and import it only at the first PDF", () => {
+  const drawers = [...streamFunctions, ...jobFunctions.filter((fn) => jobOf(fn) === "reminders")];
+  expect(drawers.map((fn) => fn.id).sort()).toEqual(["RemindersJob", "StreamSubscriber"]);
+  for (const fn of drawers) {
+    const { bundle, zip } = built.get(fn.id)!;
+    const code = readFileSync(bundle, "utf8");
+    // Inlined, pdf-lib's classes keep their names as strings (keepNames); a static import would be
+    // hoisted to the top and evaluate pdf-lib at every cold start.
+    expect(code, fn.id).not.toMatch(/["']PDFDocument["']|from\s*["']pdf-lib["']/);
+    expect(code, fn.id).toMatch(/import\(\s*["']pdf-lib["']\s*\)/);
+    expect(zip, fn.id).toContain("node_modules/pdf-lib/package.json");
+  }
+});
+
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
   expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/lambda/stream.handler"]);
   const mapping: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import { PDFDocument, degrees, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+import type { Color, PDFDocument, PDFFont, PDFImage, PDFPage, Rotation } from "pdf-lib";
 import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/documents/document-view";
 import { documentFonts, type Fontkit } from "./fonts";
 
@@ -14,6 +14,12 @@ const PAGE: [number, number] = [595.28, 841.89];
 const MARGIN = 48;
 const BOTTOM = 64; // room for the footer
 const WIDTH = PAGE[0] - 2 * MARGIN;
+// pdf-lib itself is imported at the first PDF (renderDocumentPdf), not with this module: the
+// functions that draw a PDF now and then (stream subscriber, reminders job) keep it out of their
+// bundle (nodejs.install) and out of their cold start. These two build the plain values pdf-lib's
+// rgb() and degrees() return, so the colours can stay module constants.
+const rgb = (red: number, green: number, blue: number) => ({ type: "RGB", red, green, blue }) as unknown as Color;
+const degrees = (angle: number) => ({ type: "degrees", angle }) as unknown as Rotation;
 const INK = rgb(0.11, 0.11, 0.13);
 const MUTED = rgb(0.38, 0.38, 0.42);
 const RULE = rgb(0.85, 0.86, 0.89);
@@ -38,6 +44,7 @@ export interface PdfOptions {
 }
 
 export async function renderDocumentPdf(view: DocumentView, options: PdfOptions): Promise<Uint8Array> {
+  const { PDFDocument } = await import("pdf-lib");
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setTitle(view.title);
   pdf.setSubject(SUBJECTS[view.kind]);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
-import { StandardFonts, type PDFDocument, type PDFFont } from "pdf-lib";
+import type { PDFDocument, PDFFont } from "pdf-lib";
 import { packageFile } from "../app/package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 
@@ -102,6 +102,7 @@ export function sfntOfWoff(woff: Uint8Array): Uint8Array {
 /** The standard fonts, or, given a font engine (fontkit), the embedded ones. */
 export async function documentFonts(pdf: PDFDocument, fontkit?: Fontkit): Promise<DocumentFonts> {
   if (!fontkit) {
+    const { StandardFonts } = await import("pdf-lib");
     return {
       regular: await pdf.embedFont(StandardFonts.Helvetica),
       bold: await pdf.embedFont(StandardFonts.HelveticaBold),
