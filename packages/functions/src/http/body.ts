@@ -41,7 +41,15 @@ const limit = bodyLimit({
   },
 });
 
-const tooLarge = () => new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+/**
+ * The rest of a body over the limit is never read, so the connection is closed after the answer
+ * (`Connection: close`, as nginx does after a 413): a client that sent the next request on it would
+ * otherwise meet a hung-up socket (npm start's server; API Gateway manages its own connections).
+ */
+const tooLarge = () =>
+  new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {
+    Connection: "close",
+  });
 
 /** True for application/json and any +json type, with or without parameters. */
 export function isJsonContentType(value: string | undefined): boolean {
