@@ -1,20 +1,8 @@
 import * as v from "valibot";
 import { Address } from "../address/resource";
-import { TaxBreakdownEntry, totals } from "../documents/resource";
-import { TAX_CATEGORIES } from "../documents/line-items";
+import { LineItem, TaxBreakdownEntry, totals } from "../documents/resource";
 import { Seller } from "../profile/resource";
-import {
-  currencyOut,
-  emailOut,
-  idOut,
-  moneyOut,
-  nullableText,
-  publicTokenOut,
-  quantityOut,
-  taxRateOut,
-  text,
-  timestampOut,
-} from "../resource";
+import { currencyOut, emailOut, idOut, moneyOut, nullableText, publicTokenOut, text, timestampOut } from "../resource";
 
 /**
  * The credit note resource's response shape (API.md section 17; see ../resource.ts). A credit note
@@ -36,13 +24,8 @@ export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
 export const CreditNoteLineItem = v.strictObject({
   id: v.pipe(idOut, v.description("Unique within its credit note")),
   invoiceLineId: v.pipe(v.nullable(idOut), v.description("The invoice line it credits; null for a free line")),
-  description: text,
-  quantity: quantityOut,
-  unitPrice: moneyOut,
-  taxRate: taxRateOut,
-  taxCategory: v.picklist(TAX_CATEGORIES),
-  amount: v.pipe(moneyOut, v.description("round(quantity × unitPrice) to cents, half away from zero")),
-  sortOrder: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Zero-based position in the array")),
+  // Every other field is an invoice line's, with the same meaning and arithmetic.
+  ...(({ id: _id, ...line }) => line)(LineItem.entries),
 });
 export type CreditNoteLineItem = v.InferOutput<typeof CreditNoteLineItem>;
 
