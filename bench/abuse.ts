@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32, deflateSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createClient } from "@invoicing/core/clients/clients";
 import { createDb } from "@invoicing/core/db/dynamodb";
@@ -16,6 +16,7 @@ import { bundleFunctions } from "../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf } from "../scripts/infra.mjs";
 import { httpApiEvent, lambdaSetup } from "../test/deploy/lambda";
 import { startStripeCardProcessor } from "../test/support/fake-stripe";
+import { pngDeclaring } from "../test/support/images";
 import { createWorld } from "./world";
 
 /**
@@ -49,28 +50,6 @@ export interface FacturXRow {
 
 const RUNS = 7;
 
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])));
-  return Buffer.concat([head, body, crc]);
-}
-
-function png(width: number, height: number, idat: Buffer): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", idat),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
-
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -79,10 +58,13 @@ const cpuMs = () => {
 export function measureLogo(): LogoRow[] {
   const images: [string, Buffer][] = [
     // The finding: about 249 KB of real image data declaring 16000 × 16000.
-    ["hostile: 249 KB declaring 16000 × 16000", png(16000, 16000, deflateSync(randomBytes(249_000)))],
-    ["hostile: 65 bytes declaring 2000 × 2000", png(2000, 2000, deflateSync(Buffer.alloc(0)))],
-    ["hostile: 10 × 10 with 64 MB of data (zip bomb)", png(10, 10, deflateSync(Buffer.alloc(64 << 20), { level: 9 }))],
-    ["largest allowed: 2000 × 2000 grey", png(2000, 2000, deflateSync(Buffer.alloc(2001 * 2000)))],
+    ["hostile: 249 KB declaring 16000 × 16000", pngDeclaring(16000, 16000, deflateSync(randomBytes(249_000)))],
+    ["hostile: 65 bytes declaring 2000 × 2000", pngDeclaring(2000, 2000, deflateSync(Buffer.alloc(0)))],
+    [
+      "hostile: 10 × 10 with 64 MB of data (zip bomb)",
+      pngDeclaring(10, 10, deflateSync(Buffer.alloc(64 << 20), { level: 9 })),
+    ],
+    ["largest allowed: 2000 × 2000 grey", pngDeclaring(2000, 2000, deflateSync(Buffer.alloc(2001 * 2000)))],
   ];
   return images.map(([image, bytes]) => {
     const times: number[] = [];

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { crc32, deflateSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { attachMeter } from "@invoicing/core/db/metering";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
-import { makePng } from "../support/images";
+import { makePng, pngDeclaring } from "../support/images";
 
 /**
  * Issue 29, finding 1: `PUT /profile/logo` decompressed whatever size a PNG declared (up to
@@ -25,30 +25,6 @@ beforeAll(async () => {
   env = await createTestEnv();
   alice = await env.user();
 });
-
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])));
-  return Buffer.concat([head, body, crc]);
-}
-
-/** A PNG of a declared size (8-bit grey, not interlaced) whose image data is `idat` as given. */
-function pngDeclaring(width: number, height: number, idat: Buffer): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 0;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", idat),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
 
 /** Grey rows of a `width` × `height` 8-bit image: a filter byte (0) and `width` pixels each. */
 const rows = (width: number, height: number) => Buffer.alloc((width + 1) * height);
