@@ -33,7 +33,7 @@ export async function nextId(db: Db, userId: string, counter: string): Promise<n
  * again (createTakingValues). Compatible with nextId's ADD on the same counter: either way the value
  * only grows, and a value is never given twice.
  */
-interface CounterCtx {
+export interface CounterCtx {
   db: Db;
   userId: string;
 }
@@ -48,30 +48,42 @@ export async function counterValue(ctx: CounterCtx, counter: string): Promise<nu
 
 /**
  * The write that takes value `last + 1`, for the caller's own transaction. `onTaken` is the error
- * when another writer took it first. With `token`, the counter also records who took its value, so
- * a resend of this very transaction that finds its own earlier copy applied (a lost response) is
- * told apart from another writer: it fails with AppliedEarlier instead.
+ * when another writer took it first; it gets the counter as the failed condition found it. With
+ * `token`, the counter also records who took its value, so a resend of this very transaction that
+ * finds its own earlier copy applied (a lost response) is told apart from another writer: it fails
+ * with AppliedEarlier instead. With `turn`, it records the turn this write served (db/turns.ts).
  */
 export function takeCounterWrite(
   ctx: CounterCtx,
   counter: string,
   last: number,
-  onTaken: () => Error,
-  token?: string,
+  onTaken: (seen: Record<string, unknown> | undefined) => Error,
+  marks: { token?: string; turn?: number } = {},
 ): Write {
+  const { token, turn } = marks;
+  const set = ["#value = :next", ...(token ? ["#takenBy = :token"] : []), ...(turn ? ["#served = :turn"] : [])];
   return {
     op: {
       Update: {
         TableName: ctx.db.table,
         Key: counterKey(ctx.userId, counter),
-        UpdateExpression: token ? "SET #value = :next, #takenBy = :token" : "SET #value = :next",
+        UpdateExpression: `SET ${set.join(", ")}`,
         ConditionExpression: last === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
-        ExpressionAttributeNames: { "#value": "value", ...(token ? { "#takenBy": "takenBy" } : {}) },
-        ExpressionAttributeValues: { ":next": last + 1, ":last": last, ...(token ? { ":token": token } : {}) },
+        ExpressionAttributeNames: {
+          "#value": "value",
+          ...(token ? { "#takenBy": "takenBy" } : {}),
+          ...(turn ? { "#served": "served" } : {}),
+        },
+        ExpressionAttributeValues: {
+          ":next": last + 1,
+          ":last": last,
+          ...(token ? { ":token": token } : {}),
+          ...(turn ? { ":turn": turn } : {}),
+        },
       },
     },
     onConditionFailed: (old) =>
-      token && old?.takenBy === token && Number(old.value) === last + 1 ? new AppliedEarlier() : onTaken(),
+      token && old?.takenBy === token && Number(old.value) === last + 1 ? new AppliedEarlier() : onTaken(old),
   };
 }
 
@@ -98,7 +110,7 @@ export async function createTakingValues<T>(
   return optimistic(what, async () => {
     const token = randomUUID();
     const { writes, result } = await build((counter, last) =>
-      takeCounterWrite(ctx, counter, last, () => new Raced(), token),
+      takeCounterWrite(ctx, counter, last, () => new Raced(), { token }),
     );
     try {
       await commit(ctx, writes, result);

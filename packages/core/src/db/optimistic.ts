@@ -30,7 +30,7 @@ export const MAX_ROUNDS = 60;
  * losers of a round would otherwise come back together and collide again; the first waits are a few
  * ms, so a single lost race costs almost nothing, and the cap bounds a request's whole wait.
  */
-const backoff = (round: number): Promise<void> =>
+export const backoff = (round: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** (round - 1))));
 
 export interface OptimisticOptions {
@@ -38,6 +38,11 @@ export interface OptimisticOptions {
   ifMatch?: string;
   /** Other errors that mean a lost race (the email quota changed). A transaction conflict always does. */
   alsoRaced?: (error: unknown) => boolean;
+  /**
+   * Waits after lost round `round` instead of the jittered backoff: a loop that knows more about
+   * the contention it lost to paces itself (db/turns.ts, the writers of one hot counter).
+   */
+  afterLoss?: (round: number, error: unknown) => Promise<void>;
 }
 
 /** Set while a round of the outermost optimistic() runs (see below). */
@@ -86,7 +91,7 @@ export async function optimistic<T>(
         countMetric(METRIC.optimisticLoopExhausted);
         throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
       }
-      await backoff(n);
+      await (options.afterLoss ?? backoff)(n, error);
     }
   }
 }

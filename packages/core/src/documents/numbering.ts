@@ -1,7 +1,5 @@
 import type { Ctx } from "../context";
-import type { Write } from "../db/commit";
-import { counterValue, takeCounterWrite } from "../db/ids";
-import { Raced } from "../db/optimistic";
+import { counterValue } from "../db/ids";
 
 /**
  * Gapless per-user document numbers (INV-000001 at finalize, EST-000001 at creation, CN-000001 at
@@ -20,10 +18,3 @@ export const formatDocumentNumber = (prefix: NumberPrefix, n: number): string =>
 /** The last number a user's sequence gave out (0 before the first). */
 export const lastNumber = (ctx: Pick<Ctx, "db" | "userId">, counter: NumberCounter): Promise<number> =>
   counterValue(ctx, counter);
-
-/**
- * The write that takes number `last + 1`, for the document's own transaction. Another writer took
- * it first: Raced, the optimistic loop's cue to read again.
- */
-export const takeNumberWrite = (ctx: Pick<Ctx, "db" | "userId">, counter: NumberCounter, last: number): Write =>
-  takeCounterWrite(ctx, counter, last, () => new Raced());

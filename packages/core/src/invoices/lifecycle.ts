@@ -7,7 +7,8 @@ import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { counterKey, entityKey } from "../db/keys";
-import { formatDocumentNumber, takeNumberWrite } from "../documents/numbering";
+import { formatDocumentNumber } from "../documents/numbering";
+import { Turns } from "../db/turns";
 import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
@@ -33,16 +34,28 @@ export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("
 /**
  * draft → finalized. The invoice number comes from a per-user counter advanced in the SAME
  * transaction as the status change, conditioned on the value read: numbers are gapless, unique and
- * in finalization order, and a draft deleted before finalizing never consumed one.
+ * in finalization order, and a draft deleted before finalizing never consumed one. Many concurrent
+ * finalizes of one user take turns on that counter (db/turns.ts): a finalize that lost the number
+ * to another keeps what it read, waits for its turn and tries the number the counter will then be at.
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  // A lost race: the number was taken first, the draft was edited meanwhile, or a transaction
-  // conflicted (db/optimistic.ts).
-  return optimistic("invoice", () => finalizeRound(ctx, id));
+  const turns = new Turns(ctx, "invoiceNumber");
+  let read: FinalizeRead | undefined;
+  // A lost race: the number was taken first (a turn: no re-read), the draft was edited meanwhile,
+  // or a transaction conflicted (db/optimistic.ts).
+  return optimistic(
+    "invoice",
+    async () => {
+      const last = turns.last;
+      read = read && last !== undefined ? { ...read, lastNumber: last } : await readForFinalize(ctx, id);
+      return finalizeRound(ctx, id, read, turns);
+    },
+    { afterLoss: turns.afterLoss },
+  );
 }
 
-async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  const { invoice, client, profile, lastNumber } = await readForFinalize(ctx, id);
+async function finalizeRound(ctx: Ctx, id: number, read: FinalizeRead, turns: Turns): Promise<InvoiceItem> {
+  const { invoice, client, profile, lastNumber } = read;
   if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
   if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
   if (centsOf(invoice.total) < 0n)
@@ -66,7 +79,7 @@ async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
     version: invoice.version + 1,
   };
   const writes: Write[] = [
-    takeNumberWrite(ctx, "invoiceNumber", lastNumber), // another finalize took this number first: Raced
+    turns.take(lastNumber), // another finalize took this number first: Raced
     {
       op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
       onConditionFailed: (old) => {
@@ -79,6 +92,8 @@ async function finalizeRound(ctx: Ctx, id: number): Promise<InvoiceItem> {
   await commit(ctx, writes, next);
   return next;
 }
+
+type FinalizeRead = Awaited<ReturnType<typeof readForFinalize>>;
 
 /**
  * Two reads: the invoice with the user's last invoice number and the profile (one batch), then
