@@ -4,7 +4,7 @@ import { createWorld } from "./world";
 /**
  * Many writers on one user: N concurrent finalizes of one user's drafts all take the next number
  * from ONE counter item (gapless numbering), so of each round of racing transactions one wins and
- * the others read again (db/optimistic.ts). Counted: DynamoDB requests per finalize (auth
+ * the others wait their turn (db/turns.ts). Counted: DynamoDB requests per finalize (auth
  * included); timed: wall time per finalize and of the whole burst. Goal (issue 31): requests per
  * finalize at N = 50 at most 2× those at N = 1, and every number gapless.
  */

@@ -13,22 +13,17 @@ import { backoff, Raced } from "./optimistic";
 const MAX_WAIT_MS = 10_000;
 
 /**
- * Taking turns on a hot counter. N concurrent writers of one counter item (a user's gapless invoice
- * numbers) have one winner per round; losers that re-read and retry after a blind backoff collide
- * again, so each paid O(N) rounds (33.6 requests per finalize at N = 50). A loser here:
- *  - needs no re-read: the failed condition hands back the counter as it is (ALL_OLD in the
- *    transaction's CancellationReasons);
- *  - takes a ticket once, an atomic ADD on a separate per-counter item (one UpdateItem, in no
- *    transaction, so it never conflicts);
- *  - reads its place from the counter: each winner's transaction records on the counter the ticket
- *    it served (`served`, no extra request), so ticket − served − 1 losers are ahead of it;
- *  - sleeps that many times the interval between commits it measured, and then takes the value the
- *    counter will hold by then (what it saw + those ahead): usually right, so it usually wins.
+ * Taking turns on a hot counter (docs/reliability.md, "Hot counters"). N concurrent writers of one
+ * counter item (a user's gapless invoice numbers) have one winner per round; losers that re-read
+ * and retry after a blind backoff collide again, O(N) rounds each. A loser here keeps its reads
+ * (the failed condition hands back the counter: ALL_OLD), takes a ticket once (an ADD on a separate
+ * item, in no transaction, so it never conflicts), finds its place from the ticket the counter's
+ * last winner served (`served`, set in the winner's own transaction), sleeps that many measured
+ * intervals between commits, and then takes the value the counter will hold by then.
  * The ticket only schedules: correctness is still the transaction's condition on the counter's
- * value. A wrong guess costs one failed transaction, which hands back the true value; a ticket
- * holder that died or is slow delays the others by one wait at most (a wait in which the counter
- * did not move means nobody ahead is moving: go). Only losers take tickets, so a write that meets
- * no contention costs exactly what it did. docs/reliability.md, "hot counters".
+ * value. A wrong guess costs one failed transaction, which hands back the true value; a counter
+ * that did not move during a wait means nobody ahead is moving (a dead ticket holder): go. Only
+ * losers take tickets, so a write that meets no contention costs exactly what it did.
  */
 export class Turns {
   private ticket: number | undefined;
@@ -100,12 +95,13 @@ export class Turns {
     if (mark && first) this.interval = (now - mark.at) / Math.max(1, progress) / 2;
     else if (mark && progress > 0) this.interval = (this.interval + (now - mark.at) / progress) / 2;
     const target = this.target ?? value;
-    // Its turn; or its number went to another (a newcomer): go now. Or nobody moved while it
-    // waited: whoever is ahead died or stalls, go after a short jitter.
+    // Its turn; or its number went to another (a newcomer, a holder out of order): go now. Or the
+    // counter did not move while it waited: whoever is ahead died or stalls, go after the backoff.
     if (value >= target || (!first && progress <= 0)) {
       this.target = value;
       this.guess = value;
-      if (value < target || !onCounter) await backoff(1); // a conflict: its winner is still writing
+      // Stalled, or a conflict (its winner may still be writing): the loop's own growing backoff.
+      if (value < target || !onCounter) await backoff(round);
       return;
     }
     this.guess = target;
