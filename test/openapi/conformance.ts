@@ -5,7 +5,8 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { deliverQueued, outboxKey } from "@invoicing/core/email/outbox";
 import type { EmailTransport } from "@invoicing/core/email/transport";
 import { allOperations } from "@invoicing/functions/app/route-modules";
-import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import type { FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
@@ -31,8 +32,6 @@ export function throughPrism(): void {
   through = "prism";
 }
 
-const SECRET_KEY = "sk_test_openapi_conformance";
-const WEBHOOK_SECRET = "whsec_test_openapi_conformance";
 const NOW = "2026-11-22T09:30:00.000Z";
 /** Tests that walk every operation make many requests: more time than one request's test. */
 const GROUP_TIMEOUT = 180_000;
@@ -40,6 +39,7 @@ const GROUP_TIMEOUT = 180_000;
 const operations = allOperations();
 const LOGO = makePng(40, 20);
 
+let card: CardPayments<TestEnv>;
 let fake: FakeStripe;
 let env: TestEnv;
 let alice: TestUser;
@@ -53,10 +53,12 @@ let prism: Prism | undefined;
 let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  env = await createTestEnv({ extraDeps: { payments: stripe.payments, cardPayments: true }, now: NOW });
-  fake.now = () => env.clock.now;
+  card = await startCardPayments(
+    "openapi_conformance",
+    (extraDeps) => createTestEnv({ extraDeps, now: NOW }),
+    (world) => world,
+  );
+  ({ fake, world: env } = card);
   alice = await env.user();
   const res = await request(env.app, "GET", "/openapi.json");
   expect(res.status).toBe(200);
@@ -211,7 +213,7 @@ const failedEmail = async (): Promise<string> => {
 
 /** A card processor event as the processor POSTs it, signed with the webhook secret. */
 function signedEvent(type: string, object: object): Call {
-  const { payload, header } = signedStripeEvent(type, object, { secret: WEBHOOK_SECRET, now: env.clock.now });
+  const { payload, header } = card.stripeEvent(type, object);
   return {
     method: "POST",
     path: "/webhooks/card-processor",
