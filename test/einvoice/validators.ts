@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { expect } from "vitest";
 import { IN_CI, skipNotice } from "../support/ci";
 
 /**
@@ -132,3 +133,29 @@ export async function schematron(runs: SchematronRun[]): Promise<FailedAssert[][
 /** How many rules a report shows as having fired: a report with none checked nothing. */
 export const firedRules = (svrlPath: string): number =>
   (readFileSync(svrlPath, "utf8").match(/<svrl:fired-rule\b/g) ?? []).length;
+
+/** Which official stylesheets judge each format: XRechnung is EN 16931 plus its own CIUS rules. */
+const STYLESHEETS = {
+  ubl: [OFFICIAL.enUbl],
+  cii: [OFFICIAL.enCii],
+  xrechnung: [OFFICIAL.enUbl, OFFICIAL.xrechnungUbl],
+  facturx: [OFFICIAL.enCii],
+} as const;
+
+/**
+ * Checks the documents the API served, laid out as `<served>/<format>/*.xml`, with every official
+ * stylesheet of their format in one Java process, and expects no failed assertion.
+ */
+export async function expectServedValid(served: string, formats: (keyof typeof STYLESHEETS)[]): Promise<void> {
+  const runs = formats.flatMap((format) => STYLESHEETS[format].map((xslt) => ({ xslt, format })));
+  const reports = await schematron(
+    runs.map(({ xslt, format }, n) => ({
+      xslt: join(ARTEFACTS!, xslt),
+      inputDir: join(served, format),
+      outputDir: join(served, `svrl-${n}`),
+    })),
+  );
+  for (const [n, { xslt, format }] of runs.entries()) {
+    expect(reports[n], `${format} served by the API, ${xslt}`).toEqual([]);
+  }
+}
