@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "vitest";
 import { IN_CI, skipNotice } from "../support/ci";
+import { findShared } from "../support/shared";
 
 /**
  * The checkers the e-invoice tests run: our own (Java's XML parser, always available because the
@@ -14,23 +15,11 @@ import { IN_CI, skipNotice } from "../support/ci";
 const run = promisify(execFile);
 const CHECKER = join(import.meta.dirname, "XmlCheck.java");
 const SCHEMATRON = join(import.meta.dirname, "Schematron.java");
-const ROOT = resolve(import.meta.dirname, "../..");
 export const SAXON = process.env.SAXON_JAR ?? "/usr/share/java/Saxon-HE.jar";
 
-/**
- * Where the artefacts are, in this order: an explicit EINVOICE_ARTEFACTS (a developer's own copy);
- * else `shared/einvoice-artefacts` beside the repository (a clone at <dir>/<repo> finds
- * <dir>/shared/einvoice-artefacts, wherever CI put it); else the machine's /work/shared copy.
- * Never inside the repository: these files are not ours to ship.
- */
-function findArtefacts(): { dir: string | null; tried: string[] } {
-  const explicit = process.env.EINVOICE_ARTEFACTS;
-  if (explicit) return { dir: resolve(explicit), tried: [explicit] };
-  const tried = [resolve(ROOT, "../shared/einvoice-artefacts"), "/work/shared/einvoice-artefacts"];
-  return { dir: tried.find((d) => existsSync(d)) ?? null, tried };
-}
-const found = findArtefacts();
-export const ARTEFACTS = found.dir;
+/** The official artefacts: EINVOICE_ARTEFACTS, else the shared folder's copy (never in the repository). */
+const found = findShared("einvoice-artefacts", process.env.EINVOICE_ARTEFACTS);
+export const ARTEFACTS = found.path;
 
 export const OFFICIAL = {
   enUbl: "xslt/EN16931-UBL-validation.xslt",
