@@ -27,7 +27,7 @@ import { DomainError } from "../errors";
  * DynamoDB can check by itself: an email counted under it fits exactly as well as when decided from
  * a read. When it does not hold, the failed write returns the item, and the caller decides from it.
  */
-export const DEFAULT_EMAIL_DAILY_QUOTA = 200;
+const DEFAULT_EMAIL_DAILY_QUOTA = 200;
 const HOUR_MS = 3_600_000;
 const WINDOW_MS = 24 * HOUR_MS;
 
@@ -52,7 +52,7 @@ export interface QuotaItem {
   expiresAt: number;
 }
 
-export const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
+const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
 
 /** Refused: the quota is used up. A DomainError, so the HTTP layer answers 429 with Retry-After. */
 export class EmailQuotaExceeded extends DomainError {
