@@ -21,7 +21,7 @@ import { DomainError } from "../errors";
  * it. Retry-After is the time until the oldest bucket whose leaving brings the count under the quota
  * leaves the window: never more than 24 hours.
  */
-export const DEFAULT_EMAIL_DAILY_QUOTA = 200;
+const DEFAULT_EMAIL_DAILY_QUOTA = 200;
 const HOUR_MS = 3_600_000;
 const WINDOW_MS = 24 * HOUR_MS;
 
@@ -41,7 +41,7 @@ export interface QuotaItem {
   expiresAt: number;
 }
 
-export const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
+const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
 
 /** Refused: the quota is used up. A DomainError, so the HTTP layer answers 429 with Retry-After. */
 export class EmailQuotaExceeded extends DomainError {
