@@ -24,7 +24,7 @@ import { createWorld } from "./world";
  * measured rounds (V8's CPU profiler, as `node --cpu-prof`) into <dir>/api.cpuprofile and
  * <dir>/baseline.cpuprofile (open them in Chrome's DevTools).
  */
-export interface ThroughputRound {
+interface ThroughputRound {
   apiRps: number;
   baselineRps: number;
   ratio: number;
@@ -32,7 +32,7 @@ export interface ThroughputRound {
   baselineCpuUs: number;
 }
 
-export interface ThroughputFigure {
+interface ThroughputFigure {
   concurrency: number;
   rounds: ThroughputRound[];
   secondsPerSlice: number;
