@@ -70,8 +70,12 @@ function buildOptions(fn) {
     sourcemap: "linked",
     mainFields: ["module", "main"],
     external: ["sharp", "pg-native", ...installed(nodejs), ...(nodejs.esbuild?.external ?? [])],
+    // SST passes `nodejs.esbuild.define` through (build.go `Define: properties.ESBuild.Define`).
+    ...(nodejs.esbuild?.define ? { define: nodejs.esbuild.define } : {}),
+    splitting: nodejs.splitting === true,
     banner: { js: banner },
     logLevel: "silent",
+    metafile: true,
   };
 }
 
@@ -125,13 +129,21 @@ export async function bundleFunctions(functions, outdir) {
   }
   const built = [];
   for (const { options, entries } of groups.values()) {
-    await build({
-      ...options,
-      entryPoints: entries.map((entry) => ({ in: entry.file, out: entry.out })),
-      outdir,
-      outExtension: { ".js": ".mjs" },
-    });
-    for (const { fn, exportName, out } of entries) {
+    // With code splitting, SST builds the function alone into its own directory (`outdir` = the
+    // bundle's, entry named `bundle`), its chunks beside the bundle; without, several entries share a run.
+    const runs = options.splitting ? entries.map((entry) => [entry]) : [entries];
+    const metafiles = new Map();
+    for (const run of runs) {
+      const result = await build({
+        ...options,
+        entryPoints: run.map((entry) => ({ in: entry.file, out: options.splitting ? "bundle" : entry.out })),
+        outdir: options.splitting ? join(outdir, dirname(run[0].out)) : outdir,
+        outExtension: { ".js": ".mjs" },
+      });
+      for (const entry of run) metafiles.set(entry, result.metafile);
+    }
+    for (const entry of entries) {
+      const { fn, exportName, out } = entry;
       const bundle = join(outdir, `${out}.mjs`);
       const dir = dirname(bundle);
       for (const copy of fn.copyFiles ?? []) {
@@ -143,10 +155,39 @@ export async function bundleFunctions(functions, outdir) {
       installInto(dir, installed(fn.nodejs ?? {}));
       const keepMap = fn.nodejs?.sourcemap === true;
       const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
-      built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size, dir, zip });
+      const code = zip.filter((f) => f.endsWith(".mjs") && !f.startsWith("node_modules/"));
+      built.push({
+        id: fn.id,
+        handler: fn.handler,
+        bundle,
+        exportName,
+        bytes: loadedAtImport(metafiles.get(entry), bundle),
+        codeBytes: code.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0),
+        dir,
+        zip,
+      });
     }
   }
   return built;
+}
+
+/**
+ * The bytes of code a cold import of `bundle` loads: the bundle and, with code splitting, the chunks
+ * it imports statically (transitively); chunks imported dynamically load at their first use.
+ */
+function loadedAtImport(metafile, bundle) {
+  const outputs = new Map(
+    Object.entries(metafile.outputs).map(([path, output]) => [join(process.cwd(), path), output]),
+  );
+  const seen = new Set();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs.get(path)?.imports ?? [])
+      if (imported.kind === "import-statement" && !imported.external) visit(join(process.cwd(), imported.path));
+  };
+  visit(bundle);
+  return [...seen].reduce((sum, path) => sum + statSync(path).size, 0);
 }
 
 /** One function: bundleFunctions([fn], outdir)[0]. */

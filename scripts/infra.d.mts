@@ -48,7 +48,13 @@ export interface InfraFunction {
   timeout?: string;
   memory?: string;
   link: RecordedComponent[];
-  nodejs?: { minify?: boolean; sourcemap?: boolean; install?: string[]; esbuild?: { external?: string[] } };
+  nodejs?: {
+    minify?: boolean;
+    sourcemap?: boolean;
+    install?: string[];
+    splitting?: boolean;
+    esbuild?: { external?: string[]; define?: Record<string, string> };
+  };
   copyFiles?: { from: string; to?: string }[];
   trigger: /** The API routes that invoke it: one for a route's own function, several for a shared one. */
     | { kind: "api"; api: string; routes: string[] }
