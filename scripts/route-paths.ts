@@ -5,4 +5,4 @@
  */
 import { apiRouteTable, functionPaths } from "../packages/functions/src/app/route-paths";
 
-process.stdout.write(JSON.stringify({ ...functionPaths(), api: await apiRouteTable() }));
+process.stdout.write(JSON.stringify({ ...functionPaths(), api: apiRouteTable() }));

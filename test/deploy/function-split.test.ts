@@ -99,7 +99,7 @@ describe("each function's bundle carries only what its routes use", () => {
     expect(holds(api.atInit, HEAVY.ses)).toBe(false);
   });
 
-  it("the API: no route module at init, each is a chunk loaded at its first request (app/lazy-routes.ts)", async () => {
+  it("the API: no route module at init: they are a chunk loaded at the first routed request (app/lazy-routes.ts)", async () => {
     const api = await staticallyLoaded("packages/functions/src/lambda/api.ts");
     const routes = "packages/functions/src/routes/";
     expect(holds(api.all, `${routes}invoices.ts`)).toBe(true);

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/env";
-import { apiRouteLoaders } from "./api-route-loaders";
-import { loadRouteModules, routeTableOf, type RouteEntry } from "./lazy-routes";
+import { apiRouteModules } from "./api-routes";
+import { routeTableOf, type RouteEntry } from "./lazy-routes";
 import { documentRouteModules } from "./documents-routes";
 import { paymentRouteModules } from "./payments-routes";
 
@@ -26,6 +26,6 @@ export const functionPaths = (): { documents: string[]; payments: string[] } => 
 
 /**
  * The API function's route table (app/lazy-routes.ts), from its modules: infra/api.ts builds it into
- * the function, which then loads each module at its first request.
+ * the function, which then loads the modules at the first request that reaches a route.
  */
-export const apiRouteTable = async (): Promise<RouteEntry[]> => routeTableOf(await loadRouteModules(apiRouteLoaders));
+export const apiRouteTable = (): RouteEntry[] => routeTableOf(apiRouteModules);
