@@ -30,17 +30,17 @@ import { createWorld } from "./world";
  *   two cores shared with other work make wall time mostly the wait for a core (measured at 5× the
  *   CPU time under load); wall time is shown beside it.
  */
-export interface LogoRow {
+interface LogoRow {
   image: string;
   bytes: number;
   answer: string;
   medianCpuMs: number;
 }
-export interface PayLinkRow {
+interface PayLinkRow {
   opens: number;
   processorCalls: Record<string, number>;
 }
-export interface FacturXRow {
+interface FacturXRow {
   request: string;
   cpuMs: number;
   wallMs: number;

@@ -9,7 +9,7 @@ import { request } from "../test/support/env";
  * read and one transaction (no client read of their own), a transition 1 + auth, finalize ≤ 3 +
  * auth, a credit note 1 + auth, a cursor page one page at any depth.
  */
-export interface CallFigure {
+interface CallFigure {
   operation: string;
   requests: number;
   roundTrips: number;

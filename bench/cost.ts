@@ -30,7 +30,7 @@ export const ASSUMPTIONS = {
   fullCpuMb: 1769, // Lambda's memory for one full vCPU
 } as const;
 
-export interface CostFigure {
+interface CostFigure {
   scenario: string;
   apiRequests: number;
   roundTrips: number;

@@ -8,7 +8,7 @@ import { createWorld } from "./world";
  * included); timed: wall time per finalize and of the whole burst. Goal (issue 31): requests per
  * finalize at N = 50 at most 2× those at N = 1, and every number gapless.
  */
-export interface FinalizeFigure {
+interface FinalizeFigure {
   n: number;
   requestsPerFinalize: number;
   msPerFinalize: number;

@@ -8,7 +8,7 @@ import { createWorld, type World } from "./world";
  * Job cost against table size: each job runs over a table holding DUE records that are due and
  * NOT_DUE records waiting for it far in the future. Goal: items read ≤ due + a small constant.
  */
-export interface JobFigure {
+interface JobFigure {
   job: JobName;
   due: number;
   notDue: number;

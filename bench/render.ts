@@ -6,7 +6,7 @@ import type { World } from "./world";
  * terms, a full seller profile. Each document is requested through the app (the database read
  * included), median of RUNS. A figure, not an assertion.
  */
-export interface RenderRow {
+interface RenderRow {
   document: string;
   medianMs: number;
   bytes: number;

@@ -20,21 +20,21 @@ import { createWorld, type World } from "./world";
  * - the stream subscriber's extra requests and items written per change, by kind of change:
  *   countChange (reports/stream.ts) run on each change's stream records with a metered client.
  */
-export interface ReportReadFigure {
+interface ReportReadFigure {
   invoices: number;
   report: string;
   requests: number;
   itemsRead: number;
   readUnits: number;
 }
-export interface ChangeFigure {
+interface ChangeFigure {
   change: string;
   records: number;
   requests: number;
   itemsRead: number;
   itemsWritten: number;
 }
-export interface ReportFigures {
+interface ReportFigures {
   reads: ReportReadFigure[];
   readsGoalMet: boolean;
   backfill: { records: number; requests: number; itemsWritten: number; requestsPerRecord: number };

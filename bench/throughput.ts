@@ -18,7 +18,7 @@ import { createWorld } from "./world";
  * a busy moment slows one slice of each rather than one whole measurement.
  * Loops are bounded in time and count, on loopback only.
  */
-export interface ThroughputFigure {
+interface ThroughputFigure {
   concurrency: number;
   seconds: number;
   apiRps: number;

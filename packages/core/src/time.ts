@@ -55,8 +55,6 @@ export function parseTimestamp(input: string): string | null {
   return date.toISOString();
 }
 
-export const iso = (date: Date): string => date.toISOString();
-
 export const addDays = (isoTime: string, days: number): string =>
   new Date(Date.parse(isoTime) + days * DAY_MS).toISOString();
 

@@ -14,7 +14,7 @@ import { tableDefinition } from "@invoicing/core/db/table-definition";
  * into the API's shape (SST does the equivalent when it deploys). Every GSI projects ALL attributes,
  * as sst.aws.Dynamo's indexes do by default.
  */
-export function createTableInput(tableName: string): CreateTableCommandInput {
+function createTableInput(tableName: string): CreateTableCommandInput {
   const d = tableDefinition;
   const keySchema = (hashKey: string, rangeKey?: string) => [
     { AttributeName: hashKey, KeyType: "HASH" as const },

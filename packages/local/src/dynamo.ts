@@ -35,7 +35,7 @@ export class JavaMissingError extends Error {
   }
 }
 
-export function hasJava(): boolean {
+function hasJava(): boolean {
   const probe = spawnSync("java", ["-version"], { stdio: "ignore" });
   return !probe.error && probe.status === 0;
 }
@@ -55,7 +55,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Whether this Java can run a source file (a JDK: the launcher that binds to the loopback needs it). */
-export function canRunJavaSource(): boolean {
+function canRunJavaSource(): boolean {
   const probe = spawnSync("java", ["--list-modules"], { encoding: "utf8" });
   return !probe.error && probe.status === 0 && /^jdk\.compiler@/m.test(probe.stdout);
 }

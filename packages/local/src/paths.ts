@@ -9,7 +9,6 @@ export const endpointFile = (): string => join(dataDir(), "dynamodb-endpoint");
 export const devKeyFile = (): string => join(dataDir(), "dev-api-key");
 /** Written by a running `npm start`: the command lines' email links point at its port too. */
 export const portFile = (): string => join(dataDir(), "server-port");
-export const outboxDir = (): string => join(dataDir(), "outbox");
 
 export function readIfExists(path: string): string | undefined {
   return existsSync(path) ? readFileSync(path, "utf8").trim() || undefined : undefined;

@@ -10,7 +10,7 @@ import { dynamoDir, endpointFile, portFile, readIfExists } from "./paths";
  * The local stack's DynamoDB: DYNAMODB_ENDPOINT when set; else the DynamoDB Local that a running
  * `npm start` with the same DATA_DIR announced; else one started here, persisted under DATA_DIR.
  */
-export interface LocalDatabase {
+interface LocalDatabase {
   endpoint: string;
   /** Stops DynamoDB Local if this process started it. */
   stop(): Promise<void>;
@@ -34,7 +34,7 @@ export async function openLocalDatabase(options: { allowShared: boolean }): Prom
  * `keys`/`jobs` command lines on the local stack are the same service (API.md section 10), so a
  * webhook `npm start` delivered to, the jobs retry. A variable set in the environment wins.
  */
-export const LOCAL_DEFAULTS: Readonly<NodeJS.ProcessEnv> = {
+const LOCAL_DEFAULTS: Readonly<NodeJS.ProcessEnv> = {
   // Webhooks to http://localhost and other private targets: development only (docs/events.md).
   WEBHOOKS_ALLOW_PRIVATE: "1",
 };

@@ -20,7 +20,7 @@ import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoic
  * Positions live in memory: a restart reads the stream from its start (24 hours back), which the
  * handler's idempotence makes harmless (no event twice, no email twice).
  */
-export interface StreamReaderOptions {
+interface StreamReaderOptions {
   endpoint: string;
   region?: string;
   tableName: string;

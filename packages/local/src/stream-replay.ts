@@ -23,14 +23,14 @@ import { toLambdaRecord } from "./stream-reader";
  * the table, but their events, webhooks and emails were not made (docs/operations.md says what to
  * do); one that fails again stays for a later replay.
  */
-export interface FailedBatch {
+interface FailedBatch {
   streamArn: string;
   shardId: string;
   startSequenceNumber: string;
   endSequenceNumber: string;
 }
 
-export type ReplayOutcome =
+type ReplayOutcome =
   | { outcome: "replayed"; records: number }
   | { outcome: "failed"; records: number; failedSequenceNumber: string }
   | { outcome: "expired" };

@@ -23,7 +23,7 @@ export interface ClientItem extends Omit<Client, "address"> {
   refs?: number;
 }
 
-export interface ClientInput {
+interface ClientInput {
   name: string;
   email?: string | null;
   currency?: string;
@@ -32,7 +32,7 @@ export interface ClientInput {
   taxId?: string | null;
 }
 
-export type ClientPatch = Partial<ClientInput>;
+type ClientPatch = Partial<ClientInput>;
 
 export const toClient = (item: ClientItem): Client => ({
   id: item.id,

@@ -45,13 +45,13 @@ import type { CreditNoteLineItem, CreditNoteReason } from "./resource";
  * counter (COUNTER#creditNoteNumber) gives both, taken inside the transaction, so a failed or lost
  * attempt skips no number.
  */
-export const NUMBER_COUNTER = "creditNoteNumber";
+const NUMBER_COUNTER = "creditNoteNumber";
 
 /**
  * A credited line: with `invoiceLineId`, that line of the invoice (and `quantity` at most); without,
  * a free line (`description` and `unitPrice` > 0 required). The route's schema enforces the shapes.
  */
-export interface CreditNoteLineInput {
+interface CreditNoteLineInput {
   invoiceLineId?: number;
   description?: string;
   quantity?: string | number;
@@ -60,7 +60,7 @@ export interface CreditNoteLineInput {
   taxCategory?: TaxCategory;
 }
 
-export interface CreditNoteInput {
+interface CreditNoteInput {
   lineItems?: CreditNoteLineInput[];
   reason?: CreditNoteReason | null;
   memo?: string | null;
@@ -69,7 +69,7 @@ export interface CreditNoteInput {
 /** Invoices a credit note may correct: issued and not void. */
 const CREDITABLE = ["finalized", "sent", "overdue", "paid"];
 
-export const formatCreditNoteNumber = (n: number): string => formatDocumentNumber("CN", n);
+const formatCreditNoteNumber = (n: number): string => formatDocumentNumber("CN", n);
 
 /**
  * POST /invoices/{id}/credit-notes. Checked in API.md's order: an unknown invoice (404), then an

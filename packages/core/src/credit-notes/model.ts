@@ -28,7 +28,7 @@ export interface CreditNoteItem extends CreditNote {
   gsi2sk: string;
 }
 
-export const CREDIT_NOTE_PREFIX = "CREDITNOTE#";
+const CREDIT_NOTE_PREFIX = "CREDITNOTE#";
 export const creditNoteKey = (userId: string, id: number) => ({
   pk: userPk(userId),
   sk: `${CREDIT_NOTE_PREFIX}${pad(id)}`,

@@ -9,8 +9,7 @@ import { currencyOut, emailOut, idOut, moneyOut, nullableText, publicTokenOut, t
  * corrects an issued invoice: it is final once issued (never edited, deleted or voided), numbered
  * CN-000001… in its own gapless series, and its amounts are positive numbers of what is credited.
  */
-export const CREDIT_NOTE_STATUSES = ["issued"] as const;
-export type CreditNoteStatus = (typeof CREDIT_NOTE_STATUSES)[number];
+const CREDIT_NOTE_STATUSES = ["issued"] as const;
 export const CREDIT_NOTE_REASONS = [
   "duplicate",
   "order_change",

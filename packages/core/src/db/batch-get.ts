@@ -13,7 +13,7 @@ const MAX_KEYS = 100;
  * 503 service_unavailable: 8 requests in all for up to 100 keys, each itself retried by the SDK
  * (db/dynamodb.ts), with at most 2.5 s of waiting between them (1.3 s on average; docs/reliability.md).
  */
-export const MAX_BATCH_RETRIES = 7;
+const MAX_BATCH_RETRIES = 7;
 
 /** Before retry `n` (1, 2, …): a random wait up to 10·2^n ms (20, 40, …, 1280), as AWS advises. */
 const backoff = (n: number): Promise<void> =>

@@ -63,7 +63,7 @@ export async function commit(ctx: CommitContext, writes: Write[], result?: unkno
  * A Delete leaves no item to carry a token, so a single Delete is sent as a one-item transaction
  * (deletes are rare; the double cost is accepted there).
  */
-export const WRITE_TOKEN = "writeToken";
+const WRITE_TOKEN = "writeToken";
 const TOKEN_NAME = "#commitWriteToken";
 const TOKEN_VALUE = ":commitWriteToken";
 

@@ -20,7 +20,7 @@ export interface Db {
  * a busy machine (one JVM serving a whole test run) can be slow, and a timeout there buys nothing
  * but retries, so it gets a longer one.
  */
-export interface DbOptions {
+interface DbOptions {
   /** Per attempt, connection to response (ms). Default 3000 on AWS, 10000 with a local endpoint. */
   requestTimeoutMs?: number;
   /** Attempts in all, the first included (default 4). */

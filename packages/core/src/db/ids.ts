@@ -79,7 +79,7 @@ export function takeCounterWrite(
 class AppliedEarlier extends Error {}
 
 /** Takes `counter`'s value after `last` in the transaction being built. */
-export type Take = (counter: string, last: number) => Write;
+type Take = (counter: string, last: number) => Write;
 
 /**
  * A create that takes counter values inside its own transaction: `build` reads what it needs (the

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 
 export type Kind = "CLIENT" | "INVOICE" | "ESTIMATE" | "SCHEDULE" | "CREDITNOTE" | "APIKEY";
 
-export const ID_WIDTH = 10;
+const ID_WIDTH = 10;
 export const pad = (id: number): string => id.toString().padStart(ID_WIDTH, "0");
 
 export const userPk = (userId: string): string => `USER#${userId}`;
@@ -23,7 +23,7 @@ export const statusPartition = (userId: string, kind: Kind, status: string): str
   `${userPk(userId)}#${kind}#STATUS#${status}`;
 
 /** byClient index attributes: a user's records of one kind for one client, by id. */
-export const clientIndexKeys = (userId: string, kind: Kind, clientId: number, id: number) => ({
+const clientIndexKeys = (userId: string, kind: Kind, clientId: number, id: number) => ({
   gsi2pk: clientPartition(userId, kind, clientId),
   gsi2sk: pad(id),
 });
@@ -38,7 +38,7 @@ export const clientPartition = (userId: string, kind: Kind, clientId: number): s
 export type DueJob = "overdue" | "recurring" | "reminders" | "expire-estimates" | "outbox" | "webhooks";
 export const DUE_SHARDS = 4;
 
-export function dueShard(userId: string, sk: string): number {
+function dueShard(userId: string, sk: string): number {
   return createHash("sha1").update(`${userId}#${sk}`).digest()[0]! % DUE_SHARDS;
 }
 
@@ -67,7 +67,7 @@ export interface IndexedItem {
 }
 
 /** The index attributes of a listed record: what withIndexKeys derives. */
-export type IndexAttribute = "gsi1pk" | "gsi1sk" | "gsi2pk" | "gsi2sk" | "duePk" | "dueSk";
+type IndexAttribute = "gsi1pk" | "gsi1sk" | "gsi2pk" | "gsi2sk" | "duePk" | "dueSk";
 
 /**
  * The jobs each listed kind waits for, and when: a record is on a job's due list while it is in one
@@ -81,7 +81,7 @@ interface DueRule {
   statuses: readonly string[];
   at: string;
 }
-export const DUE_LISTS: Record<"INVOICE" | "ESTIMATE" | "SCHEDULE", readonly DueRule[]> = {
+const DUE_LISTS: Record<"INVOICE" | "ESTIMATE" | "SCHEDULE", readonly DueRule[]> = {
   INVOICE: [
     { job: "overdue", statuses: ["sent"], at: "dueDate" },
     { job: "recurring", statuses: ["draft", "finalized"], at: "deliverAt" },
@@ -122,7 +122,7 @@ export function withIndexKeys<T extends object>(item: T): T {
 }
 
 /** The due list a record of `kind` in this state is on, and at what time; undefined for none. */
-export function dueListOf(kind: ListedKind, record: Record<string, unknown>): { job: DueJob; at: string } | undefined {
+function dueListOf(kind: ListedKind, record: Record<string, unknown>): { job: DueJob; at: string } | undefined {
   for (const rule of DUE_LISTS[kind]) {
     const at = record[rule.at];
     if (rule.statuses.includes(record.status as string) && typeof at === "string") return { job: rule.job, at };

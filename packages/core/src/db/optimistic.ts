@@ -33,7 +33,7 @@ export const MAX_ROUNDS = 60;
 const backoff = (round: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** (round - 1))));
 
-export interface OptimisticOptions {
+interface OptimisticOptions {
   /** The caller named the version it saw (If-Match): a change in between is a 412, not a retry. */
   ifMatch?: string;
   /** Other errors that mean a lost race (the email quota changed). A transaction conflict always does. */

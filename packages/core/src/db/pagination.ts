@@ -32,7 +32,7 @@ export function encodeCursor(data: CursorData): string {
   return Buffer.from(JSON.stringify(data)).toString("base64url");
 }
 
-export function decodeCursor(token: string | undefined, offset: number, signature: string): number | undefined {
+function decodeCursor(token: string | undefined, offset: number, signature: string): number | undefined {
   const id = decodePosition(token, offset, signature);
   return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
@@ -49,7 +49,7 @@ function decodePosition(token: string | undefined, offset: number, signature: st
   }
 }
 
-export interface ListQuery<P extends number | string = number> {
+interface ListQuery<P extends number | string = number> {
   /** Undefined for the table itself, else a GSI whose sort key is the padded id. */
   index?: "byStatus" | "byClient";
   partitionName: string;
@@ -141,7 +141,7 @@ export async function listPage<T extends { id: number | string }, P extends numb
   return { items, nextCursor };
 }
 
-export interface EntityFilters {
+interface EntityFilters {
   status?: string;
   clientId?: number;
 }

@@ -32,5 +32,3 @@ export const tableDefinition = {
   // The change stream: events, webhooks and email delivery are derived from it (docs/events.md).
   stream: "new-and-old-images",
 } as const;
-
-export type IndexName = keyof typeof tableDefinition.globalIndexes;

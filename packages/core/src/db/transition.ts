@@ -19,7 +19,7 @@ import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } 
  * With one (an idempotent request) the new record must be known before the write, so it reads,
  * computes the record, and writes it conditioned on the version it read, in the hook's transaction.
  */
-export interface TransitionSpec {
+interface TransitionSpec {
   kind: ListedKind;
   id: number;
   from: readonly string[];

@@ -16,7 +16,7 @@ import { clientCopies, type ClientCopies } from "./parties";
  * statuses, fields and errors; nothing here knows which document it edits.
  */
 /** A credit note is never edited or deleted: it is read (and sent) through here only. */
-export type DocumentKind = "INVOICE" | "ESTIMATE" | "CREDITNOTE";
+type DocumentKind = "INVOICE" | "ESTIMATE" | "CREDITNOTE";
 
 /** What every invoice and estimate item has and editing touches. */
 export interface DocumentItem {

@@ -11,8 +11,8 @@ import { Raced } from "../db/optimistic";
  * that value to the next, conditioned on the value read. Losing a race means read again and retry
  * (the caller's optimistic loop, db/optimistic.ts).
  */
-export type NumberPrefix = "INV" | "EST" | "CN";
-export type NumberCounter = "invoiceNumber" | "estimateNumber" | "creditNoteNumber";
+type NumberPrefix = "INV" | "EST" | "CN";
+type NumberCounter = "invoiceNumber" | "estimateNumber" | "creditNoteNumber";
 
 export const formatDocumentNumber = (prefix: NumberPrefix, n: number): string =>
   `${prefix}-${String(n).padStart(6, "0")}`;

@@ -23,7 +23,7 @@ import type { DeliveryProblem } from "./resource";
  * Writes only set fields, so the same event delivered twice (SNS delivers at least once) changes
  * nothing the second time.
  */
-export const FEEDBACK_TAG = { outbox: "invoicing-outbox", user: "invoicing-user" } as const;
+const FEEDBACK_TAG = { outbox: "invoicing-outbox", user: "invoicing-user" } as const;
 
 /** The SendEmail `EmailTags` that let a bounce find its outbox record. */
 export function feedbackTags(userId: string, outboxId: string): { Name: string; Value: string }[] {
@@ -35,7 +35,7 @@ export function feedbackTags(userId: string, outboxId: string): { Name: string; 
 
 export type { DeliveryProblem };
 
-export interface EmailFeedback {
+interface EmailFeedback {
   problem: DeliveryProblem;
   /** e.g. "Permanent/NoEmail", "Transient/MailboxFull", "abuse", "Bad content". */
   detail: string;
@@ -114,7 +114,7 @@ export const recipientKey = (userId: string, address: string) => ({
   sk: `RECIPIENT#${address.toLowerCase()}`,
 });
 
-export type FeedbackOutcome = "recorded" | "email_gone";
+type FeedbackOutcome = "recorded" | "email_gone";
 
 /**
  * Marks the email and its recipients, in one transaction. An outbox record that no longer exists

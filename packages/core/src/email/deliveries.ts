@@ -13,7 +13,7 @@ import type { DeliveryProblem, EmailDelivery } from "./resource";
  */
 export type { EmailDelivery };
 
-export const MAX_LISTED_DELIVERIES = 100;
+const MAX_LISTED_DELIVERIES = 100;
 
 interface StoredFeedback {
   delivery?: DeliveryProblem;

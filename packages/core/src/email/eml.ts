@@ -86,12 +86,12 @@ const base64Lines = (bytes: Uint8Array): string =>
   ).join(CRLF);
 
 /** `Sun, 22 Nov 2026 09:30:00 +0000`. */
-export function rfc5322Date(iso: string): string {
+function rfc5322Date(iso: string): string {
   return new Date(iso).toUTCString().replace(/GMT$/, "+0000");
 }
 
 /** `<id@domain-of-the-sender>`: globally unique because the id is. */
-export function messageIdHeader(id: string, from: string): string {
+function messageIdHeader(id: string, from: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "invoicing.local";
   return `<${id}@${domain}>`;
 }
@@ -101,13 +101,13 @@ const isPrintableAscii = (text: string): boolean => /^[\x20-\x7e]*$/.test(text);
 const SIMPLE_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
 
 /** The bare address of `Name <addr>` or `addr`. */
-export function addressOf(input: string): string {
+function addressOf(input: string): string {
   const match = /<([^<>]+)>\s*$/.exec(oneLine(input));
   return (match ? match[1]! : input).trim().replace(/[\r\n<>]/g, "");
 }
 
 /** `addr`, or `Display Name <addr>` (a name in quotes when it has specials, encoded when not ASCII). */
-export function formatAddress(input: string): string {
+function formatAddress(input: string): string {
   const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(oneLine(input));
   const address = (match ? match[2]! : input).trim().replace(/[\r\n<>]/g, "");
   const addr = SIMPLE_ADDRESS.test(address) ? address : `<${address}>`;
@@ -130,7 +130,7 @@ export function formatAddress(input: string): string {
 export const formatAddressOneLine = (input: string): string => formatAddress(input).replaceAll(`${CRLF} `, " ");
 
 /** Header text: kept as is when printable ASCII, else RFC 2047 `=?utf-8?B?…?=` words. */
-export function encodeHeaderText(text: string): string {
+function encodeHeaderText(text: string): string {
   const flat = oneLine(text);
   return isPrintableAscii(flat) ? flat : encodedWords(flat);
 }
@@ -172,7 +172,7 @@ function fold(line: string): string {
  * non-ASCII bytes `=XX`, whitespace before a line break is encoded, and lines longer than 76
  * characters get soft breaks (`=` at the end) that never split an `=XX`.
  */
-export function quotedPrintable(text: string): string {
+function quotedPrintable(text: string): string {
   return text.replace(/\r\n?/g, "\n").split("\n").map(encodeQpLine).join(CRLF);
 }
 

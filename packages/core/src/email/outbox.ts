@@ -65,7 +65,7 @@ export type OutgoingEmail = Pick<EmailMessage, "to" | "subject" | "text" | "html
   attachment?: AttachmentSpec;
 };
 
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 /**
  * How long a claim holds: well past anything that still runs — the subscriber's Lambda timeout is
  * 2 minutes, the reminders job's 5 — so a claim that has run out belongs to a deliverer that died.
@@ -75,16 +75,16 @@ const RETRY_BASE_MS = 60_000;
 const KEEP_SENT_SECONDS = 30 * 86_400;
 
 /** `20261122T093000000Z-<16 hex>`: sorts by queue time, unique by its random part. */
-export const newMessageId = (at: string): string => `${at.replace(/[-:.]/g, "")}-${randomBytes(8).toString("hex")}`;
+const newMessageId = (at: string): string => `${at.replace(/[-:.]/g, "")}-${randomBytes(8).toString("hex")}`;
 export const outboxKey = (userId: string, id: string) => ({ pk: userPk(userId), sk: `OUTBOX#${id}` });
 
 /**
  * `no_transport`: nothing here can deliver it (no transport, or an attachment to render and no
  * renderer here — the API function has none): it stays pending for a deliverer that can.
  */
-export type DeliveryOutcome = "delivered" | "failed" | "skipped" | "no_transport";
+type DeliveryOutcome = "delivered" | "failed" | "skipped" | "no_transport";
 
-export interface QueuedEmail {
+interface QueuedEmail {
   item: OutboxItem;
   /** The outbox record's Put, for the transaction of the change that causes the email. */
   write: Write;
@@ -309,7 +309,7 @@ export async function sweepOutbox(
   return counts;
 }
 
-export function toMessage(item: OutboxItem): EmailMessage {
+function toMessage(item: OutboxItem): EmailMessage {
   return {
     id: item.id,
     to: item.to,

@@ -7,9 +7,9 @@ import { timestampOut } from "../resource";
  * (bounces.ts): both lists are written here, where the API shows them, and those modules' types
  * come from them.
  */
-export const OUTBOX_STATUSES = ["pending", "sending", "sent", "failed"] as const;
+const OUTBOX_STATUSES = ["pending", "sending", "sent", "failed"] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
-export const DELIVERY_PROBLEMS = ["bounced", "complained", "rejected"] as const;
+const DELIVERY_PROBLEMS = ["bounced", "complained", "rejected"] as const;
 export type DeliveryProblem = (typeof DELIVERY_PROBLEMS)[number];
 
 export const EmailDelivery = v.strictObject({

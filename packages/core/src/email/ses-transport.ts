@@ -11,7 +11,7 @@ import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from 
  * our message id travels in an `X-Invoicing-Message-Id` header so a delivered email can be traced
  * back to its outbox record.
  */
-export interface SesSettings extends EmailSender {
+interface SesSettings extends EmailSender {
   /** The linked Email's configuration set (bounce and complaint events). */
   configurationSet?: string;
 }

@@ -28,7 +28,7 @@ import {
 
 /** Estimates: create, read, list, edit, delete. Lifecycle transitions live in lifecycle.ts. */
 
-export interface EstimateInput {
+interface EstimateInput {
   clientId: number;
   currency?: string;
   validUntil?: string | null;
@@ -38,7 +38,7 @@ export interface EstimateInput {
   lineItems?: LineItemInput[];
 }
 
-export type EstimatePatch = Partial<EstimateInput> & DocumentPatch;
+type EstimatePatch = Partial<EstimateInput> & DocumentPatch;
 
 const notEditable = (item: { id: number; status: string }) =>
   new DomainError("estimate_not_editable", `estimate ${item.id} is ${item.status}; it cannot be changed or deleted`);

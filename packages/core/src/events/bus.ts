@@ -17,25 +17,25 @@ import type { Event } from "./resource";
  * stream shard behind it for a day. Throttling, internal failures and refused permissions (which a
  * deploy fixes) fail the publish, so the stream record is retried.
  */
-export const BUS_SOURCE = "invoicing";
+const BUS_SOURCE = "invoicing";
 /** EventBridge's limit for an entry and for a whole PutEvents call. */
-export const MAX_ENTRY_BYTES = 256 * 1024;
+const MAX_ENTRY_BYTES = 256 * 1024;
 /** The largest detail sent whole: the rest of the entry (source, type, bus name, time) fits beside it. */
 export const MAX_DETAIL_BYTES = 240 * 1024;
 const INVALID_ENTRY_CODES = new Set(["InvalidArgument", "MalformedDetail"]);
 
-export interface EventBus {
+interface EventBus {
   publish(events: readonly Event[]): Promise<void>;
 }
 
 /** The detail put on the bus: the event, or past MAX_DETAIL_BYTES a reference to it. */
-export function busDetail(event: Event): string {
+function busDetail(event: Event): string {
   const whole = JSON.stringify(event);
   if (Buffer.byteLength(whole) <= MAX_DETAIL_BYTES) return whole;
   return JSON.stringify({ ...event, data: null, dataOmitted: true });
 }
 
-export function putEventsEntries(busName: string, events: readonly Event[]) {
+function putEventsEntries(busName: string, events: readonly Event[]) {
   return events.map((event) => ({
     EventBusName: busName,
     Source: BUS_SOURCE,

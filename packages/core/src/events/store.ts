@@ -31,7 +31,7 @@ export interface EventItem extends Omit<Event, "data"> {
   expiresAt: number;
 }
 
-export interface StreamOrigin {
+interface StreamOrigin {
   /** The stream record's eventID: unique per record, the same when it is delivered again. */
   eventId: string;
   sequenceNumber: string;
@@ -83,7 +83,7 @@ export const toEvent = (item: EventItem): Event => ({
   data: JSON.parse(item.data) as Record<string, unknown>,
 });
 
-export interface EventFilters {
+interface EventFilters {
   type?: EventType;
   resourceType?: ResourceType;
   resourceId?: number;

@@ -18,7 +18,7 @@ import { userPk } from "../db/keys";
 import { DomainError } from "../errors";
 
 /** Keys live 24 hours from their first use (Stripe's window). */
-export const KEY_TTL_SECONDS = 24 * 60 * 60;
+const KEY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * How long a claim is honoured without news from its owner. Longer than the API function's timeout
  * (25 s, infra/api.ts), so a live request never loses its claim; after it, a retry may take over a
@@ -26,7 +26,7 @@ export const KEY_TTL_SECONDS = 24 * 60 * 60;
  */
 export const LEASE_MS = 30_000;
 
-export type KeyState = "in_progress" | "committed" | "completed";
+type KeyState = "in_progress" | "committed" | "completed";
 
 /** The response of the first request, kept for replays: status, body and the headers that matter. */
 export interface StoredResponse {

@@ -17,12 +17,12 @@ import { createInvoiceWrites, newDraftInvoice, type DraftFields, type InvoiceIte
 
 /** Draft invoices: create, read, list, edit, delete. Lifecycle transitions live in lifecycle.ts. */
 
-export interface InvoiceInput extends Omit<DraftFields, "recurringScheduleId" | "estimateId"> {
+interface InvoiceInput extends Omit<DraftFields, "recurringScheduleId" | "estimateId"> {
   clientId: number;
   lineItems?: LineItemInput[];
 }
 
-export type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">> & {
+type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">> & {
   currency?: string;
   lineItems?: LineItemInput[];
 };

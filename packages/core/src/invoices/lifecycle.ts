@@ -28,7 +28,7 @@ import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
 const wrongState = (id: number, action: string) => (current: Record<string, unknown>) =>
   invalidTransition(`invoice ${id}`, String(current.status), action);
 
-export const formatInvoiceNumber = (n: number): string => formatDocumentNumber("INV", n);
+const formatInvoiceNumber = (n: number): string => formatDocumentNumber("INV", n);
 
 /**
  * draft → finalized. The invoice number comes from a per-user counter advanced in the SAME

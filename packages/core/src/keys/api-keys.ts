@@ -24,7 +24,7 @@ import type { ApiKey, CreatedApiKey as CreatedKey, KeyScope } from "./resource";
  * the hash item, the one item every request reads anyway, so checking them costs no extra request
  * (docs/auth.md). Items written before keys had them read as `full` and never expiring.
  */
-export const KEY_PREFIX = "inv_";
+const KEY_PREFIX = "inv_";
 export const USER_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
 /** 32 random bytes, base64url: 43 characters. Fixed length, so a user id may itself contain `_`. */
 const SECRET = "[A-Za-z0-9_-]{43}";
@@ -34,7 +34,7 @@ const NAMED_KEY_SHAPE = new RegExp(`^inv_([A-Za-z0-9_-]{1,64})_${SECRET}$`);
 const LAST_USED_GRANULARITY_MS = 15 * 60_000;
 
 /** The public key and the answer to a create: their shapes are the response schemas (./resource.ts). */
-export type { ApiKey, CreatedKey, KeyScope };
+export type { ApiKey, KeyScope };
 
 interface KeyMetaItem {
   id: number;
@@ -55,7 +55,7 @@ interface KeyHashItem {
 }
 
 /** What a key is made with besides its name. */
-export interface KeyOptions {
+interface KeyOptions {
   scope?: KeyScope;
   /** ISO 8601 UTC; must be later than `now`. */
   expiresAt?: string | null;

@@ -46,7 +46,7 @@ export class KeyRefused extends Error {
 export const insufficientScope = (): DomainError =>
   new DomainError("insufficient_scope", "this API key is read-only: it may only GET (and HEAD)");
 
-export interface AuthorizedDb {
+interface AuthorizedDb {
   /** The request's Db: reads and writes wait for the key check as described above. */
   db: Db;
   /** The check's outcome, making it now if no read has started it. */

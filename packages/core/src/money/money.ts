@@ -1,11 +1,11 @@
 import { divRoundHalfAwayFromZero, formatScaled, parseScaled, type ParseResult } from "./decimal";
 
 /** Money is bigint cents; quantities bigint hundredths; tax rates bigint millionths. */
-export type Cents = bigint;
+type Cents = bigint;
 
-export const MONEY_SCALE = 2;
-export const QUANTITY_SCALE = 2;
-export const TAX_RATE_SCALE = 6;
+const MONEY_SCALE = 2;
+const QUANTITY_SCALE = 2;
+const TAX_RATE_SCALE = 6;
 
 export const MAX_UNIT_PRICE_CENTS = 99_999_999_999n; // 999999999.99
 export const MAX_QUANTITY_HUNDREDTHS = 100_000_000n; // 1000000.00

@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * has the measured cost of Powertools). Fields never carry secrets, addresses or contents: ids,
  * counts and error names.
  */
-export interface LogContext {
+interface LogContext {
   requestId?: string;
   userId?: string;
   /** The Lambda invocation's id, when it differs from the request id (API Gateway's). */
@@ -37,7 +37,7 @@ export function logContext(): LogContext {
   return storage.getStore() ?? {};
 }
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
+type LogLevel = "debug" | "info" | "warn" | "error";
 
 export function log(level: LogLevel, message: string, fields: Record<string, unknown> = {}): void {
   const line = JSON.stringify({

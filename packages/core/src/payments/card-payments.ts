@@ -30,7 +30,7 @@ import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./set
  * (counted in nothing; the reason kept on the item and logged) for the user to refund through
  * POST …/payments/{id}/refund.
  */
-export type CardEventOutcome = "applied" | "duplicate" | "needs_refund" | "ignored";
+type CardEventOutcome = "applied" | "duplicate" | "needs_refund" | "ignored";
 
 class Duplicate extends Error {}
 

@@ -56,7 +56,7 @@ export interface Refund {
   amountCents: bigint | null;
 }
 
-export type CheckoutSessionStatus = "open" | "complete" | "expired";
+type CheckoutSessionStatus = "open" | "complete" | "expired";
 
 export interface CheckoutSession {
   id: string;
@@ -93,7 +93,7 @@ export interface CheckoutPaidEvent {
   invoiceId?: number;
 }
 
-export interface IgnoredEvent {
+interface IgnoredEvent {
   kind: "ignored";
   eventId: string;
   eventType: string;

@@ -19,7 +19,7 @@ import { CardProcessorError, type CheckoutSession } from "./card-processor";
  */
 
 /** The invoice attributes of its current session. Only the id is in the API; the rest is internal. */
-export interface CardSessionFields {
+interface CardSessionFields {
   cardProcessorCheckoutSessionId: string | null;
   /** The session's own URL on the processor (the 303 target). */
   cardProcessorSessionUrl?: string | null;

@@ -14,7 +14,7 @@ import { invoiceWrite, settledInvoice, takePaymentId, untilSettled } from "./set
 
 /** Manual payments: record (POST …/payments, mark-paid), list, read, delete. Card payments: card-payments.ts. */
 
-export interface PaymentInput {
+interface PaymentInput {
   /** Cents, > 0 (the route's schema refuses anything else). */
   amountCents: bigint;
   paymentMethod: PaymentMethod;
@@ -51,7 +51,7 @@ export async function recordPayment(ctx: Ctx, invoiceId: number, input: PaymentI
   return result.payment;
 }
 
-export interface MarkPaidInput {
+interface MarkPaidInput {
   paymentMethod: PaymentMethod;
   paidAt?: string;
   reference?: string | null;

@@ -3,14 +3,14 @@ import { paymentMethodOut } from "../invoices/resource";
 import { idOut, moneyOut, nullableText, timestampOut } from "../resource";
 
 /** The payment resource's response shape (see ../resource.ts); model.ts holds the stored item. */
-export const PAYMENT_SOURCES = ["manual", "card_processor"] as const;
+const PAYMENT_SOURCES = ["manual", "card_processor"] as const;
 export type PaymentSource = (typeof PAYMENT_SOURCES)[number];
 /**
  * `succeeded`: counted in amountPaid (less what was refunded of it). `refunded`: wholly refunded,
  * counts nothing. `needs_refund`: card money that arrived for an invoice that could not take it
  * (void, already paid, more than was due): never counted.
  */
-export const PAYMENT_STATUSES = ["succeeded", "refunded", "needs_refund"] as const;
+const PAYMENT_STATUSES = ["succeeded", "refunded", "needs_refund"] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const Payment = v.strictObject({

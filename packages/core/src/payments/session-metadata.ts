@@ -21,7 +21,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * webhook secret never signs anything else, and rotating it (a new endpoint secret) retires the
  * signatures of sessions made before — which have expired by then (24 hours at most).
  */
-export const METADATA_NAMES = {
+const METADATA_NAMES = {
   userId: "invoicing_user_id",
   invoiceId: "invoicing_invoice_id",
   invoiceNumber: "invoicing_invoice_number",

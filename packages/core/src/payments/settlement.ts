@@ -28,7 +28,7 @@ import { centsOf, formatMoney } from "../money/money";
  * write fail and the use case decides again on the fresh invoice (untilSettled).
  */
 
-export interface Completion {
+interface Completion {
   paidAt: string;
   paymentMethod: PaymentMethod;
   reference: string | null;

@@ -16,7 +16,7 @@ import { fromMinorUnits, toMinorUnits } from "./minor-units";
  * The card processor on Stripe's official SDK: Checkout Sessions in `payment` mode and signed
  * webhooks (checkout.session.completed / async_payment_succeeded).
  */
-export interface StripeSettings {
+interface StripeSettings {
   secretKey: string;
   /**
    * Without it no webhook can be verified, so every one is answered 503 (webhookNotConfigured below):
@@ -48,7 +48,7 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
  */
 export const STRIPE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1, firstBackoffMs: 500, callsPerRequest: 2 } as const;
 /** The subscriber's best-effort expiry after a void or a full payment: shorter still. */
-export const STRIPE_EXPIRE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1 } as const;
+const STRIPE_EXPIRE_CALL = { timeoutMs: 3_000, maxNetworkRetries: 1 } as const;
 
 /** The longest a request's card processor calls can take, by the settings above. */
 export const stripeWorstCaseMs = (call: { timeoutMs: number; maxNetworkRetries: number }, calls = 1): number =>
@@ -274,7 +274,7 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
  * The webhook before its secret is set: 503 (the processor retries for days, so the event is applied
  * once the secret is deployed), with a detail the operator recognises in the processor's dashboard.
  */
-export const webhookNotConfigured = (): DomainError =>
+const webhookNotConfigured = (): DomainError =>
   new DomainError(
     "service_unavailable",
     "card payments are not configured yet: the card processor's webhook secret (StripeWebhookSecret) is not set " +

@@ -23,13 +23,13 @@ export interface Logo {
   height: number;
 }
 
-export interface ImageInfo {
+interface ImageInfo {
   type: ImageType;
   width: number;
   height: number;
 }
 
-export type ImageCheck = { ok: true; image: ImageInfo } | { ok: false; reason: string };
+type ImageCheck = { ok: true; image: ImageInfo } | { ok: false; reason: string };
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

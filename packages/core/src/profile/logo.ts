@@ -13,7 +13,7 @@ import { profileKey } from "./profile";
  * no second store to keep consistent and no extra IAM grant, and the item is read only when a
  * document is drawn (the profile item carries `hasLogo` instead). See docs/documents.md.
  */
-export const MAX_LOGO_PIXELS = 2000;
+const MAX_LOGO_PIXELS = 2000;
 
 export const logoKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE#LOGO" });
 
@@ -43,7 +43,7 @@ export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageTyp
   ]);
 }
 
-export async function findLogo(deps: Pick<Deps, "db">, userId: string): Promise<Logo | undefined> {
+async function findLogo(deps: Pick<Deps, "db">, userId: string): Promise<Logo | undefined> {
   const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: logoKey(userId) }));
   if (!out.Item) return undefined;
   const item = out.Item;

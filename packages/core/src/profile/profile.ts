@@ -25,13 +25,13 @@ export interface ProfileItem extends Profile {
   version: number;
 }
 
-export type ProfilePatch = Partial<Omit<Profile, "hasLogo" | "updatedAt" | "address" | "bankAccount">> & {
+type ProfilePatch = Partial<Omit<Profile, "hasLogo" | "updatedAt" | "address" | "bankAccount">> & {
   address?: AddressInput | null;
   bankAccount?: { accountName?: string | null; iban: string; bic?: string | null } | null;
 };
 
-export const DEFAULT_CURRENCY = "USD";
-export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
+const DEFAULT_CURRENCY = "USD";
+const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
 export const profileKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE" });
 

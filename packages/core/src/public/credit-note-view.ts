@@ -15,7 +15,7 @@ import { creditNoteView, type DocumentAssets } from "./view";
  * snapshot on the credit note, the current logo). The invoice and the logo are read in parallel: one
  * round trip's wait. An issued invoice is never deleted, so a credit note always finds its own.
  */
-export interface CreditNoteDocument {
+interface CreditNoteDocument {
   creditNote: CreditNote;
   invoice: InvoiceItem;
   assets: DocumentAssets;

@@ -12,7 +12,7 @@ import { PUBLIC_TOKEN_SHAPE } from "../tokens";
  * a draft is not public (its token is not yet meant to be shared). Both come back as "not found",
  * exactly like a token that names nothing.
  */
-export type PublicDocument =
+type PublicDocument =
   | { kind: "invoice"; item: InvoiceItem }
   | { kind: "estimate"; item: EstimateRecord }
   | { kind: "credit_note"; item: CreditNoteItem };
@@ -28,7 +28,7 @@ const ESTIMATE_SK = entitySk("ESTIMATE", 1).replace(/\d+$/, "");
  */
 const CREDIT_NOTE_SK = entitySk("CREDITNOTE", 1).replace(/\d+$/, "");
 
-export async function findPublicDocument(deps: Pick<Deps, "db">, token: string): Promise<PublicDocument | undefined> {
+async function findPublicDocument(deps: Pick<Deps, "db">, token: string): Promise<PublicDocument | undefined> {
   if (!PUBLIC_TOKEN_SHAPE.test(token)) return undefined;
   const out = await deps.db.doc.send(
     new QueryCommand({

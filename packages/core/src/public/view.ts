@@ -51,7 +51,7 @@ export interface DocumentAssets {
  * alternative processor's; none once the invoice is paid or void. Only https links: they come
  * from users, and a `javascript:` URL must never become a button.
  */
-export function payLinkOf(
+function payLinkOf(
   invoice: Pick<Invoice, "status" | "publicToken" | "cardProcessorPaymentLink" | "altProcessorPaymentLink">,
   deps: Pick<Deps, "publicBaseUrl">,
 ): string | null {
@@ -79,7 +79,7 @@ export const amountDue = (
  * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on
  * the stored item, credit-notes/model.ts) for the "Credited" row.
  */
-export type InvoiceDocument = Invoice & { creditNoteNumbers?: readonly string[] };
+type InvoiceDocument = Invoice & { creditNoteNumbers?: readonly string[] };
 
 export const invoiceDocument = (item: InvoiceItem): InvoiceDocument => ({
   ...toInvoice(item),
@@ -102,7 +102,7 @@ const STATUS_LABELS: Record<string, string> = {
 const statusLabel = (status: string): string => STATUS_LABELS[status] ?? status;
 
 /** "0.0825" → "8.25 %": the decimal point moved two places, exactly. */
-export function displayTaxRate(rate: string): string {
+function displayTaxRate(rate: string): string {
   const [whole = "0", fraction = ""] = rate.split(".");
   const digits = fraction.padEnd(2, "0");
   const intPart = String(Number(whole) * 100 + Number(digits.slice(0, 2)));
@@ -123,7 +123,7 @@ const TAX_LABELS: Record<TaxCategory, string> = {
   outside_scope: "Outside the scope of VAT",
 };
 
-export function taxRows(breakdown: readonly TaxBreakdownEntry[]): LabelledValue[] {
+function taxRows(breakdown: readonly TaxBreakdownEntry[]): LabelledValue[] {
   return breakdown.map((entry) => ({
     label: `${TAX_LABELS[entry.taxCategory]} ${displayTaxRate(entry.taxRate)} on ${plainAmount(entry.taxableAmount)}`,
     value: plainAmount(entry.taxAmount),
@@ -142,7 +142,7 @@ export const creditNoteReasonLabel = (reason: CreditNoteReason): string => REASO
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
 /** "DE" → "Germany" for people; the code itself when the runtime has no name for it. */
-export const countryName = (code: string): string => {
+const countryName = (code: string): string => {
   try {
     return regionNames.of(code) ?? code;
   } catch {
@@ -316,7 +316,7 @@ export function estimateView(estimate: PublicEstimate, assets: DocumentAssets): 
 }
 
 /** "Credit note for invoice INV-000001 of 2 Nov 2026": the invoice a credit note corrects. */
-export const creditNoteReference = (creditNote: Pick<CreditNote, "invoiceNumber">, invoiceIssueDate: string | null) =>
+const creditNoteReference = (creditNote: Pick<CreditNote, "invoiceNumber">, invoiceIssueDate: string | null) =>
   `Credit note for invoice ${creditNote.invoiceNumber}${invoiceIssueDate ? ` of ${displayDate(invoiceIssueDate)}` : ""}`;
 
 /**

@@ -25,7 +25,7 @@ export interface ReminderItem extends Reminder {
 }
 
 /** Days from dueDate: three days before, on the day, then a week, two weeks and a month after. */
-export const REMINDER_OFFSETS: readonly { days: number; kind: ReminderKind }[] = [
+const REMINDER_OFFSETS: readonly { days: number; kind: ReminderKind }[] = [
   { days: -3, kind: "before_due" },
   { days: 0, kind: "on_due" },
   { days: 7, kind: "after_due" },

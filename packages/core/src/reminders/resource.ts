@@ -4,7 +4,7 @@ import { timestampOut } from "../resource";
 /** The reminder's response shape, GET /invoices/{id}/reminders (see ../resource.ts). */
 export const REMINDER_KINDS = ["before_due", "on_due", "after_due"] as const;
 export type ReminderKind = (typeof REMINDER_KINDS)[number];
-export const REMINDER_STATUSES = ["scheduled", "sent", "cancelled"] as const;
+const REMINDER_STATUSES = ["scheduled", "sent", "cancelled"] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
 
 export const Reminder = v.strictObject({

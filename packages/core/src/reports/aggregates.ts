@@ -35,12 +35,12 @@ import {
  * A removed record (a deleted payment) leaves a tombstone that nothing revives, kept (TTL) well
  * beyond the stream's 24-hour retention, after which no image of it can come again.
  */
-export const AGGREGATE_PREFIX = "REPORT#";
+const AGGREGATE_PREFIX = "REPORT#";
 const LEDGER_PREFIX = "REPORTED#";
 /** Two days: past the stream's 24-hour retention, so no record of the deleted item can still come. */
 const TOMBSTONE_SECONDS = 2 * 86_400;
 
-export const aggregateKey = (userId: string, cell: string) => ({
+const aggregateKey = (userId: string, cell: string) => ({
   pk: userPk(userId),
   sk: `${AGGREGATE_PREFIX}${cell}`,
 });
@@ -56,7 +56,7 @@ interface LedgerItem {
 }
 
 /** A record's state to count: its image (with its `version`), or removed. */
-export type RecordState = { image: Record<string, unknown> } | { removed: true };
+type RecordState = { image: Record<string, unknown> } | { removed: true };
 
 export type Reconciled = "applied" | "unchanged" | "already_counted";
 

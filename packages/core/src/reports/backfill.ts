@@ -19,7 +19,7 @@ import { factsOf } from "./contribution";
  * A record created after the backfill's Query comes through the stream; one deleted after it,
  * too (its tombstone outlives any late image of it).
  */
-export interface BackfillResult {
+interface BackfillResult {
   userId: string;
   /** Records that count (issued invoices, credit notes, payments other than needs_refund). */
   records: number;

@@ -41,7 +41,7 @@ export type Contribution = Map<string, Map<string, bigint>>;
 type Item = Record<string, unknown>;
 
 /** The kinds of record that count, by sort key; every other item (the reports' own included) counts nothing. */
-export type CountedKind = "invoice" | "payment" | "credit_note";
+type CountedKind = "invoice" | "payment" | "credit_note";
 export function countedKind(sk: unknown): CountedKind | undefined {
   if (typeof sk !== "string") return undefined;
   if (/^INVOICE#\d+$/.test(sk)) return "invoice";
@@ -50,10 +50,10 @@ export function countedKind(sk: unknown): CountedKind | undefined {
   return undefined;
 }
 
-export const cellOf = (month: string, currency: string): string => `${month}#${currency}`;
+const cellOf = (month: string, currency: string): string => `${month}#${currency}`;
 
 /** `2026-11` of an ISO time. */
-export function monthOf(isoTime: unknown): string {
+function monthOf(isoTime: unknown): string {
   if (typeof isoTime !== "string" || !/^\d{4}-\d{2}/.test(isoTime)) throw new Error(`not an ISO time: ${isoTime}`);
   return isoTime.slice(0, 7);
 }

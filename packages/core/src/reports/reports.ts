@@ -14,12 +14,12 @@ import type { AgingReport, RevenueRow, TaxRow } from "./resource";
  * records; aging reads the open invoices only, through the byStatus partitions of the statuses that
  * can owe money (finalized, sent, overdue), never paid, void or draft ones.
  */
-export interface MonthQuery {
+interface MonthQuery {
   from?: string;
   to?: string;
 }
 
-export const MAX_MONTHS_APART = 36;
+const MAX_MONTHS_APART = 36;
 
 const monthIndex = (month: string): number => Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1;
 const monthAt = (index: number): string =>
@@ -129,12 +129,12 @@ export async function taxReport(ctx: Ctx, query: MonthQuery): Promise<TaxRow[]> 
 }
 
 /** The statuses in which an invoice can owe money: an open invoice is in one of them with amountDue > 0. */
-export const OPEN_STATUSES: readonly InvoiceStatus[] = ["finalized", "sent", "overdue"];
+const OPEN_STATUSES: readonly InvoiceStatus[] = ["finalized", "sent", "overdue"];
 const DAY_MS = 86_400_000;
 const BUCKETS = ["current", "overdue1to30", "overdue31to60", "overdue61to90", "overdueOver90"] as const;
 
 /** ceil((asOf − dueDate) / 1 day): ≤ 0 current, 1–30, 31–60, 61–90, > 90. */
-export function bucketOf(asOf: Date, dueDate: string | null | undefined): (typeof BUCKETS)[number] {
+function bucketOf(asOf: Date, dueDate: string | null | undefined): (typeof BUCKETS)[number] {
   if (!dueDate) return "current";
   const days = Math.ceil((asOf.getTime() - Date.parse(dueDate)) / DAY_MS);
   if (days <= 0) return "current";

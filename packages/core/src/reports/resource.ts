@@ -3,7 +3,7 @@ import { TAX_CATEGORIES } from "../documents/line-items";
 import { currencyOut, idOut, moneyOut, taxRateOut, text, timestampOut } from "../resource";
 
 /** The reports' response shapes (API.md section 18; docs/reports.md says what each figure counts). */
-export const monthOut = v.pipe(
+const monthOut = v.pipe(
   v.string(),
   v.regex(/^\d{4}-(0[1-9]|1[0-2])$/),
   v.metadata({ description: "A calendar month, UTC", examples: ["2026-11"] }),

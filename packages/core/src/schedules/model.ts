@@ -35,7 +35,7 @@ export const scheduleKey = (userId: string, id: number) => entityKey(userId, "SC
  * whether the schedule is over — maxOccurrences invoices exist, or the next occurrence is after
  * endDate (one exactly at endDate is included) or beyond the calendar.
  */
-export function nextOccurrenceState(
+function nextOccurrenceState(
   s: Pick<ScheduleItem, "startDate" | "frequency" | "endDate" | "maxOccurrences" | "occurrencesGenerated">,
   nextOccurrence: number,
 ): { nextRunAt: string | null; finished: boolean } {

@@ -23,7 +23,7 @@ import { firstOccurrenceAtOrAfter, type Frequency } from "./recurrence";
  * The `recurring` job (recurring-job.ts) generates the later occurrences.
  */
 
-export interface ScheduleInput {
+interface ScheduleInput {
   clientId: number;
   frequency: Frequency;
   startDate?: string;
@@ -40,7 +40,7 @@ export interface ScheduleInput {
   lineItems: LineItemInput[];
 }
 
-export type SchedulePatch = Partial<ScheduleInput>;
+type SchedulePatch = Partial<ScheduleInput>;
 
 /**
  * Input rules that need the clock or two fields at once (the schema checks everything else): a

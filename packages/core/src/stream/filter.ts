@@ -16,7 +16,7 @@
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
  * checks every kind `kindOf` (events/derive.ts) recognises against these patterns.
  */
-export const RESOURCE_KEY_PREFIXES = [
+const RESOURCE_KEY_PREFIXES = [
   "CLIENT#",
   "INVOICE#",
   "PAYMENT#",
@@ -27,11 +27,11 @@ export const RESOURCE_KEY_PREFIXES = [
   "WEBHOOK_ENDPOINT#",
 ];
 
-export const OUTBOX_KEY_PREFIX = "OUTBOX#";
+const OUTBOX_KEY_PREFIX = "OUTBOX#";
 
 /** A filter pattern: nested objects, and per field a list of alternatives. */
-export type Pattern = { [key: string]: Pattern | Leaf[] };
-export type Leaf = string | { prefix: string } | { exists: boolean };
+type Pattern = { [key: string]: Pattern | Leaf[] };
+type Leaf = string | { prefix: string } | { exists: boolean };
 
 export const STREAM_FILTERS: Pattern[] = [
   {

@@ -76,7 +76,7 @@ const EMAIL_CONCURRENCY = 4;
  */
 export const STOP_TAKING_RECORDS_MS = 30_000;
 
-export interface BatchOptions {
+interface BatchOptions {
   /** The Lambda's remaining time (context.getRemainingTimeInMillis); unbounded when absent (locally). */
   remainingMs?: () => number;
 }

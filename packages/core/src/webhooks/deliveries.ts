@@ -35,9 +35,8 @@ import { signatureHeaders } from "./signing";
  * own claim. An attempter that dies after claiming leaves the item due again when the lease ends, and
  * the job repeats the attempt: the receiver may then get the event twice and dedupes by webhook-id.
  */
-export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000];
-export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000];
+const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take, so a live attempter always records before anyone re-claims. */
 const CLAIM_LEASE_MS = 2 * 60_000;
 /**
@@ -45,10 +44,10 @@ const CLAIM_LEASE_MS = 2 * 60_000;
  * of the run) is disabled, with a `webhook_endpoint.disabled` event: Svix's five days; Stripe also
  * disables an endpoint that has failed for several days. Its owner enables it again with PATCH.
  */
-export const DISABLE_AFTER_MS = 5 * 86_400_000;
+const DISABLE_AFTER_MS = 5 * 86_400_000;
 const SK_PREFIX = "WEBHOOK_ATTEMPT#";
 
-export type AttemptStatus = "pending" | "sending" | "succeeded" | "failed";
+type AttemptStatus = "pending" | "sending" | "succeeded" | "failed";
 
 export interface AttemptItem {
   pk: string;
@@ -91,7 +90,7 @@ export const toDelivery = (item: AttemptItem): Delivery => ({
 const attemptsPrefix = (endpointId: number) => `${SK_PREFIX}${pad(endpointId)}#`;
 
 /** A pending attempt of `event` to `endpointId`, due at `dueAt`. */
-export function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
+function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
   const userId = event.pk.slice("USER#".length);
   const sk = `${attemptsPrefix(endpointId)}${dueAt}#${event.id}#${String(attempt).padStart(2, "0")}`;
   return {
@@ -322,7 +321,7 @@ const MAX_DUE_PER_USER = 100;
 /** Due items looked at per shard, taken or not: what a run's read costs at most (about 10 pages). */
 const MAX_SCANNED_PER_SHARD = 20_000;
 /** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
-export const LOCAL_RUN_BUDGET_MS = 50_000;
+const LOCAL_RUN_BUDGET_MS = 50_000;
 /** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
 const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 

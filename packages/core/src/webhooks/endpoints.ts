@@ -27,8 +27,8 @@ import { checkWebhookUrl } from "./url-guard";
  * (a client retrying without an Idempotency-Key) keeps every replaced secret for its own 24 hours,
  * so the secret the receiver still holds is never cut off early.
  */
-export const MAX_ENDPOINTS = 10;
-export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+const MAX_ENDPOINTS = 10;
+const SECRET_OVERLAP_MS = 24 * 3_600_000;
 /** Replaced secrets kept signing at once: bounds the signature header when rotations are repeated. */
 const MAX_PREVIOUS_SECRETS = 4;
 const SK_PREFIX = "WEBHOOK_ENDPOINT#";
@@ -72,13 +72,13 @@ export const signingSecrets = (endpoint: Pick<WebhookEndpointItem, "secret" | "p
 export const subscribes = (endpoint: Pick<WebhookEndpoint, "events" | "enabled">, type: string): boolean =>
   endpoint.enabled && (endpoint.events.includes("*") || endpoint.events.includes(type));
 
-export interface EndpointInput {
+interface EndpointInput {
   url: string;
   events: string[];
   description?: string | null;
 }
 
-export interface EndpointPatch {
+interface EndpointPatch {
   url?: string;
   events?: string[];
   description?: string | null;

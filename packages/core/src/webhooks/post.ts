@@ -10,7 +10,7 @@ import { checkWebhookUrl, type UrlPolicy } from "./url-guard";
  * attempt, and the slots the attempts share, longer than a receiver that never answers. The
  * answer's body is read and dropped (at most 64 KiB).
  */
-export interface PostOutcome {
+interface PostOutcome {
   ok: boolean;
   responseStatus: number | null;
   /** Why it failed, in words safe to show the endpoint's owner (no secret, no body). */

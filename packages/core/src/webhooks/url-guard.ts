@@ -89,7 +89,7 @@ function ipv6Groups(address: string): number[] | undefined {
 
 const ipv4Of = (high: number, low: number): string => [high >> 8, high & 255, low >> 8, low & 255].join(".");
 
-export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
 
 export interface UrlPolicy {
   allowPrivate: boolean;
@@ -102,7 +102,7 @@ const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: t
 const notAllowed = (why: string) => new DomainError("webhook_url_not_allowed", why);
 
 /** Checks the URL's form (https unless private targets are allowed; no credentials in it). */
-export function checkUrlForm(raw: string, policy: UrlPolicy): URL {
+function checkUrlForm(raw: string, policy: UrlPolicy): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -122,7 +122,7 @@ export function checkUrlForm(raw: string, policy: UrlPolicy): URL {
 }
 
 /** Resolves the host and returns the addresses to connect to, or throws webhook_url_not_allowed. */
-export async function resolveAllowed(url: URL, policy: UrlPolicy): Promise<{ address: string; family: number }[]> {
+async function resolveAllowed(url: URL, policy: UrlPolicy): Promise<{ address: string; family: number }[]> {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: { address: string; family: number }[];
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];

@@ -14,10 +14,10 @@ import { xmlSafe } from "./xml";
  * the pages draw in (srgb-profile.ts), and a file identifier in the trailer. docs/e-invoices.md
  * says how far this is checked.
  */
-export const FACTURX_FILE_NAME = "factur-x.xml";
+const FACTURX_FILE_NAME = "factur-x.xml";
 const FX_NS = "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#";
 
-export interface FacturXOptions {
+interface FacturXOptions {
   title: string;
   now: Date;
 }

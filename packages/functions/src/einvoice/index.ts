@@ -11,19 +11,17 @@ import { writeUbl } from "./ubl";
  * The e-invoice of an invoice in one of four formats (docs/e-invoices.md). Only the documents
  * function imports this module: the API function's bundle never carries it.
  */
-export type { EInvoiceFormat, EInvoiceSource } from "./source";
-export { E_INVOICE_FORMATS } from "./source";
 export { missingForEInvoice } from "./requirements";
 export { creditNoteSourceOf } from "./credit-note";
 
-export const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
+const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
   ubl: { contentType: "application/xml", extension: "xml" },
   cii: { contentType: "application/xml", extension: "xml" },
   xrechnung: { contentType: "application/xml", extension: "xml" },
   facturx: { contentType: "application/pdf", extension: "pdf" },
 };
 
-export type EInvoiceOutcome =
+type EInvoiceOutcome =
   | { ok: true; body: string | Uint8Array; contentType: string; extension: string }
   | { ok: false; errors: FieldError[] };
 

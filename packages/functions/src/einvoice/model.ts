@@ -5,7 +5,7 @@ import type { Address, EInvoiceFormat, EInvoiceSource, TaxCategory } from "./sou
  * invoice resource; the UBL and CII writers only spell it in their syntax. The mapping table is in
  * docs/e-invoices.md.
  */
-export const CATEGORY_CODE: Record<TaxCategory, string> = {
+const CATEGORY_CODE: Record<TaxCategory, string> = {
   standard: "S",
   zero_rated: "Z",
   exempt: "E",
@@ -16,7 +16,7 @@ export const CATEGORY_CODE: Record<TaxCategory, string> = {
 };
 
 /** Categories whose breakdown carries the exemption reason (BT-120); never zero-rated (BR-Z-10). */
-export const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
+const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
   "exempt",
   "reverse_charge",
   "intra_community",
@@ -24,12 +24,12 @@ export const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
   "outside_scope",
 ];
 
-export const EN16931 = "urn:cen.eu:en16931:2017";
-export const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
-export const PEPPOL_BILLING = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+const EN16931 = "urn:cen.eu:en16931:2017";
+const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
+const PEPPOL_BILLING = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
 
 /** An address an e-invoice can place: EN 16931 needs each party's country (BR-9, BR-11). */
-export type PlacedAddress = Address & { country: string };
+type PlacedAddress = Address & { country: string };
 export const isPlaced = (address: Address | null): address is PlacedAddress => !!address?.country;
 
 export interface Party {
@@ -48,7 +48,7 @@ export interface Party {
   contact: { name: string | null; phone: string | null; email: string | null } | null;
 }
 
-export interface ModelLine {
+interface ModelLine {
   id: string;
   name: string;
   /** Signed: a discount line has a negative quantity and a positive price (BR-27). */
@@ -60,7 +60,7 @@ export interface ModelLine {
   percent: string | null;
 }
 
-export interface ModelTax {
+interface ModelTax {
   category: string;
   percent: string;
   taxable: string;
@@ -68,7 +68,7 @@ export interface ModelTax {
   exemptionReason: string | null;
 }
 
-export interface PaymentMeans {
+interface PaymentMeans {
   /** UNTDID 4461: 58 SEPA credit transfer, 68 online payment service. */
   code: "58" | "68";
   text: string | null;
@@ -129,7 +129,7 @@ export function percentOf(taxRate: string): string {
 }
 
 /** The calendar date (YYYY-MM-DD) of a timestamp or date. */
-export const dateOf = (value: string): string => value.slice(0, 10);
+const dateOf = (value: string): string => value.slice(0, 10);
 
 export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInvoiceModel {
   const seller = source.seller!;

@@ -14,7 +14,7 @@ export interface XmlElement {
 }
 
 /** Anything that may stand in a child list: absent values and nested lists are allowed. */
-export type XmlChild = XmlElement | null | undefined | false | "" | readonly XmlChild[];
+type XmlChild = XmlElement | null | undefined | false | "" | readonly XmlChild[];
 
 type Attrs = Record<string, string | null | undefined>;
 

@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
-export const MAX_BODY_BYTES = 256 * 1024;
+const MAX_BODY_BYTES = 256 * 1024;
 
 /**
  * Reads the request body once, in the API's order: 413 (too large) → 415 (not JSON) → 400
@@ -52,7 +52,7 @@ const tooLarge = () =>
   });
 
 /** True for application/json and any +json type, with or without parameters. */
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
   const type = value.split(";")[0]!.trim().toLowerCase();
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));

@@ -42,7 +42,7 @@ export const NOT_KEPT = new Set(["/api-keys"]);
  * set to null, so the secret lives only where it is used (the endpoint item) — a replay still never
  * repeats the change (no second endpoint, no second rotation), and says that the secret is not shown.
  */
-export const SECRET_NOT_KEPT = new Set(["/webhook-endpoints", "/webhook-endpoints/:id/rotate-secret"]);
+const SECRET_NOT_KEPT = new Set(["/webhook-endpoints", "/webhook-endpoints/:id/rotate-secret"]);
 
 /** What a replay gives back besides status and body (API.md: Location, ETag; and the body's type). */
 const KEPT_HEADERS = ["content-type", "location", "etag"];

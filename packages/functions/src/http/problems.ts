@@ -76,7 +76,7 @@ export class HttpProblem extends Error {
  * message may quote the value it refuses): the answer to a bad request stays small whatever the
  * request held — 85,000 bad line items once made a 10 MB problem document, over Lambda's 6 MB.
  */
-export const MAX_FIELD_ERRORS = 50;
+const MAX_FIELD_ERRORS = 50;
 const MAX_MESSAGE_CHARS = 200;
 const MAX_DETAIL_CHARS = 1000;
 
@@ -165,4 +165,4 @@ export function log(c: Context, level: "warn" | "error", message: string, error:
  * The path as logged. A public page's token is a credential (whoever has it sees the invoice), so
  * it is cut out: /public/invoices/{token}/pdf (found by test/reliability/security.test.ts).
  */
-export const loggedPath = (path: string): string => path.replace(/^\/public\/([^/]+)\/[^/]+/, "/public/$1/{token}");
+const loggedPath = (path: string): string => path.replace(/^\/public\/([^/]+)\/[^/]+/, "/public/$1/{token}");

@@ -153,7 +153,7 @@ export const ifMatch: MiddlewareHandler<
 const OBJECT_TYPES = new Set(["object", "strict_object", "loose_object", "object_with_rest"]);
 
 /** Validates with a valibot schema; every issue becomes an `errors[]` entry with its dot path. */
-export function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   // valibot's object schemas take an array for an object (typeof [] is "object"): `[]` would pass as `{}`.
   if (Array.isArray(input) && OBJECT_TYPES.has(schema.type)) {
     throw validationProblem([{ path: "", message: "must be a JSON object" }]);
@@ -163,7 +163,7 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown): 
   throw validationProblem(toFieldErrors(result.issues));
 }
 
-export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
+function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
   const errors: FieldError[] = [];
   const arraysAt = new Set<string>();
   for (const issue of issues) {

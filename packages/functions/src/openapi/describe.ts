@@ -51,7 +51,7 @@ export interface Description {
 }
 
 /** What one handler of a route's chain tells the document. */
-export type RoutePart =
+type RoutePart =
   | { kind: "description"; description: Description }
   | {
       kind: "body";

@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** The problems an operation can answer, in the API's precedence order (401 → … → 503, 500). */
-export function problemsOf(op: Operation): ProblemCode[] {
+function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
   if (!op.public && op.method !== "get") codes.add("insufficient_scope");

@@ -15,7 +15,7 @@ import type { Tag } from "./tags";
  * answer every entry. A route without `describe()` is an error here, so it cannot go undocumented.
  */
 
-export type Method = "get" | "post" | "put" | "patch" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 
 export interface Operation {
   operationId: string;
@@ -52,7 +52,7 @@ export interface Operation {
 }
 
 /** Hono's `:name` path parameters as OpenAPI's `{name}`; `:token` is the document's `{publicToken}`. */
-export const templateOf = (path: string): string =>
+const templateOf = (path: string): string =>
   path.replace(/:([A-Za-z_]\w*)/g, (_, name: string) => `{${name === "token" ? "publicToken" : name}}`);
 
 /** The path parameters of an OpenAPI path template. */

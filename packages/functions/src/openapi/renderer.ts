@@ -10,7 +10,7 @@ import { packageFile } from "../app/package-files";
  * link to /openapi.json, and says the renderer is missing.
  */
 
-export interface RendererAssets {
+interface RendererAssets {
   script: string;
   style: string;
 }

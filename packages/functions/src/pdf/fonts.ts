@@ -7,7 +7,7 @@ import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 /** fontkit's type as pdf-lib takes it (pdf-lib does not export the name). */
 export type Fontkit = Parameters<PDFDocument["registerFontkit"]>[0];
 
-export interface DocumentFonts {
+interface DocumentFonts {
   regular: PDFFont;
   bold: PDFFont;
   italic: PDFFont;

@@ -3,7 +3,7 @@ import type { PdfOptions } from "./document-pdf";
 
 /** Draws a document view as PDF bytes. */
 export type RenderPdf = (view: DocumentView, options: RenderOptions) => Promise<Uint8Array>;
-export interface RenderOptions extends Omit<PdfOptions, "fontkit"> {
+interface RenderOptions extends Omit<PdfOptions, "fontkit"> {
   /** Fonts embedded, as PDF/A requires (the Factur-X e-invoice). */
   archival?: boolean;
 }

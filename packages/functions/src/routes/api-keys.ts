@@ -9,7 +9,7 @@ import { timestamp } from "../schemas/common";
 import { ApiKey, CreatedApiKey } from "../schemas/resources";
 import { jsonBody } from "../http/validators";
 
-export const createApiKeyBody = v.strictObject({
+const createApiKeyBody = v.strictObject({
   name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
   scope: v.optional(v.picklist(KEY_SCOPES)),
   expiresAt: v.optional(v.nullable(timestamp)),

@@ -36,7 +36,7 @@ const bic = v.pipe(
   v.check(isBic, "must be a BIC of 8 or 11 characters (ISO 9362)"),
 );
 
-export const bankAccount = v.strictObject({
+const bankAccount = v.strictObject({
   accountName: text(200),
   iban,
   bic: v.optional(v.nullable(bic)),

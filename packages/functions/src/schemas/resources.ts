@@ -57,7 +57,7 @@ export const WebhookReceipt = v.strictObject({
   outcome: v.picklist(["applied", "duplicate", "needs_refund", "ignored"]),
 });
 
-export const FieldError = v.strictObject({
+const FieldError = v.strictObject({
   path: v.pipe(
     v.string(),
     v.description('Dot-separated path of the offending field ("lineItems.0.quantity"), "" for the body as a whole'),
