@@ -8,6 +8,8 @@
  * minifies only when `nodejs.minify` is true (SST's documented default is true, its code's is false;
  * infra/runtime.ts sets it). The zip holds the bundle, the `copyFiles`, and the source map only when
  * `nodejs.sourcemap` is true (otherwise SST uploads the map to its bootstrap bucket instead).
+ * `nodejs.esbuild.define` is passed to esbuild; with `nodejs.splitting` the function is built alone
+ * into its directory, its entry named `bundle`, its chunks beside it (the API function, infra/api.ts).
  * `npm run build` and the bundle test (test/deploy/bundles.test.ts) both call this, on the handlers
  * infra names (scripts/infra.mjs).
  */
