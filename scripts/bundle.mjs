@@ -86,10 +86,17 @@ const installed = (nodejs) => (Array.isArray(nodejs.install) ? nodejs.install : 
 
 /**
  * `nodejs.install`: left out of the bundle, and put in the zip's node_modules/ with what they depend
- * on. SST npm-installs them there; here they are copied from the project's node_modules, which
- * package-lock.json pins to the same versions.
+ * on. SST npm-installs them there, at the version `install` names ("*", the latest, for a bare
+ * name); here they are copied from the project's node_modules, so a version that is not the one
+ * installed there (the lock file's) is refused: the zip would not hold what the tests ran.
  */
-function installInto(dir, names) {
+function installInto(dir, install = {}) {
+  for (const [name, version] of Object.entries(Array.isArray(install) ? {} : install)) {
+    const manifest = join(root, "node_modules", name, "package.json");
+    const locked = existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).version;
+    if (locked && version !== "*" && version !== locked)
+      throw new Error(`nodejs.install: ${name}@${version} is declared, but node_modules holds ${locked}`);
+  }
   const copied = new Set();
   const copy = (name, from) => {
     if (copied.has(name)) return;
@@ -101,7 +108,7 @@ function installInto(dir, names) {
     for (const dep of Object.keys(dependencies))
       if (!existsSync(join(from, "node_modules", dep))) copy(dep, join(root, "node_modules", dep));
   };
-  for (const name of names) copy(name, join(root, "node_modules", name));
+  for (const name of installed({ install })) copy(name, join(root, "node_modules", name));
 }
 
 /** Every file under `dir`, relative to it. */
@@ -154,7 +161,7 @@ export async function bundleFunctions(functions, outdir) {
         if (to.startsWith("/")) throw new Error(`${fn.id}: copyFiles destination "${to}" must be relative`);
         cpSync(join(root, copy.from), join(dir, to), { recursive: true });
       }
-      installInto(dir, installed(fn.nodejs ?? {}));
+      installInto(dir, fn.nodejs?.install);
       const keepMap = fn.nodejs?.sourcemap === true;
       const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
       const code = zip.filter((f) => f.endsWith(".mjs") && !f.startsWith("node_modules/"));

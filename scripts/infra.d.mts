@@ -51,7 +51,8 @@ export interface InfraFunction {
   nodejs?: {
     minify?: boolean;
     sourcemap?: boolean;
-    install?: string[];
+    /** SST's list of names (each "*"), or name → version. */
+    install?: string[] | Record<string, string>;
     splitting?: boolean;
     esbuild?: { external?: string[]; define?: Record<string, string> };
   };
