@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
-import { createTestEnv, request, type TestEnv, type TestUser } from "../support/env";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
+import type { FakeStripe } from "../support/fake-stripe";
 import { WIDGET as line } from "../support/line-items";
 
 /**
@@ -8,19 +9,19 @@ import { WIDGET as line } from "../support/line-items";
  * amountDue, and card money for more than it (a session made before the credit) is recorded as
  * needs_refund, never counted. The real `stripe` SDK against the local Stripe stand-in.
  */
-const SECRET_KEY = "sk_test_4eC39HqLyjWDarjtT1zdp7dc";
-const WEBHOOK_SECRET = "whsec_test_card_processor";
-
+let card: CardPayments<TestEnv>;
 let fake: FakeStripe;
 let env: TestEnv;
 let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  env = await createTestEnv({ extraDeps: { payments: stripe.payments, cardPayments: true } });
-  fake.now = () => env.clock.now;
+  card = await startCardPayments(
+    "credit_notes",
+    (extraDeps) => createTestEnv({ extraDeps }),
+    (world) => world,
+  );
+  ({ fake, world: env } = card);
   alice = await env.user();
   clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;
 });
@@ -29,21 +30,10 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const openPayLink = (invoice: { publicToken: string }) =>
-  request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+const openPayLink = (invoice: { publicToken: string }) => card.openPayLink(invoice);
 const sessionsMade = () => fake.requests.filter((r) => r.method === "POST" && r.path === "/v1/checkout/sessions");
 const get = async (id: number) => (await alice.call("GET", `/invoices/${id}`)).body;
-
-function deliver(session: object) {
-  const { payload, header } = signedStripeEvent("checkout.session.completed", session, {
-    secret: WEBHOOK_SECRET,
-    now: env.clock.now,
-  });
-  return request(env.app, "POST", "/webhooks/card-processor", payload, {
-    "Content-Type": "application/json",
-    "Stripe-Signature": header,
-  });
-}
+const deliver = (session: object) => card.stripeEvent("checkout.session.completed", session).send();
 
 describe("card payments limited by the credited amountDue", () => {
   it("the pay link charges what is due after the credit note; the earlier session's payment is needs_refund", async () => {

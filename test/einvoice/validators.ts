@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
+import { expect } from "vitest";
 import { IN_CI, skipNotice } from "../support/ci";
+import { findShared } from "../support/shared";
 
 /**
  * The checkers the e-invoice tests run: our own (Java's XML parser, always available because the
@@ -13,23 +15,11 @@ import { IN_CI, skipNotice } from "../support/ci";
 const run = promisify(execFile);
 const CHECKER = join(import.meta.dirname, "XmlCheck.java");
 const SCHEMATRON = join(import.meta.dirname, "Schematron.java");
-const ROOT = resolve(import.meta.dirname, "../..");
 export const SAXON = process.env.SAXON_JAR ?? "/usr/share/java/Saxon-HE.jar";
 
-/**
- * Where the artefacts are, in this order: an explicit EINVOICE_ARTEFACTS (a developer's own copy);
- * else `shared/einvoice-artefacts` beside the repository (a clone at <dir>/<repo> finds
- * <dir>/shared/einvoice-artefacts, wherever CI put it); else the machine's /work/shared copy.
- * Never inside the repository: these files are not ours to ship.
- */
-function findArtefacts(): { dir: string | null; tried: string[] } {
-  const explicit = process.env.EINVOICE_ARTEFACTS;
-  if (explicit) return { dir: resolve(explicit), tried: [explicit] };
-  const tried = [resolve(ROOT, "../shared/einvoice-artefacts"), "/work/shared/einvoice-artefacts"];
-  return { dir: tried.find((d) => existsSync(d)) ?? null, tried };
-}
-const found = findArtefacts();
-export const ARTEFACTS = found.dir;
+/** The official artefacts: EINVOICE_ARTEFACTS, else the shared folder's copy (never in the repository). */
+const found = findShared("einvoice-artefacts", process.env.EINVOICE_ARTEFACTS);
+export const ARTEFACTS = found.path;
 
 export const OFFICIAL = {
   enUbl: "xslt/EN16931-UBL-validation.xslt",
@@ -132,3 +122,29 @@ export async function schematron(runs: SchematronRun[]): Promise<FailedAssert[][
 /** How many rules a report shows as having fired: a report with none checked nothing. */
 export const firedRules = (svrlPath: string): number =>
   (readFileSync(svrlPath, "utf8").match(/<svrl:fired-rule\b/g) ?? []).length;
+
+/** Which official stylesheets judge each format: XRechnung is EN 16931 plus its own CIUS rules. */
+const STYLESHEETS = {
+  ubl: [OFFICIAL.enUbl],
+  cii: [OFFICIAL.enCii],
+  xrechnung: [OFFICIAL.enUbl, OFFICIAL.xrechnungUbl],
+  facturx: [OFFICIAL.enCii],
+} as const;
+
+/**
+ * Checks the documents the API served, laid out as `<served>/<format>/*.xml`, with every official
+ * stylesheet of their format in one Java process, and expects no failed assertion.
+ */
+export async function expectServedValid(served: string, formats: (keyof typeof STYLESHEETS)[]): Promise<void> {
+  const runs = formats.flatMap((format) => STYLESHEETS[format].map((xslt) => ({ xslt, format })));
+  const reports = await schematron(
+    runs.map(({ xslt, format }, n) => ({
+      xslt: join(ARTEFACTS!, xslt),
+      inputDir: join(served, format),
+      outputDir: join(served, `svrl-${n}`),
+    })),
+  );
+  for (const [n, { xslt, format }] of runs.entries()) {
+    expect(reports[n], `${format} served by the API, ${xslt}`).toEqual([]);
+  }
+}

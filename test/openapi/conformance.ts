@@ -5,7 +5,8 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { deliverQueued, outboxKey } from "@invoicing/core/email/outbox";
 import type { EmailTransport } from "@invoicing/core/email/transport";
 import { allOperations } from "@invoicing/functions/app/route-modules";
-import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import type { FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
@@ -31,8 +32,6 @@ export function throughPrism(): void {
   through = "prism";
 }
 
-const SECRET_KEY = "sk_test_openapi_conformance";
-const WEBHOOK_SECRET = "whsec_test_openapi_conformance";
 const NOW = "2026-11-22T09:30:00.000Z";
 /** Tests that walk every operation make many requests: more time than one request's test. */
 const GROUP_TIMEOUT = 180_000;
@@ -40,6 +39,7 @@ const GROUP_TIMEOUT = 180_000;
 const operations = allOperations();
 const LOGO = makePng(40, 20);
 
+let card: CardPayments<TestEnv>;
 let fake: FakeStripe;
 let env: TestEnv;
 let alice: TestUser;
@@ -53,10 +53,12 @@ let prism: Prism | undefined;
 let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  env = await createTestEnv({ extraDeps: { payments: stripe.payments, cardPayments: true }, now: NOW });
-  fake.now = () => env.clock.now;
+  card = await startCardPayments(
+    "openapi_conformance",
+    (extraDeps) => createTestEnv({ extraDeps, now: NOW }),
+    (world) => world,
+  );
+  ({ fake, world: env } = card);
   alice = await env.user();
   const res = await request(env.app, "GET", "/openapi.json");
   expect(res.status).toBe(200);
@@ -211,7 +213,7 @@ const failedEmail = async (): Promise<string> => {
 
 /** A card processor event as the processor POSTs it, signed with the webhook secret. */
 function signedEvent(type: string, object: object): Call {
-  const { payload, header } = signedStripeEvent(type, object, { secret: WEBHOOK_SECRET, now: env.clock.now });
+  const { payload, header } = card.stripeEvent(type, object);
   return {
     method: "POST",
     path: "/webhooks/card-processor",
@@ -525,7 +527,9 @@ const bodyOf = (op: DocOperation) => op.operation.requestBody as Json | undefine
 const isRawBody = (op: DocOperation) =>
   op.operationId === "cardProcessorWebhook" || op.operationId === "putProfileLogo";
 
-describe("GET /openapi.json against the running app", () => {
+// Every test here may drain the stream the scenarios before it filled (listEvents, the reports):
+// slow on a loaded machine, so each has a group's time, not one request's.
+describe("GET /openapi.json against the running app", { timeout: GROUP_TIMEOUT }, () => {
   it("has a success scenario here for every documented operation (and none for operations it lacks)", () => {
     const documented = ops.map((o) => o.operationId).sort();
     expect(Object.keys(SCENARIOS).sort()).toEqual(documented);
@@ -567,22 +571,16 @@ describe("GET /openapi.json against the running app", () => {
     },
   );
 
-  it(
-    "every operation that needs a key answers 401 as documented without one",
-    async () => {
-      for (const op of ops.filter((o) => !o.public)) {
-        const res = await request(env.via, op.method.toUpperCase(), concrete(op, "1"));
-        expect(res.status, op.operationId).toBe(401);
-        conformance.check(op, res);
-      }
-    },
-    GROUP_TIMEOUT,
-  );
+  it("every operation that needs a key answers 401 as documented without one", async () => {
+    for (const op of ops.filter((o) => !o.public)) {
+      const res = await request(env.via, op.method.toUpperCase(), concrete(op, "1"));
+      expect(res.status, op.operationId).toBe(401);
+      conformance.check(op, res);
+    }
+  });
 
   it.for(operations.filter((o) => o.path.includes("{id}")).map((o) => o.operationId))(
     "%s: a path id that is not a positive integer is a documented 400, an unknown one a documented 404",
-    // A scenario may read the stream first (redeliverWebhook): slow on a loaded machine.
-    { timeout: GROUP_TIMEOUT },
     async (operationId) => {
       const op = opById(operationId);
       const bad = await send(op, { method: op.method.toUpperCase(), path: concrete(op, "abc") });
@@ -598,125 +596,105 @@ describe("GET /openapi.json against the running app", () => {
     },
   );
 
-  it(
-    "public pages answer a documented 404 for a token nobody has",
-    async () => {
-      for (const op of ops.filter((o) => o.path.includes("{publicToken}"))) {
-        const res = await request(env.via, "GET", concrete(op, "x"));
-        expect(res.status, op.operationId).toBe(404);
-        conformance.check(op, res);
-      }
-    },
-    GROUP_TIMEOUT,
-  );
+  it("public pages answer a documented 404 for a token nobody has", async () => {
+    for (const op of ops.filter((o) => o.path.includes("{publicToken}"))) {
+      const res = await request(env.via, "GET", concrete(op, "x"));
+      expect(res.status, op.operationId).toBe(404);
+      conformance.check(op, res);
+    }
+  });
 
-  it(
-    "bodies that are not JSON, malformed or too large give the documented 415, 400 and 413",
-    async () => {
-      for (const op of ops.filter((o) => bodyOf(o))) {
-        const call = { method: op.method.toUpperCase(), path: concrete(op, "1") };
-        const tooLarge = await send(op, { ...call, body: JSON.stringify({ notes: "x".repeat(300 * 1024) }) });
-        expect(tooLarge.status, op.operationId).toBe(413);
-        conformance.check(op, tooLarge);
-        if (isRawBody(op)) continue;
-        const plain = await send(op, { ...call, body: "name=x", headers: { "Content-Type": "text/plain" } });
-        expect(plain.status, op.operationId).toBe(415);
-        conformance.check(op, plain);
-        // Prism 5's proxy never answers a body that is not JSON (stoplightio/prism#2664): the app's
-        // answer to one is checked in the direct run only.
-        if (through === "app") {
-          const malformed = await send(op, { ...call, body: "{", headers: { "Content-Type": "application/json" } });
-          expect(malformed.status, op.operationId).toBe(400);
-          expect(malformed.body.code).toBe("malformed_json");
-          conformance.check(op, malformed);
-        }
-        const unknownField = await send(op, { ...call, body: { surelyNotAField: 1 } });
-        expect(unknownField.status, op.operationId).toBe(400);
-        conformance.check(op, unknownField);
+  it("bodies that are not JSON, malformed or too large give the documented 415, 400 and 413", async () => {
+    for (const op of ops.filter((o) => bodyOf(o))) {
+      const call = { method: op.method.toUpperCase(), path: concrete(op, "1") };
+      const tooLarge = await send(op, { ...call, body: JSON.stringify({ notes: "x".repeat(300 * 1024) }) });
+      expect(tooLarge.status, op.operationId).toBe(413);
+      conformance.check(op, tooLarge);
+      if (isRawBody(op)) continue;
+      const plain = await send(op, { ...call, body: "name=x", headers: { "Content-Type": "text/plain" } });
+      expect(plain.status, op.operationId).toBe(415);
+      conformance.check(op, plain);
+      // Prism 5's proxy never answers a body that is not JSON (stoplightio/prism#2664): the app's
+      // answer to one is checked in the direct run only.
+      if (through === "app") {
+        const malformed = await send(op, { ...call, body: "{", headers: { "Content-Type": "application/json" } });
+        expect(malformed.status, op.operationId).toBe(400);
+        expect(malformed.body.code).toBe("malformed_json");
+        conformance.check(op, malformed);
       }
-    },
-    GROUP_TIMEOUT,
-  );
+      const unknownField = await send(op, { ...call, body: { surelyNotAField: 1 } });
+      expect(unknownField.status, op.operationId).toBe(400);
+      conformance.check(op, unknownField);
+    }
+  });
 
-  it(
-    "a stale If-Match is a documented 412",
-    async () => {
-      const withIfMatch = ops.filter((o) =>
-        (o.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IfMatch"),
-      );
-      expect(withIfMatch.length).toBeGreaterThan(0);
-      for (const op of withIfMatch) {
-        const call = await SCENARIOS[op.operationId]!();
-        const res = await send(op, call, { headers: { "If-Match": '"999"' } });
-        expect(res.status, op.operationId).toBe(412);
-        conformance.check(op, res);
-      }
-    },
-    GROUP_TIMEOUT,
-  );
+  it("a stale If-Match is a documented 412", async () => {
+    const withIfMatch = ops.filter((o) =>
+      (o.operation.parameters as Json[]).some((p) => p.$ref === "#/components/parameters/IfMatch"),
+    );
+    expect(withIfMatch.length).toBeGreaterThan(0);
+    for (const op of withIfMatch) {
+      const call = await SCENARIOS[op.operationId]!();
+      const res = await send(op, call, { headers: { "If-Match": '"999"' } });
+      expect(res.status, op.operationId).toBe(412);
+      conformance.check(op, res);
+    }
+  });
 
-  it(
-    "an Idempotency-Key reused for another request is a documented 422",
-    async () => {
-      for (const op of ops.filter(kept)) {
-        const key = `reused-${op.operationId}`;
-        // The key's first use: creating a client (for createClient itself, another body).
-        await ok(alice.call("POST", "/clients", { name: "First use" }, { "Idempotency-Key": key }), 201);
-        const call = await SCENARIOS[op.operationId]!();
-        const res = await send(op, call, { headers: { "Idempotency-Key": key } });
-        expect(res.status, `${op.operationId}: ${res.text.slice(0, 200)}`).toBe(422);
-        expect(res.body.code).toBe("idempotency_key_reused");
-        conformance.check(op, res);
-      }
-    },
-    GROUP_TIMEOUT,
-  );
+  it("an Idempotency-Key reused for another request is a documented 422", async () => {
+    for (const op of ops.filter(kept)) {
+      const key = `reused-${op.operationId}`;
+      // The key's first use: creating a client (for createClient itself, another body).
+      await ok(alice.call("POST", "/clients", { name: "First use" }, { "Idempotency-Key": key }), 201);
+      const call = await SCENARIOS[op.operationId]!();
+      const res = await send(op, call, { headers: { "Idempotency-Key": key } });
+      expect(res.status, `${op.operationId}: ${res.text.slice(0, 200)}`).toBe(422);
+      expect(res.body.code).toBe("idempotency_key_reused");
+      conformance.check(op, res);
+    }
+  });
 
-  it(
-    "lifecycle refusals are documented 422s of their operation",
-    async () => {
-      const paid = await ok(
-        alice.call("POST", `/invoices/${(await sentInvoice()).id}/mark-paid`, { paymentMethod: "cash" }),
-        200,
-      );
-      const empty = await draftInvoice({ lineItems: [] });
-      const converted = await draftEstimate();
-      await ok(alice.call("POST", `/estimates/${converted.id}/convert`), 201);
-      const used = await newClient({ name: "In use" });
-      await ok(alice.call("POST", "/invoices", { clientId: used }), 201);
-      const cases: [string, Call, string][] = [
-        ["finalizeInvoice", { method: "POST", path: `/invoices/${paid.id}/finalize` }, "invalid_transition"],
-        ["finalizeInvoice", { method: "POST", path: `/invoices/${empty.id}/finalize` }, "empty_invoice"],
-        ["updateInvoice", { method: "PATCH", path: `/invoices/${paid.id}`, body: {} }, "invoice_not_editable"],
-        ["createInvoice", { method: "POST", path: "/invoices", body: { clientId: 987654 } }, "client_not_found"],
-        ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
-        ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
-        ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
-        ["createCreditNote", { method: "POST", path: `/invoices/${empty.id}/credit-notes` }, "invalid_transition"],
-        [
-          "createCreditNote",
-          {
-            method: "POST",
-            path: `/invoices/${paid.id}/credit-notes`,
-            body: { lineItems: [{ invoiceLineId: 1, quantity: "4" }] },
-          },
-          "credit_exceeds_invoice",
-        ],
-        [
-          "createCreditNote",
-          { method: "POST", path: `/invoices/${paid.id}/credit-notes`, body: { lineItems: [] } },
-          "empty_credit_note",
-        ],
-      ];
-      for (const [id, call, code] of cases) {
-        const op = opById(id);
-        const res = await send(op, call);
-        expect(`${res.status} ${res.body?.code}`, id).toBe(`422 ${code}`);
-        conformance.check(op, res);
-      }
-    },
-    GROUP_TIMEOUT,
-  );
+  it("lifecycle refusals are documented 422s of their operation", async () => {
+    const paid = await ok(
+      alice.call("POST", `/invoices/${(await sentInvoice()).id}/mark-paid`, { paymentMethod: "cash" }),
+      200,
+    );
+    const empty = await draftInvoice({ lineItems: [] });
+    const converted = await draftEstimate();
+    await ok(alice.call("POST", `/estimates/${converted.id}/convert`), 201);
+    const used = await newClient({ name: "In use" });
+    await ok(alice.call("POST", "/invoices", { clientId: used }), 201);
+    const cases: [string, Call, string][] = [
+      ["finalizeInvoice", { method: "POST", path: `/invoices/${paid.id}/finalize` }, "invalid_transition"],
+      ["finalizeInvoice", { method: "POST", path: `/invoices/${empty.id}/finalize` }, "empty_invoice"],
+      ["updateInvoice", { method: "PATCH", path: `/invoices/${paid.id}`, body: {} }, "invoice_not_editable"],
+      ["createInvoice", { method: "POST", path: "/invoices", body: { clientId: 987654 } }, "client_not_found"],
+      ["sendInvoice", { method: "POST", path: `/invoices/${empty.id}/send` }, "invalid_transition"],
+      ["convertEstimate", { method: "POST", path: `/estimates/${converted.id}/convert` }, "already_converted"],
+      ["deleteClient", { method: "DELETE", path: `/clients/${used}` }, "client_in_use"],
+      ["createCreditNote", { method: "POST", path: `/invoices/${empty.id}/credit-notes` }, "invalid_transition"],
+      [
+        "createCreditNote",
+        {
+          method: "POST",
+          path: `/invoices/${paid.id}/credit-notes`,
+          body: { lineItems: [{ invoiceLineId: 1, quantity: "4" }] },
+        },
+        "credit_exceeds_invoice",
+      ],
+      [
+        "createCreditNote",
+        { method: "POST", path: `/invoices/${paid.id}/credit-notes`, body: { lineItems: [] } },
+        "empty_credit_note",
+      ],
+    ];
+    for (const [id, call, code] of cases) {
+      const op = opById(id);
+      const res = await send(op, call);
+      expect(`${res.status} ${res.body?.code}`, id).toBe(`422 ${code}`);
+      conformance.check(op, res);
+    }
+  });
 
   it("the webhook without a valid signature is a documented 400", async () => {
     const op = opById("cardProcessorWebhook");

@@ -1,7 +1,8 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@invoicing/functions/app/create-app";
-import { signedStripeEvent, startStripeCardProcessor, type FakeSession, type FakeStripe } from "../support/fake-stripe";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import type { FakeSession, FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 
@@ -9,19 +10,19 @@ import { WIDGET as line } from "../support/line-items";
  * Card payments end to end: the real `stripe` SDK against a local server that answers like Stripe's
  * API, and webhooks signed with the SDK's own test-header helper and verified for real.
  */
-const SECRET_KEY = "sk_test_4eC39HqLyjWDarjtT1zdp7dc";
-const WEBHOOK_SECRET = "whsec_test_card_processor";
-
+let card: CardPayments<TestEnv>;
 let fake: FakeStripe;
 let env: TestEnv;
 let alice: TestUser;
 let clientId: number;
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  env = await createTestEnv({ extraDeps: { payments: stripe.payments, cardPayments: true } });
-  fake.now = () => env.clock.now;
+  card = await startCardPayments(
+    "card_payments",
+    (extraDeps) => createTestEnv({ extraDeps }),
+    (world) => world,
+  );
+  ({ fake, world: env } = card);
   alice = await env.user();
   clientId = (await alice.call("POST", "/clients", { name: "Acme", email: "billing@acme.test" })).body.id;
 });
@@ -43,28 +44,7 @@ async function sentInvoice(
   return sent.body;
 }
 
-/** A Stripe event as Stripe would POST it, signed with the webhook secret (or another). */
-function deliver(
-  type: string,
-  session: object,
-  options: { id?: string; secret?: string; signedAt?: Date; body?: string } = {},
-) {
-  const { payload, header } = signedStripeEvent(type, session, {
-    secret: options.secret ?? WEBHOOK_SECRET,
-    now: env.clock.now,
-    id: options.id,
-    signedAt: options.signedAt,
-  });
-  return {
-    payload,
-    header,
-    send: (headers: Record<string, string> = { "Stripe-Signature": header }) =>
-      request(env.app, "POST", "/webhooks/card-processor", options.body ?? payload, {
-        "Content-Type": "application/json; charset=utf-8",
-        ...headers,
-      }),
-  };
-}
+const deliver: CardPayments<TestEnv>["stripeEvent"] = (...args) => card.stripeEvent(...args);
 
 const sessionOf = (invoice: { cardProcessorCheckoutSessionId: string }): FakeSession => {
   const session = fake.sessions.get(invoice.cardProcessorCheckoutSessionId);
@@ -72,8 +52,7 @@ const sessionOf = (invoice: { cardProcessorCheckoutSessionId: string }): FakeSes
   return session;
 };
 
-const openPayLink = (invoice: { publicToken: string }) =>
-  request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+const openPayLink = (invoice: { publicToken: string }) => card.openPayLink(invoice);
 
 /** A sent invoice whose pay link was opened: it has a checkout session. */
 async function openedInvoice(
@@ -103,7 +82,7 @@ describe("send with Stripe configured, and the pay link", () => {
     const made = createRequests().slice(-1);
     expect(fake.requests.length).toBe(before + 1);
     const req = made[0]!;
-    expect(req.headers.authorization).toBe(`Bearer ${SECRET_KEY}`);
+    expect(req.headers.authorization).toBe(`Bearer ${card.secretKey}`);
     expect(req.headers["idempotency-key"]).toMatch(
       new RegExp(`^invoice-checkout:pay:${alice.userId}:${invoice.id}:v\\d+$`),
     );
@@ -863,7 +842,7 @@ describe("without Stripe", () => {
       created: 1,
       data: { object: {} },
     });
-    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: card.webhookSecret });
     expectProblem(
       await request(plain.app, "POST", "/webhooks/card-processor", payload, { "Stripe-Signature": header }),
       400,

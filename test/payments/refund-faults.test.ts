@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { op } from "../support/fault-proxy";
-import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
-import { expectProblem, request, type TestUser } from "../support/env";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import type { FakeStripe } from "../support/fake-stripe";
+import { expectProblem, type TestUser } from "../support/env";
 import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
 
 /**
@@ -10,18 +11,19 @@ import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
  * first refund back (not a second one) and records it. DynamoDB's failure is real: a proxy in
  * front of DynamoDB Local answers the refund's transaction with 500s.
  */
-const SECRET_KEY = "sk_test_refund_faults";
-const WEBHOOK_SECRET = "whsec_refund_faults";
 
+let card: CardPayments<FaultyEnv>;
 let fake: FakeStripe;
 let faulty: FaultyEnv;
 let alice: TestUser;
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  faulty = await createFaultyEnv({ extraDeps: { payments: stripe.payments, cardPayments: true } });
-  fake.now = () => faulty.env.clock.now;
+  card = await startCardPayments(
+    "refund_faults",
+    (extraDeps) => createFaultyEnv({ extraDeps }),
+    (world) => world.env,
+  );
+  ({ fake, world: faulty } = card);
   alice = await faulty.env.user();
 });
 
@@ -32,7 +34,6 @@ afterAll(async () => {
 
 describe("a refund whose write fails after Stripe refunded", () => {
   it("answers 503, and the retry records the same refund: Stripe refunds once", async () => {
-    const { env } = faulty;
     const client = (await alice.call("POST", "/clients", { name: "Acme", email: "ap@acme.test" })).body;
     const draft = (
       await alice.call("POST", "/invoices", {
@@ -42,17 +43,10 @@ describe("a refund whose write fails after Stripe refunded", () => {
     ).body;
     await alice.call("POST", `/invoices/${draft.id}/finalize`);
     const invoice = (await alice.call("POST", `/invoices/${draft.id}/send`)).body;
-    expect((await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`)).status).toBe(303);
+    expect((await card.openPayLink(invoice)).status).toBe(303);
     const sessionId = (await alice.call("GET", `/invoices/${invoice.id}`)).body.cardProcessorCheckoutSessionId;
     const session = fake.completeSession(sessionId);
-    const { payload, header } = signedStripeEvent("checkout.session.completed", session, {
-      secret: WEBHOOK_SECRET,
-      now: env.clock.now,
-    });
-    const delivered = await request(env.app, "POST", "/webhooks/card-processor", payload, {
-      "Content-Type": "application/json",
-      "Stripe-Signature": header,
-    });
+    const delivered = await card.stripeEvent("checkout.session.completed", session).send();
     expect(delivered.body.outcome).toBe("applied");
     const [payment] = (await alice.call("GET", `/invoices/${invoice.id}/payments`)).body;
 

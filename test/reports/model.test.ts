@@ -3,8 +3,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { handleStreamBatch } from "@invoicing/core/stream/subscriber";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
 import { newClient } from "../invoices/fixtures";
-import { signedStripeEvent, startStripeCardProcessor, type FakeStripe } from "../support/fake-stripe";
-import { createTestEnv, request, type TestEnv, type TestUser } from "../support/env";
+import { type CardPayments, startCardPayments } from "../support/card-payments";
+import type { FakeStripe } from "../support/fake-stripe";
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { prng, RUNS } from "../reliability/harness";
 import { cents, expectedRevenue, expectedTax, money, readRecords } from "./oracle";
 
@@ -17,21 +18,19 @@ import { cents, expectedRevenue, expectedTax, money, readRecords } from "./oracl
  * start again by new readers. At the end every report, over the whole span and over a random part
  * of it, equals the sums computed independently from the records (oracle.ts).
  */
-const SECRET_KEY = "sk_test_reports_model";
-const WEBHOOK_SECRET = "whsec_reports_model";
 const DAY = 86_400_000;
 
+let card: CardPayments<TestEnv>;
 let env: TestEnv;
 let fake: FakeStripe;
 
 beforeAll(async () => {
-  const stripe = await startStripeCardProcessor({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
-  fake = stripe.fake;
-  env = await createTestEnv({
-    extraDeps: { payments: stripe.payments, cardPayments: true },
-    now: "2026-01-05T10:00:00.000Z",
-  });
-  fake.now = () => env.clock.now;
+  card = await startCardPayments(
+    "reports_model",
+    (extraDeps) => createTestEnv({ extraDeps, now: "2026-01-05T10:00:00.000Z" }),
+    (world) => world,
+  );
+  ({ fake, world: env } = card);
 });
 afterAll(() => fake?.close());
 
@@ -217,17 +216,10 @@ async function run(commands: Command[], seed: number) {
         case "card": {
           const invoice = await pick(c.pick);
           if (!invoice || !["sent", "overdue"].includes(invoice.status) || cents(invoice.amountDue) <= 0n) break;
-          const opened = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}/pay`);
+          const opened = await card.openPayLink(invoice);
           if (opened.status !== 303) break;
           const sessionId = (await call(user, "GET", `/invoices/${invoice.id}`)).body.cardProcessorCheckoutSessionId;
-          const { payload, header } = signedStripeEvent("checkout.session.completed", fake.completeSession(sessionId), {
-            secret: WEBHOOK_SECRET,
-            now: env.clock.now,
-          });
-          const res = await request(env.app, "POST", "/webhooks/card-processor", payload, {
-            "Content-Type": "application/json",
-            "Stripe-Signature": header,
-          });
+          const res = await card.stripeEvent("checkout.session.completed", fake.completeSession(sessionId)).send();
           expect(res.status).toBe(200);
           break;
         }
