@@ -60,7 +60,7 @@ const permission = (input) => ({ type: "aws.permission", ...input });
 /**
  * What linking each kind of component gives a function by default: its properties (the `Resource.<Name>`
  * values) and its AWS permissions, as SST 4.17.1's getSSTLink() returns them
- * (.sst/platform/src/components/…; test/deploy/grants.test.ts compares the two). `sst.Linkable.wrap`
+ * (.sst/platform/src/components/…; test/deploy/infra.test.ts compares the two). `sst.Linkable.wrap`
  * replaces one, as in SST.
  */
 const defaultLinks = {
