@@ -33,7 +33,7 @@ interface PermissionStatement {
   conditions?: { test: string; variable: string; values: string[] }[];
 }
 
-export interface EvaluatedInfra {
+interface EvaluatedInfra {
   app: { name: string; home: string; removal?: string; protect?: boolean; [setting: string]: unknown };
   outputs: Record<string, unknown>;
   components: RecordedComponent[];
