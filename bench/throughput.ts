@@ -1,79 +1,164 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { Hono } from "hono";
-import { entityKey } from "@invoicing/core/db/keys";
+import "@invoicing/local/quiet-sdk";
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { request } from "../test/support/env";
 import { createWorld } from "./world";
 
 /**
- * Requests per second of GET /invoices/{id} through the Node server on DynamoDB Local, against two
- * floors at the same concurrency on the same DynamoDB Local:
- * - the goal's baseline: a bare Hono app doing the same one GetItem of the same invoice, served by
- *   the same HTTP stack (@hono/node-server, fetch as the client) — what we add on top of the stack
- *   is what the ratio shows. Goal ≥ 0.8×.
- * - for reference, a raw-SDK GetItem loop (no HTTP at all).
- * Timed figures on a machine whose 2 cores are shared with DynamoDB Local's JVM and other work: the
- * three loops run in short interleaved slices, ROUNDS each, and each figure is its median slice, so
- * a busy moment slows one slice of each rather than one whole measurement.
+ * Requests per second of GET /invoices/{id} through the server on DynamoDB Local, against its floor:
+ * a bare Hono server doing the same DynamoDB work a GET must do (bench/baseline/read.ts: one
+ * consistent BatchGetItem of the key item and the invoice record) on the same HTTP stack
+ * (@hono/node-server, core's DynamoDB client), on the same table and items. Goal ≥ 0.9×, with CPU
+ * per request ≤ 1.1× the floor's.
+ *
+ * Each server runs in a process of its own (bench/throughput-server.ts), so its CPU per request is
+ * its own process's CPU time (process.cpuUsage, asked over IPC before and after each slice), not
+ * the load generator's. The machine's two cores are shared with DynamoDB Local's JVM, this load
+ * generator and whatever else runs: so the two servers take turns in short slices, ROUNDS rounds
+ * (AB BA AB …, so neither always follows the other), a busy moment slows one round of both rather
+ * than one whole measurement, and the figure is the median of the per-round ratios, with its spread.
  * Loops are bounded in time and count, on loopback only.
+ *
+ * `tsx bench/throughput.ts` runs just this part; with BENCH_CPU_PROF=<dir> both servers profile the
+ * measured rounds (V8's CPU profiler, as `node --cpu-prof`) into <dir>/api.cpuprofile and
+ * <dir>/baseline.cpuprofile (open them in Chrome's DevTools).
  */
+interface ThroughputRound {
+  apiRps: number;
+  baselineRps: number;
+  ratio: number;
+  apiCpuUs: number;
+  baselineCpuUs: number;
+}
+
 interface ThroughputFigure {
   concurrency: number;
-  seconds: number;
+  rounds: ThroughputRound[];
+  secondsPerSlice: number;
+  /** Medians over the rounds. */
   apiRps: number;
-  bareHonoRps: number;
-  rawSdkRps: number;
+  baselineRps: number;
+  /** Median of the per-round ratios, and their spread. */
   ratio: number;
-  /**
-   * CPU time this process spends per request, in-process (app.request, no HTTP): what our code
-   * and the SDK add, free of the machine's contention. apiCpuUs / bareCpuUs is the ceiling of the
-   * ratio above when the CPU is the bottleneck.
-   */
+  ratioMin: number;
+  ratioMax: number;
+  ratioIqr: [number, number];
+  /** Median over the rounds of each server process's CPU time per request (user + system). */
   apiCpuUs: number;
-  bareCpuUs: number;
+  baselineCpuUs: number;
+  cpuRatio: number;
+  /** Body bytes of one answer of each: the same record, shaped (ours) or as stored (the floor). */
+  apiBodyBytes: number;
+  baselineBodyBytes: number;
   goal: string;
   meetsGoal: boolean;
 }
 
 const CONCURRENCY = 8;
-const SECONDS = 1.5;
-const ROUNDS = 8;
-const CPU_SAMPLE = 300;
-const MAX_REQUESTS = 200_000;
+const SECONDS = 1;
+const ROUNDS = 7;
+const WARMUP_REQUESTS = 400;
+const MAX_REQUESTS = 100_000;
 
-async function loop(run: () => Promise<void>): Promise<number> {
-  const deadline = performance.now() + SECONDS * 1000;
-  let done = 0;
+interface Server {
+  base: string;
+  /** Starts the CPU profiler of a server started with a profile directory (no-op otherwise). */
+  profile(): void;
+  cpuUs(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const SERVER_ENTRY = fileURLToPath(new URL("./throughput-server.ts", import.meta.url));
+
+async function startServer(role: "api" | "baseline", env: NodeJS.ProcessEnv, profileDir?: string): Promise<Server> {
+  const profile = profileDir ? { BENCH_CPU_PROF: `${profileDir}/${role}.cpuprofile` } : { BENCH_CPU_PROF: "" };
+  // As `npm start` runs: node --import tsx.
+  const child: ChildProcess = fork(SERVER_ENTRY, [role], {
+    execArgv: ["--import", "tsx"],
+    env: { ...env, ...profile },
+  });
+  const next = <T>(pick: (message: unknown) => T | undefined): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: unknown) => {
+        const value = pick(message);
+        if (value === undefined) return;
+        child.off("message", onMessage);
+        child.off("exit", onExit);
+        resolve(value);
+      };
+      const onExit = (code: number | null) => reject(new Error(`the ${role} server exited (${code})`));
+      child.on("message", onMessage);
+      child.once("exit", onExit);
+    });
+  const field = (name: string) => (message: unknown) =>
+    typeof message === "object" && message !== null && name in message
+      ? (message as Record<string, unknown>)[name]
+      : undefined;
+  const port = (await next(field("port"))) as number;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    profile: () => void child.send("profile"),
+    async cpuUs() {
+      const answer = next(field("cpu")) as Promise<NodeJS.CpuUsage>;
+      child.send("cpu");
+      const cpu = await answer;
+      return cpu.user + cpu.system;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("stop");
+      await exited;
+    },
+  };
+}
+
+/** One GET, its body read; anything but 200 fails the bench (a floor answering 401 is no floor). */
+async function get(url: string, headers: Record<string, string>): Promise<number> {
+  const res = await fetch(url, { headers });
+  const body = await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+  return body.byteLength;
+}
+
+/** CONCURRENCY clients for SECONDS (or `count` requests): requests done, and per second. */
+async function slice(run: () => Promise<unknown>, count = MAX_REQUESTS): Promise<{ done: number; rps: number }> {
   const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  let done = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline && done < MAX_REQUESTS) {
-        await run();
+      while (performance.now() < deadline && done < count) {
         done++;
+        await run();
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  return { done, rps: done / ((performance.now() - started) / 1000) };
 }
 
-async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {
-  const server = serve({ fetch: fetchHandler, port: 0, hostname: "127.0.0.1" });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+/** One slice of one server, with that server process's CPU time per request in it. */
+async function measured(server: Server, run: () => Promise<unknown>): Promise<{ rps: number; cpuUs: number }> {
+  const before = await server.cpuUs();
+  const { done, rps } = await slice(run);
+  return { rps, cpuUs: ((await server.cpuUs()) - before) / done };
 }
 
-const get =
-  (url: string, headers: Record<string, string> = {}) =>
-  async () => {
-    const res = await fetch(url, { headers });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
-  };
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+function median(values: number[]): number {
+  const s = sorted(values);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+/** Quartiles by the nearest rank (the 2nd and 6th of 7). */
+const quartiles = (values: number[]): [number, number] => {
+  const s = sorted(values);
+  return [s[Math.floor((s.length - 1) / 4)]!, s[Math.ceil((3 * (s.length - 1)) / 4)]!];
+};
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-export async function measureThroughput(endpoint: string): Promise<ThroughputFigure> {
+export async function measureThroughput(endpoint: string, profileDir?: string): Promise<ThroughputFigure> {
   const world = await createWorld(endpoint);
   world.meter.detach();
   const auth = { Authorization: `Bearer ${world.key}` };
@@ -85,53 +170,97 @@ export async function measureThroughput(endpoint: string): Promise<ThroughputFig
     { clientId: client.body.id, lineItems: [{ description: "x", unitPrice: "1.00" }] },
     auth,
   );
-  const { db } = world.deps;
-  const key = entityKey(world.userId, "INVOICE", invoice.body.id);
-
-  // The bare baseline: one GetItem of the same item, answered as JSON, on the same stack.
-  const bare = new Hono().get("/invoices/:id", async (c) => {
-    const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: key }));
-    return c.json(out.Item ?? null);
-  });
-  const api = await listen(world.app.fetch);
-  const baseline = await listen(bare.fetch);
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const env = {
+    ...process.env,
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: world.deps.db.table,
+    // The region the bench's tables were made in (test/support/table.ts).
+    AWS_REGION: "local",
+  };
+  const [api, baseline] = await Promise.all([
+    startServer("api", env, profileDir),
+    startServer("baseline", env, profileDir),
+  ]);
   try {
-    const apiRun = get(`${api.base}/invoices/${invoice.body.id}`, auth);
-    const bareRun = get(`${baseline.base}/invoices/${invoice.body.id}`);
-    const sdkRun = async () => void (await db.doc.send(new GetCommand({ TableName: db.table, Key: key })));
-    // Warm every path before measuring.
-    for (let i = 0; i < 50; i++) await Promise.all([apiRun(), bareRun(), sdkRun()]);
-    const slices = { api: [] as number[], bare: [] as number[], sdk: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      slices.api.push(await loop(apiRun));
-      slices.bare.push(await loop(bareRun));
-      slices.sdk.push(await loop(sdkRun));
-    }
-    const best = { api: median(slices.api), bare: median(slices.bare), sdk: median(slices.sdk) };
-    const ratio = Math.round((best.api / best.bare) * 100) / 100;
-    const cpuPerRequest = async (run: () => Promise<unknown>) => {
-      const start = process.cpuUsage();
-      for (let i = 0; i < CPU_SAMPLE; i++) await run();
-      const used = process.cpuUsage(start);
-      return Math.round((used.user + used.system) / CPU_SAMPLE);
-    };
     const path = `/invoices/${invoice.body.id}`;
-    const apiCpuUs = await cpuPerRequest(async () => (await world.app.request(path, { headers: auth })).arrayBuffer());
-    const bareCpuUs = await cpuPerRequest(async () => (await bare.request(path)).arrayBuffer());
+    const apiRun = () => get(api.base + path, auth);
+    const baselineRun = () => get(baseline.base + path, auth);
+    const apiBodyBytes = await apiRun();
+    const baselineBodyBytes = await baselineRun();
+    // Warm both (JIT, connections, our key's first lastUsedAt refresh) before measuring.
+    await slice(apiRun, WARMUP_REQUESTS);
+    await slice(baselineRun, WARMUP_REQUESTS);
+    api.profile();
+    baseline.profile();
+    const rounds: ThroughputRound[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const apiFirst = i % 2 === 0;
+      const first = apiFirst ? await measured(api, apiRun) : await measured(baseline, baselineRun);
+      const second = apiFirst ? await measured(baseline, baselineRun) : await measured(api, apiRun);
+      const [ours, floor] = apiFirst ? [first, second] : [second, first];
+      rounds.push({
+        apiRps: Math.round(ours.rps),
+        baselineRps: Math.round(floor.rps),
+        ratio: round2(ours.rps / floor.rps),
+        apiCpuUs: Math.round(ours.cpuUs),
+        baselineCpuUs: Math.round(floor.cpuUs),
+      });
+    }
+    const ratios = rounds.map((r) => r.ratio);
+    const ratio = round2(median(ratios));
+    const apiCpuUs = Math.round(median(rounds.map((r) => r.apiCpuUs)));
+    const baselineCpuUs = Math.round(median(rounds.map((r) => r.baselineCpuUs)));
+    const cpuRatio = round2(apiCpuUs / baselineCpuUs);
     return {
       concurrency: CONCURRENCY,
-      seconds: SECONDS,
-      apiRps: Math.round(best.api),
-      bareHonoRps: Math.round(best.bare),
-      rawSdkRps: Math.round(best.sdk),
+      rounds,
+      secondsPerSlice: SECONDS,
+      apiRps: Math.round(median(rounds.map((r) => r.apiRps))),
+      baselineRps: Math.round(median(rounds.map((r) => r.baselineRps))),
       ratio,
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      ratioIqr: quartiles(ratios),
       apiCpuUs,
-      bareCpuUs,
-      goal: "≥ 0.8× bare Hono + GetItem",
-      meetsGoal: ratio >= 0.8,
+      baselineCpuUs,
+      cpuRatio,
+      apiBodyBytes,
+      baselineBodyBytes,
+      goal: "≥ 0.9× the BatchGetItem floor, CPU per request ≤ 1.1×",
+      meetsGoal: ratio >= 0.9 && cpuRatio <= 1.1,
     };
   } finally {
-    api.server.close();
-    baseline.server.close();
+    await Promise.all([api.stop(), baseline.stop()]);
   }
+}
+
+/** `tsx bench/throughput.ts`: this part alone, on a DynamoDB Local of its own. */
+async function main(): Promise<void> {
+  const { startDynamoLocal } = await import("@invoicing/local/dynamo");
+  const dynamo = await startDynamoLocal();
+  try {
+    const figure = await measureThroughput(dynamo.endpoint, process.env.BENCH_CPU_PROF);
+    printThroughput(figure);
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+export function printThroughput(figure: ThroughputFigure): void {
+  const { rounds } = figure;
+  console.log(
+    `Throughput: GET /invoices/{id} vs a bare Hono server doing the same BatchGetItem (key item + record; same HTTP stack), ${figure.concurrency} concurrent, ${rounds.length} interleaved rounds of ${figure.secondsPerSlice} s each`,
+  );
+  console.table(rounds);
+  console.log(
+    `  median ratio ${figure.ratio}× (min–max ${figure.ratioMin}–${figure.ratioMax}, IQR ${figure.ratioIqr.join("–")}); CPU per request ${figure.apiCpuUs} vs ${figure.baselineCpuUs} µs = ${figure.cpuRatio}×; goal ${figure.goal}: ${figure.meetsGoal ? "met" : "NOT met"}`,
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -13,13 +13,30 @@ export const lambdaRuntime = {
 } as const;
 
 /**
- * For the functions that draw a PDF now and then (the stream subscriber and the reminders job attach
- * one to some emails): pdf-lib goes beside the bundle in the zip's node_modules/, not into it. SST
- * bundles without code splitting, so a dynamic import() of a bundled package is still in the bundle;
- * only an external one is left out, and pdf/document-pdf.ts imports it at the first PDF, so it is
- * neither in the bundle nor evaluated at a cold start.
+ * The exact version of each package a function keeps beside its bundle: SST npm-installs
+ * `nodejs.install` into the zip at deploy, and a bare name means "*", the registry's latest, not
+ * what package-lock.json pins and the tests ran. scripts/bundle.mjs refuses a version here that is
+ * not the one in node_modules, so a bump of the lock file shows up there.
  */
-export const pdfLibBeside = { nodejs: { ...lambdaRuntime.nodejs, install: ["pdf-lib"] } };
+const BESIDE_VERSIONS = { "pdf-lib": "1.17.1", stripe: "23.1.0" } as const;
+
+/**
+ * For the packages a function needs now and then, not at every cold start: they go beside the
+ * bundle in the zip's node_modules/, not into it. SST bundles without code splitting, so a dynamic
+ * import() of a bundled package is still in the bundle; only an external one is left out, and the
+ * code imports it at its first use (pdf-lib: pdf/document-pdf.ts at the first PDF; stripe:
+ * core/src/payments/stripe.ts at the first card processor call), so it is neither in the bundle nor
+ * evaluated at a cold start.
+ */
+export const installedBeside = (...packages: (keyof typeof BESIDE_VERSIONS)[]) => ({
+  nodejs: {
+    ...lambdaRuntime.nodejs,
+    install: Object.fromEntries(packages.map((name) => [name, BESIDE_VERSIONS[name]])),
+  },
+});
+
+/** For the functions that draw a PDF now and then (the reminders job attaches one to some emails). */
+export const pdfLibBeside = installedBeside("pdf-lib");
 
 /** Only the production stage keeps data and refuses deletion; other stages are disposable copies. */
 export const isProduction = (stage: string): boolean => stage === "production";

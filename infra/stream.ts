@@ -1,7 +1,7 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
 import { api } from "./api";
 import { email } from "./email";
-import { functionBase, pdfLibBeside } from "./runtime";
+import { functionBase, installedBeside } from "./runtime";
 import { stripeSecretKey } from "./secrets";
 import { table } from "./storage";
 
@@ -60,7 +60,8 @@ table.subscribe(
     // Webhook attempts have 10 s each and run a bounded number at a time; email and PDFs a few more.
     ...functionBase("StreamSubscriber", "2 minutes"),
     handler: "packages/functions/src/lambda/stream.handler",
-    ...pdfLibBeside,
+    // Both are needed now and then, not at a cold start: PDFs for attachments, Stripe for an expiry.
+    ...installedBeside("pdf-lib", "stripe"),
     memory: "1024 MB",
     link: [table, email, api, bus, stripeSecretKey],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],

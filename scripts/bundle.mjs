@@ -8,6 +8,8 @@
  * minifies only when `nodejs.minify` is true (SST's documented default is true, its code's is false;
  * infra/runtime.ts sets it). The zip holds the bundle, the `copyFiles`, and the source map only when
  * `nodejs.sourcemap` is true (otherwise SST uploads the map to its bootstrap bucket instead).
+ * `nodejs.esbuild.define` is passed to esbuild; with `nodejs.splitting` the function is built alone
+ * into its directory, its entry named `bundle`, its chunks beside it (the API function, infra/api.ts).
  * `npm run build` and the bundle test (test/deploy/bundles.test.ts) both call this, on the handlers
  * infra names (scripts/infra.mjs).
  */
@@ -70,8 +72,12 @@ function buildOptions(fn) {
     sourcemap: "linked",
     mainFields: ["module", "main"],
     external: ["sharp", "pg-native", ...installed(nodejs), ...(nodejs.esbuild?.external ?? [])],
+    // SST passes `nodejs.esbuild.define` through (build.go `Define: properties.ESBuild.Define`).
+    ...(nodejs.esbuild?.define ? { define: nodejs.esbuild.define } : {}),
+    splitting: nodejs.splitting === true,
     banner: { js: banner },
     logLevel: "silent",
+    metafile: true,
   };
 }
 
@@ -80,10 +86,17 @@ const installed = (nodejs) => (Array.isArray(nodejs.install) ? nodejs.install : 
 
 /**
  * `nodejs.install`: left out of the bundle, and put in the zip's node_modules/ with what they depend
- * on. SST npm-installs them there; here they are copied from the project's node_modules, which
- * package-lock.json pins to the same versions.
+ * on. SST npm-installs them there, at the version `install` names ("*", the latest, for a bare
+ * name); here they are copied from the project's node_modules, so a version that is not the one
+ * installed there (the lock file's) is refused: the zip would not hold what the tests ran.
  */
-function installInto(dir, names) {
+function installInto(dir, install = {}) {
+  for (const [name, version] of Object.entries(Array.isArray(install) ? {} : install)) {
+    const manifest = join(root, "node_modules", name, "package.json");
+    const locked = existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).version;
+    if (locked && version !== "*" && version !== locked)
+      throw new Error(`nodejs.install: ${name}@${version} is declared, but node_modules holds ${locked}`);
+  }
   const copied = new Set();
   const copy = (name, from) => {
     if (copied.has(name)) return;
@@ -95,7 +108,7 @@ function installInto(dir, names) {
     for (const dep of Object.keys(dependencies))
       if (!existsSync(join(from, "node_modules", dep))) copy(dep, join(root, "node_modules", dep));
   };
-  for (const name of names) copy(name, join(root, "node_modules", name));
+  for (const name of installed({ install })) copy(name, join(root, "node_modules", name));
 }
 
 /** Every file under `dir`, relative to it. */
@@ -125,13 +138,21 @@ export async function bundleFunctions(functions, outdir) {
   }
   const built = [];
   for (const { options, entries } of groups.values()) {
-    await build({
-      ...options,
-      entryPoints: entries.map((entry) => ({ in: entry.file, out: entry.out })),
-      outdir,
-      outExtension: { ".js": ".mjs" },
-    });
-    for (const { fn, exportName, out } of entries) {
+    // With code splitting, SST builds the function alone into its own directory (`outdir` = the
+    // bundle's, entry named `bundle`), its chunks beside the bundle; without, several entries share a run.
+    const runs = options.splitting ? entries.map((entry) => [entry]) : [entries];
+    const metafiles = new Map();
+    for (const run of runs) {
+      const result = await build({
+        ...options,
+        entryPoints: run.map((entry) => ({ in: entry.file, out: options.splitting ? "bundle" : entry.out })),
+        outdir: options.splitting ? join(outdir, dirname(run[0].out)) : outdir,
+        outExtension: { ".js": ".mjs" },
+      });
+      for (const entry of run) metafiles.set(entry, result.metafile);
+    }
+    for (const entry of entries) {
+      const { fn, exportName, out } = entry;
       const bundle = join(outdir, `${out}.mjs`);
       const dir = dirname(bundle);
       for (const copy of fn.copyFiles ?? []) {
@@ -140,11 +161,40 @@ export async function bundleFunctions(functions, outdir) {
         if (to.startsWith("/")) throw new Error(`${fn.id}: copyFiles destination "${to}" must be relative`);
         cpSync(join(root, copy.from), join(dir, to), { recursive: true });
       }
-      installInto(dir, installed(fn.nodejs ?? {}));
+      installInto(dir, fn.nodejs?.install);
       const keepMap = fn.nodejs?.sourcemap === true;
       const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
-      built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size, dir, zip });
+      const code = zip.filter((f) => f.endsWith(".mjs") && !f.startsWith("node_modules/"));
+      built.push({
+        id: fn.id,
+        handler: fn.handler,
+        bundle,
+        exportName,
+        bytes: loadedAtImport(metafiles.get(entry), bundle),
+        codeBytes: code.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0),
+        dir,
+        zip,
+      });
     }
   }
   return built;
+}
+
+/**
+ * The bytes of code a cold import of `bundle` loads: the bundle and, with code splitting, the chunks
+ * it imports statically (transitively); chunks imported dynamically load at their first use.
+ */
+function loadedAtImport(metafile, bundle) {
+  const outputs = new Map(
+    Object.entries(metafile.outputs).map(([path, output]) => [join(process.cwd(), path), output]),
+  );
+  const seen = new Set();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs.get(path)?.imports ?? [])
+      if (imported.kind === "import-statement" && !imported.external) visit(join(process.cwd(), imported.path));
+  };
+  visit(bundle);
+  return [...seen].reduce((sum, path) => sum + statSync(path).size, 0);
 }

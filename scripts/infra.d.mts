@@ -48,7 +48,14 @@ export interface InfraFunction {
   timeout?: string;
   memory?: string;
   link: RecordedComponent[];
-  nodejs?: { minify?: boolean; sourcemap?: boolean; install?: string[]; esbuild?: { external?: string[] } };
+  nodejs?: {
+    minify?: boolean;
+    sourcemap?: boolean;
+    /** SST's list of names (each "*"), or name → version. */
+    install?: string[] | Record<string, string>;
+    splitting?: boolean;
+    esbuild?: { external?: string[]; define?: Record<string, string> };
+  };
   copyFiles?: { from: string; to?: string }[];
   trigger: /** The API routes that invoke it: one for a route's own function, several for a shared one. */
     | { kind: "api"; api: string; routes: string[] }

@@ -6,7 +6,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb, type Db } from "@invoicing/core/db/dynamodb";
-import { userPk } from "@invoicing/core/db/keys";
+import { entityKey, userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, type JobName } from "@invoicing/core/jobs/all";
 import { createClient } from "@invoicing/core/clients/clients";
 import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
@@ -17,9 +17,10 @@ import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "@invoicing/functions
 import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
 import { signedStripeEvent } from "../support/fake-stripe";
+import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
-import { evaluateInfra, functionsOf, type InfraFunction } from "../../scripts/infra.mjs";
+import { evaluateInfra, functionsOf, root, type InfraFunction } from "../../scripts/infra.mjs";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import {
   httpApiEvent,
@@ -205,6 +206,9 @@ describe.each(documentFunctions.map((fn) => [fn.id, fn] as const))("%s from its 
 });
 
 const isModule = (file: string) => file.startsWith("node_modules/");
+const { version: stripeVersion } = JSON.parse(readFileSync(join(root, "node_modules/stripe/package.json"), "utf8")) as {
+  version: string;
+};
 
 describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => {
   it("bundle.mjs with SST's banner and a linked source map that stays out of the zip; copyFiles in it", () => {
@@ -219,14 +223,37 @@ describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => 
       const copied = (fn.copyFiles ?? []).map((copy) => copy.to ?? copy.from);
       // SST uploads the map to its bootstrap bucket unless nodejs.sourcemap is true.
       const [modules, rest] = [bundle.zip.filter(isModule), bundle.zip.filter((f) => !isModule(f))];
-      expect(rest, fn.id).toEqual(["bundle.mjs", ...copied].sort());
+      // nodejs.splitting (the API function): the chunks beside bundle.mjs, each with the banner too.
+      const chunks = rest.filter((f) => f !== "bundle.mjs" && f.endsWith(".mjs"));
+      expect(chunks.length > 0, fn.id).toBe(fn.nodejs?.splitting === true);
+      for (const chunk of chunks)
+        expect(readFileSync(join(bundle.dir, chunk), "utf8"), chunk).toMatch(
+          /^import \{ createRequire as topLevelCreateRequire \}/,
+        );
+      expect(rest, fn.id).toEqual(["bundle.mjs", ...chunks, ...copied].sort());
       // nodejs.install: each package (with what it depends on) in node_modules/, not in the bundle.
-      const install = (fn.nodejs?.install ?? []) as string[];
+      const declared = fn.nodejs?.install ?? [];
+      const install = Array.isArray(declared) ? declared : Object.keys(declared);
       for (const name of install) {
         expect(modules, fn.id).toContain(`node_modules/${name}/package.json`);
         expect(code, fn.id).not.toContain(`node_modules/${name}/`);
       }
       if (install.length === 0) expect(modules, fn.id).toEqual([]);
+    }
+  });
+
+  it("a package installed beside a bundle at a version other than the lock file's is refused", async () => {
+    // SST npm-installs that version at deploy: the zip would not hold what the tests ran against.
+    const dir = mkdtempSync(join(tmpdir(), "install-version-"));
+    try {
+      const fn = { id: "Pinned", handler: "bench/baseline/handler.handler", runtime: "nodejs22.x" };
+      await expect(bundleFunctions([{ ...fn, nodejs: { install: { stripe: "22.0.0" } } }], dir)).rejects.toThrow(
+        /stripe@22\.0\.0 is declared, but node_modules holds 23\./,
+      );
+      const [pinned] = await bundleFunctions([{ ...fn, nodejs: { install: { stripe: stripeVersion } } }], dir);
+      expect(pinned!.zip).toContain("node_modules/stripe/package.json");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -574,9 +601,19 @@ describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
   });
 });
 
+/** All the code of a function's zip: the bundle and its chunks. */
+const codeOf = (fn: InfraFunction): string => {
+  const { dir, zip } = built.get(fn.id)!;
+  return zip
+    .filter((f) => f.endsWith(".mjs") && !isModule(f))
+    .map((f) => readFileSync(join(dir, f), "utf8"))
+    .join("\n");
+};
+
 it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
   for (const fn of apiFunctions) {
-    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    const code = codeOf(fn);
+    expect(code).toMatch(/finalizeInvoice/);
     expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
     expect(code).not.toMatch(/PDFDocument|pdf-lib/);
   }
@@ -595,6 +632,22 @@ it("the subscriber and the reminders job keep pdf-lib beside their bundle and im
     expect(code, fn.id).toMatch(/import\(\s*["']pdf-lib["']\s*\)/);
     expect(zip, fn.id).toContain("node_modules/pdf-lib/package.json");
   }
+});
+
+it("the subscriber keeps Stripe's SDK beside its bundle and imports it only at its first expiry", () => {
+  expect(streamFunctions).toHaveLength(1);
+  for (const fn of streamFunctions) {
+    const { bundle, zip } = built.get(fn.id)!;
+    const code = readFileSync(bundle, "utf8");
+    // Inlined, the SDK's error classes keep their names as strings (keepNames); a static import would
+    // be hoisted to the top and evaluate the SDK at every cold start.
+    expect(code, fn.id).not.toMatch(/["']StripeError["']|from\s*["']stripe["']/);
+    expect(code, fn.id).toMatch(/import\(\s*["']stripe["']\s*\)/);
+    expect(zip, fn.id).toContain("node_modules/stripe/package.json");
+  }
+  // The same pattern finds the SDK where it is inlined: Payments uses it at nearly every cold start.
+  for (const fn of paymentFunctions)
+    expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/["']StripeError["']/);
 });
 
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
@@ -648,6 +701,66 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
       });
     } finally {
       await bus.close();
+    }
+  });
+
+  it("expires the checkout session of a voided invoice at the card processor, the SDK loaded from beside the bundle", async () => {
+    // The bundle's directory is outside the project: import("stripe") finds only the zip's node_modules/.
+    const [bus, fake] = await Promise.all([startFakeEventBridge(), startFakeStripe()]);
+    try {
+      const secrets = { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: "whsec_bundle_test" };
+      const userId = `bundle-${randomUUID().slice(0, 8)}`;
+      const ctx = { db, clock: () => new Date(), userId };
+      const client = await createClient(ctx, { name: "Voided Ltd", email: "ap@voided.example" });
+      const draft = await createInvoice(ctx, {
+        clientId: client.id,
+        lineItems: [{ description: "Work", unitPrice: "80.00" }],
+      });
+      await finalizeInvoice(ctx, draft.id);
+      const invoice = await sendInvoice(ctx, draft.id, {});
+      const session = await createStripeCardProcessor({
+        secretKey: secrets.StripeSecretKey,
+        webhookSecret: secrets.StripeWebhookSecret,
+        apiBase: fake.url,
+      }).createCheckoutSession({
+        userId,
+        invoiceId: invoice.id,
+        invoiceNumber: invoice.invoiceNumber!,
+        amountCents: 8000n,
+        currency: "USD",
+        successUrl: `${linked.apiUrl}/public/invoices/${invoice.publicToken}`,
+        cancelUrl: `${linked.apiUrl}/public/invoices/${invoice.publicToken}`,
+        idempotencyKey: `bundle-${userId}`,
+      });
+      const stored = await db.doc.send(
+        new GetCommand({ TableName: linked.tableName, Key: entityKey(userId, "INVOICE", invoice.id) }),
+      );
+      const open = {
+        ...stored.Item!,
+        cardProcessorCheckoutSessionId: session.id,
+        cardProcessorSessionExpiresAt: session.expiresAt,
+      };
+      const event = dynamoDbStreamEvent([
+        {
+          eventName: "MODIFY",
+          oldImage: open,
+          newImage: { ...open, status: "void", voidedAt: new Date().toISOString() },
+        },
+      ]);
+      const { env, files } = lambdaSetup(fn, { ...linked, secrets }, endpoint, "key-file");
+      const [result] = await invokeBundle(
+        built.get(fn.id)!.bundle,
+        built.get(fn.id)!.exportName,
+        [event],
+        { ...env, EVENTBRIDGE_ENDPOINT: bus.url, STRIPE_API_BASE: fake.url },
+        files,
+      );
+      expect(result).toEqual({ ok: true, value: { batchItemFailures: [] } });
+      const expiries = fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/expire"));
+      expect(expiries.map((r) => r.path)).toEqual([`/v1/checkout/sessions/${session.id}/expire`]);
+      expect(fake.sessions.get(session.id)!.status).toBe("expired");
+    } finally {
+      await Promise.all([bus.close(), fake.close()]);
     }
   });
 });

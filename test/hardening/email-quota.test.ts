@@ -1,4 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { commit } from "@invoicing/core/db/commit";
+import {
+  EmailQuotaExceeded,
+  EmailQuotaRaced,
+  EmailQuotaUndecided,
+  reserveEmails,
+  reserveFrom,
+  reserveWithoutReading,
+} from "@invoicing/core/email/quota";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createDeps } from "@invoicing/functions/capabilities/deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
@@ -181,5 +190,105 @@ describe("email quota", () => {
     const later = await jobs.recurring!(env.deps, new Date("2027-01-02T01:00:00.000Z"));
     expect(later).toMatchObject({ generated: 0, sent: 1, recovered: 1 });
     expect(await generatedBy()).toMatchObject([{ status: "sent", sentAt: "2027-01-02T01:00:00.000Z" }]);
+  });
+
+  it("the reminders job racing sends cannot exceed the quota, and loses or doubles no reminder", async () => {
+    const gina = await env.user();
+    const { id: clientId } = await newClient(gina);
+    // Three invoices sent on Dec 1 (the quota's three places that day), due Dec 4: on Dec 4 each has
+    // its on-due reminder due.
+    env.clock.set("2026-12-01T09:00:00.000Z");
+    const reminded: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = await finalized(gina, clientId, { dueDate: "2026-12-04" });
+      ok(await gina.call("POST", `/invoices/${id}/send`));
+      reminded.push(id);
+    }
+    // One place taken on Dec 4 at 11:00; two left at noon, and five emails want them.
+    env.clock.set("2026-12-04T11:00:00.000Z");
+    ok(await gina.call("POST", `/invoices/${(await finalized(gina, clientId, { dueDate: "2027-06-01" })).id}/send`));
+    const others = [
+      await finalized(gina, clientId, { dueDate: "2027-06-01" }),
+      await finalized(gina, clientId, { dueDate: "2027-06-01" }),
+    ];
+    env.clock.set("2026-12-04T12:00:00.000Z");
+    const noon = new Date("2026-12-04T12:00:00.000Z");
+    const [, , ...sends] = await Promise.all([
+      jobs.reminders!(env.deps, noon),
+      jobs.reminders!(env.deps, noon),
+      ...others.map((invoice) => gina.call("POST", `/invoices/${invoice.id}/send`)),
+    ]);
+    expect(sends.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+
+    const reminderState = async () => {
+      const items = await partition(env.deps.db, gina.userId);
+      const onDue = items.filter(
+        (item) => String(item.sk).startsWith("REMINDER#") && String(item.scheduledAt).startsWith("2026-12-04"),
+      );
+      const outboxIds = new Set(items.filter((item) => item.type === "outbox").map((item) => item.id));
+      return { items, onDue, outboxIds };
+    };
+    const { items, onDue, outboxIds } = await reminderState();
+    expect(onDue).toHaveLength(3);
+    const sentNow = onDue.filter((r) => r.status === "sent");
+    expect(onDue.every((r) => r.status === "sent" || r.status === "scheduled")).toBe(true);
+    // Exactly the two places went out at noon, whoever took them; each sent reminder has its own email.
+    const sendsOk = sends.filter((r) => r.status === 200).length;
+    expect(sentNow.length + sendsOk).toBe(2);
+    const queuedAtNoon = items.filter((item) => item.type === "outbox" && item.createdAt === noon.toISOString());
+    expect(queuedAtNoon).toHaveLength(2);
+    expect(new Set(sentNow.map((r) => r.outboxId)).size).toBe(sentNow.length);
+    for (const r of sentNow) expect(outboxIds.has(r.outboxId)).toBe(true);
+
+    // A day later the window is empty again: the reminders left waiting go out, each once.
+    await jobs.reminders!(env.deps, new Date("2026-12-05T12:00:00.000Z"));
+    const later = await reminderState();
+    expect(later.onDue.map((r) => r.status)).toEqual(["sent", "sent", "sent"]);
+    expect(new Set(later.onDue.map((r) => r.outboxId)).size).toBe(3);
+    for (const r of later.onDue) expect(later.outboxIds.has(r.outboxId)).toBe(true);
+    const reminderEmails = later.items.filter(
+      (item) => item.type === "outbox" && later.onDue.some((r) => r.outboxId === item.id),
+    );
+    expect(reminderEmails).toHaveLength(3);
+  });
+
+  it("counting without a read moves the version on, and leaves to the item what its running count cannot decide", async () => {
+    const { userId } = await env.user();
+    const deps = env.deps;
+    const at = "2026-12-10T10:00:00.000Z";
+    const counted = (write: Parameters<typeof commit>[1][number]) => commit(deps, [write]);
+    const undecided = (when: string) =>
+      counted(reserveWithoutReading(deps, userId, when)).then(
+        () => expect.fail("counted without deciding from the item"),
+        (error: unknown) => {
+          expect(error).toBeInstanceOf(EmailQuotaUndecided);
+          return (error as EmailQuotaUndecided).item;
+        },
+      );
+
+    // No item yet: nothing to count on; the failed write says there is none.
+    expect(await undecided(at)).toBeUndefined();
+    await counted(reserveFrom(deps, userId, undefined, at));
+    await counted(reserveWithoutReading(deps, userId, at));
+    // A send decided from its read (two used, a place left); the job counts the last place without
+    // reading: the send's write must fail (it would be a fourth email), and reads again.
+    const sendsWrite = await reserveEmails(deps, userId, at);
+    await counted(reserveWithoutReading(deps, userId, at));
+    await expect(counted(sendsWrite)).rejects.toBeInstanceOf(EmailQuotaRaced);
+    // Full: the running count defers to the item, whose window is full too.
+    const full = await undecided(at);
+    expect(full).toMatchObject({ used: 3, hours: { "2026121010": 3 } });
+    expect(() => reserveFrom(deps, userId, full, at)).toThrow(EmailQuotaExceeded);
+
+    // A day later those three left the window but still make the running count: the item decides,
+    // drops them, and counting without a read works again from the exact count.
+    const nextDay = "2026-12-11T10:00:00.000Z";
+    const stale = await undecided(nextDay);
+    await counted(reserveFrom(deps, userId, stale, nextDay));
+    await counted(reserveWithoutReading(deps, userId, nextDay));
+    // As of an earlier time than the item's last email (a late run): the item decides.
+    const item = await undecided("2026-12-11T09:00:00.000Z");
+    expect(item).toMatchObject({ used: 2, hours: { "2026121110": 2 } });
+    expect(Object.keys(item!.hours)).toEqual(["2026121110"]);
   });
 });

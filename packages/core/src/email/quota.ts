@@ -20,6 +20,12 @@ import { DomainError } from "../errors";
  * (never more), and a place frees up at most an hour later than an exact sliding window would free
  * it. Retry-After is the time until the oldest bucket whose leaving brings the count under the quota
  * leaves the window: never more than 24 hours.
+ *
+ * Counting without reading (the reminders job, reserveWithoutReading): the item also keeps `used`,
+ * the sum of its buckets, which is never less than what the window holds (buckets that left the
+ * window stay counted until a write that read the item drops them). So "used < quota" is a condition
+ * DynamoDB can check by itself: an email counted under it fits exactly as well as when decided from
+ * a read. When it does not hold, the failed write returns the item, and the caller decides from it.
  */
 const DEFAULT_EMAIL_DAILY_QUOTA = 200;
 const HOUR_MS = 3_600_000;
@@ -36,6 +42,11 @@ export interface QuotaItem {
    * before it was kept: those count until the end of their hour plus 24 hours, as they did then.
    */
   latest?: Record<string, number>;
+  /**
+   * The sum of `hours` (each write keeps it so): at least the emails in the window. Absent on items
+   * written before it was kept: reserveWithoutReading then refuses to decide, and the caller reads.
+   */
+  used?: number;
   version: number;
   /** TTL: the item goes once its last bucket left the window. */
   expiresAt: number;
@@ -77,22 +88,20 @@ type QuotaDeps = Pick<Deps, "db" | "emailDailyQuota">;
  * do not fit; the Write's condition fails with EmailQuotaRaced when the item changed meanwhile.
  */
 export async function reserveEmails(deps: QuotaDeps, userId: string, at: string, count = 1): Promise<Write> {
-  return reserveFrom(deps, userId, await readEmailQuota(deps, userId), at, count).write;
+  return reserveFrom(deps, userId, await readEmailQuota(deps, userId), at, count);
 }
 
 /** The user's quota item as stored now (a consistent read), or undefined when there is none yet. */
-export async function readEmailQuota(deps: Pick<Deps, "db">, userId: string): Promise<QuotaItem | undefined> {
+async function readEmailQuota(deps: Pick<Deps, "db">, userId: string): Promise<QuotaItem | undefined> {
   const key = emailQuotaKey(userId);
   const read = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
   return read.Item as QuotaItem | undefined;
 }
 
 /**
- * reserveEmails from the item as the caller last knew it (`current`: read, or written by its own
- * last commit), so a caller queueing many emails for one user (the reminders job) reads it once:
- * `next` is the item once the Write is committed. The Write is conditioned on `current`'s version,
- * so a stale `current` never lets more through: it fails with EmailQuotaRaced, and the caller reads
- * again.
+ * reserveEmails from the item as the caller knows it (`current`: read, or returned by a failed
+ * write — EmailQuotaUndecided). The Write is conditioned on `current`'s version, so a stale
+ * `current` never lets more through: it fails with EmailQuotaRaced, and the caller decides again.
  */
 export function reserveFrom(
   deps: QuotaDeps,
@@ -100,7 +109,7 @@ export function reserveFrom(
   current: QuotaItem | undefined,
   at: string,
   count = 1,
-): { write: Write; next: QuotaItem } {
+): Write {
   const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
   const key = emailQuotaKey(userId);
   const nowMs = Date.parse(at);
@@ -124,10 +133,11 @@ export function reserveFrom(
     type: "emailQuota",
     hours,
     latest,
+    used: used + count,
     version: (current?.version ?? 0) + 1,
     expiresAt: Math.ceil((Math.max(...Object.values(latest)) + WINDOW_MS) / 1000),
   };
-  const write: Write = {
+  return {
     op: {
       Put: {
         TableName: deps.db.table,
@@ -143,7 +153,65 @@ export function reserveFrom(
     },
     onConditionFailed: () => new EmailQuotaRaced(),
   };
-  return { write, next: item };
+}
+
+/**
+ * reserveWithoutReading could not decide from the item's running count (the count reached the
+ * quota, the user has no item yet or one from before `used` was kept, or the job runs "as of" an
+ * earlier time than the item's last email): decide from `item`, the item as the failed write found
+ * it (reserveFrom), a write conditioned on its version.
+ */
+export class EmailQuotaUndecided extends Error {
+  constructor(readonly item: QuotaItem | undefined) {
+    super("the email quota's running count cannot decide; decide from the item");
+    this.name = "EmailQuotaUndecided";
+  }
+}
+
+/**
+ * Takes `count` places of `userId`'s quota at `at` without reading the item: an Update adding to the
+ * hour's bucket and to `used`, conditioned on `used + count <= quota`. Since `used` never counts
+ * fewer emails than the window holds, what this lets through fits exactly as reserveFrom would decide
+ * it from a read. It moves `version` on, so a concurrent reserveFrom from an earlier read fails and
+ * reads again. Its condition failing is EmailQuotaUndecided (with the item as it was), never a
+ * refusal by itself: the running count may still hold buckets that left the window.
+ */
+export function reserveWithoutReading(deps: QuotaDeps, userId: string, at: string, count = 1): Write {
+  const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
+  const nowMs = Date.parse(at);
+  return {
+    op: {
+      Update: {
+        TableName: deps.db.table,
+        Key: emailQuotaKey(userId),
+        UpdateExpression:
+          "SET #hours.#bucket = if_not_exists(#hours.#bucket, :zero) + :count, #latest.#bucket = :nowMs, " +
+          "#used = #used + :count, #version = #version + :one, #expiresAt = :expiresAt",
+        // The bucket's `latest` and the TTL only move forward: a run "as of" an earlier time decides
+        // from the item instead.
+        ConditionExpression:
+          "#used <= :room AND (attribute_not_exists(#latest.#bucket) OR #latest.#bucket <= :nowMs) " +
+          "AND #expiresAt <= :expiresAt",
+        ExpressionAttributeNames: {
+          "#hours": "hours",
+          "#latest": "latest",
+          "#bucket": bucketName(hourOf(nowMs)),
+          "#used": "used",
+          "#version": "version",
+          "#expiresAt": "expiresAt",
+        },
+        ExpressionAttributeValues: {
+          ":zero": 0,
+          ":one": 1,
+          ":count": count,
+          ":room": quota - count,
+          ":nowMs": nowMs,
+          ":expiresAt": Math.ceil((nowMs + WINDOW_MS) / 1000),
+        },
+      },
+    },
+    onConditionFailed: (old) => new EmailQuotaUndecided(old as QuotaItem | undefined),
+  };
 }
 
 /**

@@ -3,7 +3,14 @@ import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
 import { optimistic, Raced } from "../db/optimistic";
 import { queueEmail, sweepOutbox } from "../email/outbox";
-import { EmailQuotaExceeded, EmailQuotaRaced, readEmailQuota, reserveFrom, type QuotaItem } from "../email/quota";
+import {
+  EmailQuotaExceeded,
+  EmailQuotaRaced,
+  EmailQuotaUndecided,
+  reserveFrom,
+  reserveWithoutReading,
+  type QuotaItem,
+} from "../email/quota";
 import { reminderEmail } from "../email/templates";
 import { findInvoice } from "../invoices/invoices";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
@@ -24,7 +31,7 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
   const nowIso = now.toISOString();
   // waitingForQuota: due, but the user's email quota is used up; they stay due for a later run.
   const counts = { sent: 0, cancelled: 0, skipped: 0, waitingForQuota: 0 };
-  const quotas: Quotas = new Map();
+  const quotas: KnownQuotas = new Map();
   for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
     const reminder = raw as unknown as ReminderItem;
     const outcome = await handleReminder(deps, quotas, reminder, nowIso);
@@ -44,24 +51,27 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
 }
 
 /**
- * Each user's email-quota item as this run last read or wrote it (undefined: the user has none), so
- * a user's reminders read it once per run, not once each. Every email's transaction is still
- * conditioned on the version it counts from: should a request have queued an email meanwhile, the
- * commit fails with EmailQuotaRaced and the item is read again.
+ * The job never reads a user's email-quota item: each reminder's transaction counts its email with
+ * reserveWithoutReading, conditioned on the item's running count (email/quota.ts). Only when that
+ * count cannot decide does the failed transaction hand back the item (ALL_OLD, no read), kept here:
+ * that user's next attempt decides from it exactly (reserveFrom, conditioned on its version). A user
+ * found over the quota stays here for the rest of the run, so their later reminders wait without a
+ * write (nothing frees a place before the run's `now`); once a write decided from the item commits,
+ * the running count is exact again and the user's next reminders count without it.
  */
-type Quotas = Map<string, QuotaItem | undefined>;
+type KnownQuotas = Map<string, QuotaItem | undefined>;
 
 class AlreadyHandled extends Error {}
 class InvoiceSettled extends Error {}
 
 type Outcome = "sent" | "cancelled" | "skipped" | "waitingForQuota";
 
-async function handleReminder(deps: Deps, quotas: Quotas, reminder: ReminderItem, now: string): Promise<Outcome> {
+async function handleReminder(deps: Deps, quotas: KnownQuotas, reminder: ReminderItem, now: string): Promise<Outcome> {
   const invoice = await findInvoice({ ...deps, userId: reminder.userId }, reminder.invoiceId, true);
   const to = invoice?.recipient ?? invoice?.clientEmail;
   if (!invoice || !to || effectiveStatus(reminder, invoice.status) === "cancelled") return cancel(deps, reminder, now);
   try {
-    // A request that queued an email of the same user meanwhile: read its quota again and retry.
+    // The quota's running count could not decide, or a request counted an email meanwhile: again.
     return await optimistic("email quota", () => send(deps, quotas, reminder, invoice, to, now));
   } catch (error) {
     if (error instanceof AlreadyHandled) return "skipped";
@@ -74,15 +84,16 @@ async function handleReminder(deps: Deps, quotas: Quotas, reminder: ReminderItem
 
 async function send(
   deps: Deps,
-  quotas: Quotas,
+  quotas: KnownQuotas,
   reminder: ReminderItem,
   invoice: InvoiceItem,
   to: string,
   now: string,
 ): Promise<"sent"> {
   const { userId } = reminder;
-  if (!quotas.has(userId)) quotas.set(userId, await readEmailQuota(deps, userId));
-  const quota = reserveFrom(deps, userId, quotas.get(userId), now);
+  const quota = quotas.has(userId)
+    ? reserveFrom(deps, userId, quotas.get(userId), now) // throws EmailQuotaExceeded when full
+    : reserveWithoutReading(deps, userId, now);
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
   try {
     await commit({ db: deps.db }, [
@@ -117,14 +128,17 @@ async function send(
         onConditionFailed: () => new InvoiceSettled(),
       },
       email.write,
-      quota.write, // counted with the email it queues (email/quota.ts)
+      quota, // counted with the email it queues (email/quota.ts)
     ]);
   } catch (error) {
-    if (!(error instanceof EmailQuotaRaced)) throw error;
-    quotas.delete(userId); // changed by a request meanwhile: the next round reads it again
+    // Nothing was written: the reminder is still scheduled, and the next round decides again.
+    if (error instanceof EmailQuotaUndecided) quotas.set(userId, error.item);
+    // A request counted an email between the failed write and this one: count without the item again.
+    else if (error instanceof EmailQuotaRaced) quotas.delete(userId);
+    else throw error;
     throw new Raced();
   }
-  quotas.set(userId, quota.next);
+  quotas.delete(userId); // the running count is exact again (reserveFrom wrote it) or was enough
   // Delivered by the stream subscriber on the outbox record's insert; the sweep above retries.
   return "sent";
 }
