@@ -86,10 +86,10 @@ function apiLazyRoutes() {
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
  * packages/functions/src/app/documents-routes.ts serves them.
  */
-export const DOCUMENT_PATHS = paths.documents;
+const DOCUMENT_PATHS = paths.documents;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
-export const documents = new sst.aws.Function("Documents", {
+const documents = new sst.aws.Function("Documents", {
   ...functionBase("Documents", "25 seconds"),
   handler: "packages/functions/src/lambda/documents.handler",
   memory: "1024 MB",
@@ -112,13 +112,13 @@ export const documents = new sst.aws.Function("Documents", {
 const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
 /** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
-export const PAYMENT_PATHS = paths.payments;
+const PAYMENT_PATHS = paths.payments;
 
 /**
  * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
-export const payments = new sst.aws.Function("Payments", {
+const payments = new sst.aws.Function("Payments", {
   ...functionBase("Payments", "25 seconds"),
   handler: "packages/functions/src/lambda/payments.handler",
   memory: "1024 MB",

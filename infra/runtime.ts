@@ -49,7 +49,7 @@ export const logRetention = (stage: string) => (isProduction(stage) ? ("1 year" 
  * (which ends in a random suffix) so the alarms in infra/alarms.ts and an operator reading the
  * console name it directly. Lambda allows 64 characters.
  */
-export function functionName(logicalName: string): string {
+function functionName(logicalName: string): string {
   const name = `${$app.name}-${$app.stage}-${logicalName}`;
   if (name.length > 64)
     throw new Error(`function name ${name} is longer than Lambda's 64 characters: shorten the stage`);

@@ -19,8 +19,4 @@ export interface BuiltFunction {
 
 type Bundled = Pick<InfraFunction, "id" | "handler" | "runtime" | "nodejs" | "copyFiles">;
 
-export declare function resolveHandler(handler: string): { file: string; exportName: string };
-export declare function esbuildTarget(runtime?: string): string;
-export declare function functionDir(id: string): string;
 export declare function bundleFunctions(functions: Bundled[], outdir: string): Promise<BuiltFunction[]>;
-export declare function bundleFunction(fn: Bundled, outdir: string): Promise<BuiltFunction>;

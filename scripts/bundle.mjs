@@ -27,7 +27,7 @@ const banner = [
 ].join("\n");
 
 /** "packages/functions/src/lambda/api.handler" → the source file and the export Lambda calls. */
-export function resolveHandler(handler) {
+function resolveHandler(handler) {
   const dot = handler.lastIndexOf(".");
   if (dot <= 0) throw new Error(`handler "${handler}" is not <file>.<export>`);
   const base = handler.slice(0, dot);
@@ -49,14 +49,14 @@ const TARGETS = {
 };
 
 /** nodejs22.x → es2023: the target SST bundles a runtime's functions for. */
-export function esbuildTarget(runtime = "nodejs24.x") {
+function esbuildTarget(runtime = "nodejs24.x") {
   const target = TARGETS[runtime];
   if (!target) throw new Error(`runtime "${runtime}" is not a Node.js Lambda runtime SST 4.17.1 maps to a target`);
   return target;
 }
 
 /** A directory-safe name for a function id such as "Api $default". */
-export const functionDir = (id) => id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-|-$/g, "");
+const functionDir = (id) => id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-|-$/g, "");
 
 /** esbuild options for a function: SST's, with the function's runtime target and nodejs settings. */
 function buildOptions(fn) {
@@ -197,10 +197,4 @@ function loadedAtImport(metafile, bundle) {
   };
   visit(bundle);
   return [...seen].reduce((sum, path) => sum + statSync(path).size, 0);
-}
-
-/** One function: bundleFunctions([fn], outdir)[0]. */
-export async function bundleFunction(fn, outdir) {
-  const [built] = await bundleFunctions([fn], outdir);
-  return built;
 }

@@ -12,7 +12,7 @@ import { createClient } from "@invoicing/core/clients/clients";
 import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { updateProfile } from "@invoicing/core/profile/profile";
+import { updateProfile } from "@invoicing/core/profile/update";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "@invoicing/functions/pdf/font-files";
 import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
