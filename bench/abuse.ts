@@ -10,7 +10,7 @@ import { createDb } from "@invoicing/core/db/dynamodb";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { inspectImage } from "@invoicing/core/profile/image";
-import { updateProfile } from "@invoicing/core/profile/profile";
+import { updateProfile } from "@invoicing/core/profile/update";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { bundleFunctions } from "../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf } from "../scripts/infra.mjs";

@@ -61,6 +61,7 @@ async function main() {
       init.rows.map((r) => ({
         function: r.function,
         KiB: Math.round(r.bytes / 1024),
+        "zip code KiB": Math.round(r.codeBytes / 1024),
         "× size": r.sizeRatio,
         "init CPU ms": r.coldImportMs,
         "(wall ms)": r.coldImportWallMs,

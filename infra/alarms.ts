@@ -14,7 +14,7 @@ import { streamFailures } from "./stream";
  * Imported last by sst.config.ts: the per-function alarms cover every function declared through
  * functionBase (infra/runtime.ts), so a new function gets them without a line here.
  */
-export const alarmTopic = new sst.aws.SnsTopic("Alarms");
+const alarmTopic = new sst.aws.SnsTopic("Alarms");
 const alarmEmail = process.env.ALARM_EMAIL?.trim();
 if (alarmEmail) {
   new aws.sns.TopicSubscription("AlarmsEmail", { topic: alarmTopic.arn, protocol: "email", endpoint: alarmEmail });

@@ -1,6 +1,6 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { functionPaths } from "./route-paths";
-import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { functionBase, installedBeside, isProduction, lambdaRuntime, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
 import { apiStage, routesDeclared } from "./stage";
@@ -59,6 +59,7 @@ const defaultRoute = api.route("$default", {
   handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
   link: [table, cardPayments, api],
+  nodejs: apiLazyRoutes(),
 });
 
 /**
@@ -68,13 +69,27 @@ const defaultRoute = api.route("$default", {
 const paths = functionPaths();
 
 /**
+ * The API function loads each route module at its first request, not at its cold start
+ * (packages/functions/src/app/lazy-routes.ts): built with code splitting, so each module is a chunk
+ * of its own in the zip, and given its route table (methods, paths, which are public), derived
+ * from the modules here, as the constant `API_ROUTE_TABLE` (esbuild's `define`).
+ */
+function apiLazyRoutes() {
+  return {
+    ...lambdaRuntime.nodejs,
+    splitting: true,
+    esbuild: { define: { API_ROUTE_TABLE: JSON.stringify(functionPaths().api) } },
+  };
+}
+
+/**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
  * packages/functions/src/app/documents-routes.ts serves them.
  */
-export const DOCUMENT_PATHS = paths.documents;
+const DOCUMENT_PATHS = paths.documents;
 
 /** Reads the table; the API's URL is printed on documents (the pay link). */
-export const documents = new sst.aws.Function("Documents", {
+const documents = new sst.aws.Function("Documents", {
   ...functionBase("Documents", "25 seconds"),
   handler: "packages/functions/src/lambda/documents.handler",
   memory: "1024 MB",
@@ -82,7 +97,7 @@ export const documents = new sst.aws.Function("Documents", {
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
   // code rather than bundled (900 KiB that every cold start would parse, for a rare request), and
   // the fonts are read from disk at the first one (packages/functions/src/pdf/fonts.ts).
-  nodejs: { ...lambdaRuntime.nodejs, install: ["@pdf-lib/fontkit"] },
+  ...installedBeside("@pdf-lib/fontkit"),
   copyFiles: [
     // /docs inlines Swagger UI's browser bundle, read from the package at the first request
     // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.
@@ -97,13 +112,13 @@ export const documents = new sst.aws.Function("Documents", {
 const documentRoutes = DOCUMENT_PATHS.map((path) => api.route(`ANY ${path}`, documents.arn));
 
 /** The card processor's paths: the pay link, its webhook, refunds (packages/functions/src/app/payments-routes.ts). */
-export const PAYMENT_PATHS = paths.payments;
+const PAYMENT_PATHS = paths.payments;
 
 /**
  * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this
  * function alone has it), records payments in the table; the API's URL is where checkout returns.
  */
-export const payments = new sst.aws.Function("Payments", {
+const payments = new sst.aws.Function("Payments", {
   ...functionBase("Payments", "25 seconds"),
   handler: "packages/functions/src/lambda/payments.handler",
   memory: "1024 MB",

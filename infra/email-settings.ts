@@ -12,14 +12,14 @@
  *   hosted zone) or `manual` (the DNS is elsewhere: nothing is looked up in Route 53, and the deploy
  *   prints the records to add). Only meaningful for a domain sender.
  */
-export interface EmailSettings {
+interface EmailSettings {
   sender: string;
   isDomain: boolean;
   identity: "own" | "shared";
   dns: "route53" | "manual";
 }
 
-export class EmailSettingsError extends Error {
+class EmailSettingsError extends Error {
   override name = "EmailSettingsError";
 }
 

@@ -26,7 +26,7 @@ const configurationSet = new aws.sesv2.ConfigurationSet(
  * marks the outbox record and the recipient (packages/core/src/email/bounces.ts). Deliveries are
  * not reported: only what needs the user's attention.
  */
-export const emailFeedback = new sst.aws.SnsTopic("EmailFeedback");
+const emailFeedback = new sst.aws.SnsTopic("EmailFeedback");
 new aws.sesv2.ConfigurationSetEventDestination("EmailFeedbackDestination", {
   configurationSetName: configurationSet.configurationSetName,
   eventDestinationName: "feedback",
@@ -117,7 +117,7 @@ export const emailDnsRecords = emailDkimTokens?.apply((tokens) => [
 ]);
 
 /** SES may publish the feedback of this account's configuration set, and nothing else may through this grant. */
-export function sesPublishPolicy(topicArn: string, configurationSetArn: string) {
+function sesPublishPolicy(topicArn: string, configurationSetArn: string) {
   const account = configurationSetArn.split(":")[4];
   return {
     Version: "2012-10-17",

@@ -1,19 +1,26 @@
 import { execFileSync } from "node:child_process";
 
 /**
- * The paths the documents and payments functions serve, derived from their route modules
- * (packages/functions/src/app/route-paths.ts) by running scripts/route-paths.ts with tsx: SST
- * evaluates infra in its own process, which cannot load the route modules itself. So a route
- * added to a module of those functions is routed to it at the next deploy, with nothing else to edit.
+ * `api`: the API function's route table (RouteEntry[] of packages/functions/src/app/lazy-routes.ts),
+ * which infra passes through to the build as it is (infra is type-checked without the app's code).
  */
-export function functionPaths(): { documents: string[]; payments: string[] } {
+type Derived = { documents: string[]; payments: string[]; api: unknown[] };
+
+/**
+ * The paths the documents and payments functions serve, and the API function's route table,
+ * derived from their route modules (packages/functions/src/app/route-paths.ts) by running
+ * scripts/route-paths.ts with tsx: SST evaluates infra in its own process, which cannot load the
+ * route modules itself. So a route added to a module is routed at the next deploy, with nothing
+ * else to edit.
+ */
+export function functionPaths(): Derived {
   if (known) return known;
   const out = execFileSync(process.execPath, ["--import", "tsx", "scripts/route-paths.ts"], {
     encoding: "utf8",
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   });
-  known = JSON.parse(out) as { documents: string[]; payments: string[] };
+  known = JSON.parse(out) as Derived;
   return known;
 }
 
-let known: { documents: string[]; payments: string[] } | undefined;
+let known: Derived | undefined;

@@ -9,14 +9,14 @@ import { withAccessLogFormat } from "./access-log";
  * session can be reused (core/src/payments/checkout.ts). Every `/public/…` route infra declares gets
  * the limit of its kind; authenticated routes keep the account's default limits.
  */
-export const PUBLIC_THROTTLING = {
+const PUBLIC_THROTTLING = {
   payLink: { rateLimit: 10, burstLimit: 20 },
   file: { rateLimit: 20, burstLimit: 40 },
   page: { rateLimit: 50, burstLimit: 100 },
 } as const;
 
 /** The throttling of a route key, or undefined for a route that is not public. */
-export function publicThrottling(routeKey: string): { rateLimit: number; burstLimit: number } | undefined {
+function publicThrottling(routeKey: string): { rateLimit: number; burstLimit: number } | undefined {
   const path = routeKey.replace(/^\S+ /, "");
   if (!path.startsWith("/public/")) return undefined;
   if (path.endsWith("/pay")) return PUBLIC_THROTTLING.payLink;

@@ -24,7 +24,7 @@ const globalIndexes = Object.fromEntries(
  * every function linking the table. Transactions need no action of their own: DynamoDB checks each
  * item's action (Put, Update, Delete, ConditionCheck, Get) inside them. No Scan: nothing scans.
  */
-export const TABLE_ACTIONS = [
+const TABLE_ACTIONS = [
   "dynamodb:GetItem",
   "dynamodb:BatchGetItem",
   "dynamodb:Query",

@@ -9,7 +9,7 @@ import { table } from "./storage";
  * The app's EventBridge bus: every event is also put here (`source` "invoicing", `detail-type` the
  * event type) for consumers inside AWS (docs/events.md).
  */
-export const bus = new sst.aws.Bus("Bus");
+const bus = new sst.aws.Bus("Bus");
 /** Linking the bus grants PutEvents on it, nothing else (SST's default is `events:*`). */
 sst.Linkable.wrap(sst.aws.Bus, (linked) => ({
   properties: { name: linked.name, arn: linked.arn },
@@ -28,7 +28,7 @@ export const streamFailures = new sst.aws.Queue("StreamFailures", {
 });
 
 /** The subscription's failure handling, in one place for the tests and docs/operations.md. */
-export const STREAM_RETRY = {
+const STREAM_RETRY = {
   // A record that fails is retried from itself (ReportBatchItemFailures) this many times, the batch
   // split in halves on each (bisect), so one bad record ends up alone and only it is given up on.
   maximumRetryAttempts: 5,

@@ -7,7 +7,10 @@ export interface BuiltFunction {
   /** Absolute path of the bundle.mjs. */
   bundle: string;
   exportName: string;
+  /** The code a cold import loads: the bundle and the chunks it imports statically (code splitting). */
   bytes: number;
+  /** All the function's code in its zip: the bundle and every chunk (its node_modules/ aside). */
+  codeBytes: number;
   /** The function's directory: the bundle, its source map and its copyFiles (the zip's root). */
   dir: string;
   /** The files SST would put in the function's zip, relative to `dir`. */
@@ -16,8 +19,4 @@ export interface BuiltFunction {
 
 type Bundled = Pick<InfraFunction, "id" | "handler" | "runtime" | "nodejs" | "copyFiles">;
 
-export declare function resolveHandler(handler: string): { file: string; exportName: string };
-export declare function esbuildTarget(runtime?: string): string;
-export declare function functionDir(id: string): string;
 export declare function bundleFunctions(functions: Bundled[], outdir: string): Promise<BuiltFunction[]>;
-export declare function bundleFunction(fn: Bundled, outdir: string): Promise<BuiltFunction>;

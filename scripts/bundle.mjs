@@ -8,6 +8,8 @@
  * minifies only when `nodejs.minify` is true (SST's documented default is true, its code's is false;
  * infra/runtime.ts sets it). The zip holds the bundle, the `copyFiles`, and the source map only when
  * `nodejs.sourcemap` is true (otherwise SST uploads the map to its bootstrap bucket instead).
+ * `nodejs.esbuild.define` is passed to esbuild; with `nodejs.splitting` the function is built alone
+ * into its directory, its entry named `bundle`, its chunks beside it (the API function, infra/api.ts).
  * `npm run build` and the bundle test (test/deploy/bundles.test.ts) both call this, on the handlers
  * infra names (scripts/infra.mjs).
  */
@@ -25,7 +27,7 @@ const banner = [
 ].join("\n");
 
 /** "packages/functions/src/lambda/api.handler" → the source file and the export Lambda calls. */
-export function resolveHandler(handler) {
+function resolveHandler(handler) {
   const dot = handler.lastIndexOf(".");
   if (dot <= 0) throw new Error(`handler "${handler}" is not <file>.<export>`);
   const base = handler.slice(0, dot);
@@ -47,14 +49,14 @@ const TARGETS = {
 };
 
 /** nodejs22.x → es2023: the target SST bundles a runtime's functions for. */
-export function esbuildTarget(runtime = "nodejs24.x") {
+function esbuildTarget(runtime = "nodejs24.x") {
   const target = TARGETS[runtime];
   if (!target) throw new Error(`runtime "${runtime}" is not a Node.js Lambda runtime SST 4.17.1 maps to a target`);
   return target;
 }
 
 /** A directory-safe name for a function id such as "Api $default". */
-export const functionDir = (id) => id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-|-$/g, "");
+const functionDir = (id) => id.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-|-$/g, "");
 
 /** esbuild options for a function: SST's, with the function's runtime target and nodejs settings. */
 function buildOptions(fn) {
@@ -70,8 +72,12 @@ function buildOptions(fn) {
     sourcemap: "linked",
     mainFields: ["module", "main"],
     external: ["sharp", "pg-native", ...installed(nodejs), ...(nodejs.esbuild?.external ?? [])],
+    // SST passes `nodejs.esbuild.define` through (build.go `Define: properties.ESBuild.Define`).
+    ...(nodejs.esbuild?.define ? { define: nodejs.esbuild.define } : {}),
+    splitting: nodejs.splitting === true,
     banner: { js: banner },
     logLevel: "silent",
+    metafile: true,
   };
 }
 
@@ -132,13 +138,21 @@ export async function bundleFunctions(functions, outdir) {
   }
   const built = [];
   for (const { options, entries } of groups.values()) {
-    await build({
-      ...options,
-      entryPoints: entries.map((entry) => ({ in: entry.file, out: entry.out })),
-      outdir,
-      outExtension: { ".js": ".mjs" },
-    });
-    for (const { fn, exportName, out } of entries) {
+    // With code splitting, SST builds the function alone into its own directory (`outdir` = the
+    // bundle's, entry named `bundle`), its chunks beside the bundle; without, several entries share a run.
+    const runs = options.splitting ? entries.map((entry) => [entry]) : [entries];
+    const metafiles = new Map();
+    for (const run of runs) {
+      const result = await build({
+        ...options,
+        entryPoints: run.map((entry) => ({ in: entry.file, out: options.splitting ? "bundle" : entry.out })),
+        outdir: options.splitting ? join(outdir, dirname(run[0].out)) : outdir,
+        outExtension: { ".js": ".mjs" },
+      });
+      for (const entry of run) metafiles.set(entry, result.metafile);
+    }
+    for (const entry of entries) {
+      const { fn, exportName, out } = entry;
       const bundle = join(outdir, `${out}.mjs`);
       const dir = dirname(bundle);
       for (const copy of fn.copyFiles ?? []) {
@@ -150,14 +164,37 @@ export async function bundleFunctions(functions, outdir) {
       installInto(dir, fn.nodejs?.install);
       const keepMap = fn.nodejs?.sourcemap === true;
       const zip = filesUnder(dir).filter((f) => keepMap || !f.endsWith(".map"));
-      built.push({ id: fn.id, handler: fn.handler, bundle, exportName, bytes: statSync(bundle).size, dir, zip });
+      const code = zip.filter((f) => f.endsWith(".mjs") && !f.startsWith("node_modules/"));
+      built.push({
+        id: fn.id,
+        handler: fn.handler,
+        bundle,
+        exportName,
+        bytes: loadedAtImport(metafiles.get(entry), bundle),
+        codeBytes: code.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0),
+        dir,
+        zip,
+      });
     }
   }
   return built;
 }
 
-/** One function: bundleFunctions([fn], outdir)[0]. */
-export async function bundleFunction(fn, outdir) {
-  const [built] = await bundleFunctions([fn], outdir);
-  return built;
+/**
+ * The bytes of code a cold import of `bundle` loads: the bundle and, with code splitting, the chunks
+ * it imports statically (transitively); chunks imported dynamically load at their first use.
+ */
+function loadedAtImport(metafile, bundle) {
+  const outputs = new Map(
+    Object.entries(metafile.outputs).map(([path, output]) => [join(process.cwd(), path), output]),
+  );
+  const seen = new Set();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs.get(path)?.imports ?? [])
+      if (imported.kind === "import-statement" && !imported.external) visit(join(process.cwd(), imported.path));
+  };
+  visit(bundle);
+  return [...seen].reduce((sum, path) => sum + statSync(path).size, 0);
 }

@@ -2,7 +2,7 @@
 export declare const root: string;
 
 /** A component infra declared, as recorded offline. */
-export interface RecordedComponent {
+interface RecordedComponent {
   /** SST's type name, e.g. "sst.aws.Dynamo". */
   kind: string;
   /** The name infra gave it: the `Resource.<name>` it links as. */
@@ -26,14 +26,14 @@ export interface RecordedComponent {
 }
 
 /** An IAM statement a link grants (SST's sst.aws.permission without its `type`). */
-export interface PermissionStatement {
+interface PermissionStatement {
   effect?: "allow" | "deny";
   actions: string[];
   resources: string[];
   conditions?: { test: string; variable: string; values: string[] }[];
 }
 
-export interface EvaluatedInfra {
+interface EvaluatedInfra {
   app: { name: string; home: string; removal?: string; protect?: boolean; [setting: string]: unknown };
   outputs: Record<string, unknown>;
   components: RecordedComponent[];
@@ -53,7 +53,8 @@ export interface InfraFunction {
     sourcemap?: boolean;
     /** SST's list of names (each "*"), or name → version. */
     install?: string[] | Record<string, string>;
-    esbuild?: { external?: string[] };
+    splitting?: boolean;
+    esbuild?: { external?: string[]; define?: Record<string, string> };
   };
   copyFiles?: { from: string; to?: string }[];
   trigger: /** The API routes that invoke it: one for a route's own function, several for a shared one. */
@@ -80,9 +81,3 @@ export declare function linkNames(fn: InfraFunction): string[];
 export declare function linkPermissions(fn: InfraFunction): PermissionStatement[];
 export declare function rolePermissions(fn: InfraFunction, infra: EvaluatedInfra): PermissionStatement[];
 export declare function linkProperties(component: RecordedComponent): Record<string, unknown> & { type: string };
-export declare function resolveOutputs<T>(value: T): unknown;
-export declare class FakeOutput<T = unknown> {
-  value: T;
-  constructor(value: T);
-  apply<U>(fn: (value: T) => U): FakeOutput<U>;
-}

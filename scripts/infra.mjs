@@ -24,7 +24,7 @@ const REGION = "us-east-1";
  * A stand-in for Pulumi's Output: a value known now, with `apply`. Infra code that derives values
  * from outputs (an ARN pattern, DNS records) runs its real callbacks on these placeholders.
  */
-export class FakeOutput {
+class FakeOutput {
   constructor(value) {
     this.value = value;
   }
@@ -34,7 +34,7 @@ export class FakeOutput {
 }
 
 /** The plain value of anything holding FakeOutputs (as Pulumi resolves outputs before using them). */
-export function resolveOutputs(value) {
+function resolveOutputs(value) {
   if (value instanceof FakeOutput) return resolveOutputs(value.value);
   if (Array.isArray(value)) return value.map(resolveOutputs);
   if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
@@ -60,7 +60,7 @@ const permission = (input) => ({ type: "aws.permission", ...input });
 /**
  * What linking each kind of component gives a function by default: its properties (the `Resource.<Name>`
  * values) and its AWS permissions, as SST 4.17.1's getSSTLink() returns them
- * (.sst/platform/src/components/…; test/deploy/grants.test.ts compares the two). `sst.Linkable.wrap`
+ * (.sst/platform/src/components/…; test/deploy/infra.test.ts compares the two). `sst.Linkable.wrap`
  * replaces one, as in SST.
  */
 const defaultLinks = {

@@ -55,7 +55,7 @@ function packageDirs(dir = root) {
 }
 
 /** Path (relative to the repo) → content, for the app as infra declares it. */
-export function renderSstEnv(infra) {
+function renderSstEnv(infra) {
   const resources = Object.fromEntries(
     infra.components.filter((c) => c.link).map((c) => [c.logicalName, linkProperties(c)]),
   );

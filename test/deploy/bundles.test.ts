@@ -12,7 +12,7 @@ import { createClient } from "@invoicing/core/clients/clients";
 import { createInvoice, getInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
-import { updateProfile } from "@invoicing/core/profile/profile";
+import { updateProfile } from "@invoicing/core/profile/update";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "@invoicing/functions/pdf/font-files";
 import { feedbackTags, recipientKey } from "@invoicing/core/email/bounces";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
@@ -223,7 +223,14 @@ describe("the bundles are laid out as SST 4.17.1 packs a function's zip", () => 
       const copied = (fn.copyFiles ?? []).map((copy) => copy.to ?? copy.from);
       // SST uploads the map to its bootstrap bucket unless nodejs.sourcemap is true.
       const [modules, rest] = [bundle.zip.filter(isModule), bundle.zip.filter((f) => !isModule(f))];
-      expect(rest, fn.id).toEqual(["bundle.mjs", ...copied].sort());
+      // nodejs.splitting (the API function): the chunks beside bundle.mjs, each with the banner too.
+      const chunks = rest.filter((f) => f !== "bundle.mjs" && f.endsWith(".mjs"));
+      expect(chunks.length > 0, fn.id).toBe(fn.nodejs?.splitting === true);
+      for (const chunk of chunks)
+        expect(readFileSync(join(bundle.dir, chunk), "utf8"), chunk).toMatch(
+          /^import \{ createRequire as topLevelCreateRequire \}/,
+        );
+      expect(rest, fn.id).toEqual(["bundle.mjs", ...chunks, ...copied].sort());
       // nodejs.install: each package (with what it depends on) in node_modules/, not in the bundle.
       const declared = fn.nodejs?.install ?? [];
       const install = Array.isArray(declared) ? declared : Object.keys(declared);
@@ -594,9 +601,19 @@ describe.each(jobFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
   });
 });
 
+/** All the code of a function's zip: the bundle and its chunks. */
+const codeOf = (fn: InfraFunction): string => {
+  const { dir, zip } = built.get(fn.id)!;
+  return zip
+    .filter((f) => f.endsWith(".mjs") && !isModule(f))
+    .map((f) => readFileSync(join(dir, f), "utf8"))
+    .join("\n");
+};
+
 it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
   for (const fn of apiFunctions) {
-    const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
+    const code = codeOf(fn);
+    expect(code).toMatch(/finalizeInvoice/);
     expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
     expect(code).not.toMatch(/PDFDocument|pdf-lib/);
   }

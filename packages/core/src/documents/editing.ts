@@ -7,8 +7,9 @@ import { entityKey } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, isEmptyPatch, putIfVersion } from "../db/versioning";
 import { type DomainError, notFound } from "../errors";
-import { buildLineItems, computeTotals, type LineItem, type LineItemInput } from "./line-items";
-import { clientCopies, type ClientCopies } from "./parties";
+import { buildLineItems, computeTotals, type LineItemInput } from "./line-items";
+import type { DocumentItem } from "./item";
+import { clientCopies } from "./parties";
 
 /**
  * Reading, editing and deleting invoices and estimates: one implementation of the rules both
@@ -17,27 +18,6 @@ import { clientCopies, type ClientCopies } from "./parties";
  */
 /** A credit note is never edited or deleted: it is read (and sent) through here only. */
 type DocumentKind = "INVOICE" | "ESTIMATE" | "CREDITNOTE";
-
-/** What every invoice and estimate item has and editing touches. */
-export interface DocumentItem {
-  pk: string;
-  sk: string;
-  id: number;
-  status: string;
-  version: number;
-  clientId: number;
-  clientName: string;
-  clientEmail: string | null;
-  clientAddress: ClientCopies["clientAddress"];
-  clientTaxId: string | null;
-  lineItems: LineItem[];
-  /** The id the next new line gets: line ids are never reused within a document. */
-  nextLineId: number;
-  subtotal: string;
-  taxTotal: string;
-  total: string;
-  updatedAt: string;
-}
 
 export interface DocumentRules {
   kind: DocumentKind;

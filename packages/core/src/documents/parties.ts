@@ -13,7 +13,7 @@ import { NEEDS_EXEMPTION_REASON, readLineItems, type LineItem } from "./line-ite
  * document when it is issued (an invoice's finalize, an estimate's send), so later edits of either
  * never change an issued document.
  */
-export interface ClientCopies {
+interface ClientCopies {
   clientName: string;
   clientEmail: string | null;
   clientAddress: Address | null;

@@ -8,7 +8,8 @@ import { putIfVersion } from "../db/versioning";
 import { queueEmail, type OutgoingEmail } from "../email/outbox";
 import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { DomainError, invalidTransition, notFound } from "../errors";
-import { type DocumentItem, getDocument, type DocumentRules } from "./editing";
+import { getDocument, type DocumentRules } from "./editing";
+import type { DocumentItem } from "./item";
 
 /** What `send` reads of a document (an invoice, an estimate, a credit note). */
 type SendableItem = Pick<DocumentItem, "pk" | "sk" | "id" | "status" | "version" | "clientId" | "clientEmail">;

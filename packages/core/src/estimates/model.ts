@@ -1,6 +1,6 @@
 import { entityKey, type IndexedItem } from "../db/keys";
 import { formatDocumentNumber } from "../documents/numbering";
-import type { DocumentItem } from "../documents/editing";
+import type { DocumentItem } from "../documents/item";
 import { readLineItems, taxBreakdown } from "../documents/line-items";
 import { toResource } from "../resource";
 import { Estimate, type EstimateStatus } from "./resource";

@@ -1,11 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { readAddress, toAddress, type AddressInput } from "../address/address";
+import { readAddress } from "../address/address";
 import type { Ctx } from "../context";
-import { nowIso } from "../context";
-import { commit } from "../db/commit";
 import { userPk } from "../db/keys";
-import { assertIfMatch, isEmptyPatch } from "../db/versioning";
-import { optimistic, Raced } from "../db/optimistic";
 import { toResource } from "../resource";
 import { Profile, Seller, type BankAccount } from "./resource";
 
@@ -14,7 +10,8 @@ import { Profile, Seller, type BankAccount } from "./resource";
  * clients and documents get. Every user has exactly one: before the first change it reads as all
  * nulls with the defaults (USD, 30 days), version 0. One item per user (sk BUSINESS_PROFILE; the
  * item PROFILE is the account record of api-keys.ts); the logo is its own item (profile/logo.ts),
- * so that reading the profile never drags 256 KiB along.
+ * so that reading the profile never drags 256 KiB along. This module is the record (its key, how a
+ * stored item reads, its defaults), which clients and documents read; changing it is ./update.ts.
  */
 export type { BankAccount, Profile, Seller };
 
@@ -24,11 +21,6 @@ export interface ProfileItem extends Profile {
   /** 0 until the first change (the ETag "0"). */
   version: number;
 }
-
-type ProfilePatch = Partial<Omit<Profile, "hasLogo" | "updatedAt" | "address" | "bankAccount">> & {
-  address?: AddressInput | null;
-  bankAccount?: { accountName?: string | null; iban: string; bic?: string | null } | null;
-};
 
 const DEFAULT_CURRENCY = "USD";
 const DEFAULT_PAYMENT_TERMS_DAYS = 30;
@@ -71,55 +63,4 @@ export async function getProfile(ctx: Pick<Ctx, "db" | "userId">, consistent = f
     new GetCommand({ TableName: ctx.db.table, Key: profileKey(ctx.userId), ConsistentRead: consistent }),
   );
   return readProfile(ctx.userId, out.Item);
-}
-
-/**
- * PATCH: the given fields replace the stored ones (`null` clears; an address or bank account is
- * replaced whole); `{}` changes nothing. Written whole, conditioned on the version read (or on the
- * item's absence for the first change), so a concurrent change is never lost: 412 under If-Match,
- * otherwise the patch is applied again to the fresh profile.
- */
-export async function updateProfile(ctx: Ctx, patch: ProfilePatch, ifMatch?: string): Promise<ProfileItem> {
-  return optimistic(
-    "profile",
-    async () => {
-      const current = await getProfile(ctx, true);
-      assertIfMatch(ifMatch, current.version);
-      if (isEmptyPatch(patch)) return current;
-      const next: ProfileItem = { ...current, updatedAt: nowIso(ctx), version: current.version + 1 };
-      for (const [field, value] of Object.entries(patch)) {
-        if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
-      }
-      // Replaced whole, every member present (null when not given).
-      if (patch.address) next.address = toAddress(patch.address);
-      if (patch.bankAccount) {
-        next.bankAccount = {
-          accountName: patch.bankAccount.accountName ?? null,
-          iban: patch.bankAccount.iban,
-          bic: patch.bankAccount.bic ?? null,
-        };
-      }
-      await commit(
-        ctx,
-        [
-          {
-            op: {
-              Put: {
-                TableName: ctx.db.table,
-                Item: next,
-                ConditionExpression:
-                  current.version === 0 ? "attribute_not_exists(pk) OR #version = :v" : "#version = :v",
-                ExpressionAttributeNames: { "#version": "version" },
-                ExpressionAttributeValues: { ":v": current.version },
-              },
-            },
-            onConditionFailed: () => new Raced(),
-          },
-        ],
-        next,
-      );
-      return next;
-    },
-    { ifMatch },
-  );
 }

@@ -329,7 +329,7 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
  * lease left, redeliveries), read in a bounded window and made fairly (./scheduling.ts). It starts
  * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
- * functions/src/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
+ * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
  * start stays due for the next run, counted as `deferred`.
  */
 export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {

@@ -1,6 +1,6 @@
 /**
  * Idempotency-Key on every POST: Stripe's semantics over the records of
- * core/idempotency/records.ts. docs/idempotency.md has the design and why it is not
+ * core/src/idempotency/records.ts. docs/idempotency.md has the design and why it is not
  * @aws-lambda-powertools/idempotency.
  *
  * Where it sits: after auth (401 first) and only on requests a POST route matched (404 unknown route

@@ -8,8 +8,9 @@ import { buildApp } from "../app/build-app";
 
 /**
  * The documents Lambda: API Gateway sends it every documents path (infra/api.ts), with the same
- * spine (auth, errors, 405) as the API. It mounts the PDF renderer (pdf-lib, loaded at the first
- * PDF), and the e-invoice writer will join it; its own function keeps both out of the API's bundle.
+ * middleware (app/build-app.ts: auth, errors, 405) as the API. It mounts the PDF renderer (pdf-lib,
+ * loaded at the first PDF) and the e-invoice writer (loaded at the first e-invoice); its own function
+ * keeps both out of the API's bundle.
  * It needs no capability: it reads the table and renders.
  */
 export const handler = handle(

@@ -6,9 +6,9 @@ import { buildApp } from "../app/build-app";
 
 /**
  * The payments Lambda: API Gateway sends it the pay link and the card processor's webhook
- * (infra/api.ts), with the same spine as the API. The one HTTP function with the Stripe SDK, inlined
- * in its bundle (unlike the subscriber's, installed beside it): nearly every request here calls
- * Stripe, and loading the SDK's files at the first one costs more than parsing it at init (README,
- * Benchmarks).
+ * (infra/api.ts), with the same middleware as the API (app/build-app.ts). The one HTTP function with
+ * the Stripe SDK, inlined in its bundle (unlike the subscriber's, installed beside it): nearly every
+ * request here calls Stripe, and loading the SDK's files at the first one costs more than parsing it
+ * at init (README, Benchmarks).
  */
 export const handler = handle(buildApp(createBaseDeps(process.env, [cardProcessor]), paymentRouteModules));
