@@ -1,6 +1,6 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { functionPaths } from "./route-paths";
-import { functionBase, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { functionBase, installedBeside, isProduction, lambdaRuntime, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
 import { apiStage, routesDeclared } from "./stage";
@@ -97,7 +97,7 @@ const documents = new sst.aws.Function("Documents", {
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
   // code rather than bundled (900 KiB that every cold start would parse, for a rare request), and
   // the fonts are read from disk at the first one (packages/functions/src/pdf/fonts.ts).
-  nodejs: { ...lambdaRuntime.nodejs, install: ["@pdf-lib/fontkit"] },
+  ...installedBeside("@pdf-lib/fontkit"),
   copyFiles: [
     // /docs inlines Swagger UI's browser bundle, read from the package at the first request
     // (packages/functions/src/openapi/renderer.ts), so it is copied next to the code, not bundled.

@@ -18,7 +18,7 @@ export const lambdaRuntime = {
  * what package-lock.json pins and the tests ran. scripts/bundle.mjs refuses a version here that is
  * not the one in node_modules, so a bump of the lock file shows up there.
  */
-const BESIDE_VERSIONS = { "pdf-lib": "1.17.1", stripe: "23.1.0" } as const;
+const BESIDE_VERSIONS = { "pdf-lib": "1.17.1", stripe: "23.1.0", "@pdf-lib/fontkit": "1.1.1" } as const;
 
 /**
  * For the packages a function needs now and then, not at every cold start: they go beside the

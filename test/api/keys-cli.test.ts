@@ -54,7 +54,7 @@ describe("npm run keys -- create --scope --expires-at", () => {
       expect.objectContaining({ scope: "read_only", expiresAt: "2099-01-01T00:00:00.000Z" }),
     ]);
     expectProblem(await request(env.app, "POST", "/clients", { name: "x" }, auth), 403, "insufficient_scope");
-  }, 120_000);
+  });
 
   it("refuses an unknown scope and an expiry that is not in the future, making no key", async () => {
     for (const args of [
@@ -69,5 +69,5 @@ describe("npm run keys -- create --scope --expires-at", () => {
       expect(failed?.code, args.join(" ")).toBe(2);
     }
     expect(await listApiKeys(env.deps.db, "cli-refused")).toEqual([]);
-  }, 120_000);
+  });
 });

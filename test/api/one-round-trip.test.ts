@@ -272,5 +272,5 @@ describe("creating a document: one read, one transaction", () => {
     );
     expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
     expect(created.map((r) => r.body.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-  }, 120_000);
+  });
 });

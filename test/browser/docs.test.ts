@@ -66,8 +66,8 @@ describe.skipIf(!hasChromium)("GET /docs in Chromium", () => {
 
     const res = await page.goto(`${baseUrl}/docs`);
     expect(res?.status()).toBe(200);
-    await page.waitForSelector("body[data-rendered=true]", { timeout: 20_000 });
-    await page.waitForSelector(".opblock", { timeout: 20_000 });
+    await page.waitForSelector("body[data-rendered=true]", { timeout: 60_000 });
+    await page.waitForSelector(".opblock", { timeout: 60_000 });
 
     expect(await page.locator(".opblock").count()).toBe(operationCount);
     expect(await page.locator(".info .title").innerText()).toContain("Invoicing API");
@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium)("GET /docs in Chromium", () => {
     expect(problem.code).toBe("unauthorized");
     const type = new URL(problem.type);
     await page.goto(`${baseUrl}${type.pathname}${type.hash}`);
-    await page.waitForSelector("body[data-rendered=true]", { timeout: 20_000 });
+    await page.waitForSelector("body[data-rendered=true]", { timeout: 60_000 });
     const row = page.locator(`#problem-${problem.code}`);
     expect(await row.innerText()).toContain("401");
     expect(await row.isVisible()).toBe(true);

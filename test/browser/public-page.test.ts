@@ -89,7 +89,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
       args: CHROMIUM_ARGS,
       viewport: { width: 1000, height: 1200 },
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -167,7 +167,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
     await page.close();
-  }, 60_000);
+  });
 
   it("follows the pay link to the card processor's checkout, for the amount due after a partial payment", async () => {
     const user = await cardEnv.user();
@@ -203,7 +203,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     expect((await user.call("GET", `/invoices/${invoice.id}`)).body.cardProcessorCheckoutSessionId).toBe(sessionId);
     expect(problems, problems.join("\n")).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   it("shows a full invoice as a client sees it: logo, seller, a long address, two tax rates, payment instructions", async () => {
     const { user, clientId } = await sellerWithBuyer(env);
@@ -251,7 +251,7 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(ARTIFACTS, "public-invoice-full-phone.png"), fullPage: true });
     await page.close();
-  }, 60_000);
+  });
 
   it("shows the 404 problem for an unknown token, no page", async () => {
     const page = await browser.newPage();
@@ -259,5 +259,5 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     expect(response?.status()).toBe(404);
     expect(response?.headers()["content-type"]).toMatch(/^application\/problem\+json/);
     await page.close();
-  }, 30_000);
+  });
 });

@@ -38,7 +38,7 @@ export async function invokeBundle(
       execFile(
         process.execPath,
         [runner, bundle, exportName, eventsFile, resultsFile],
-        { cwd: dirname(bundle), env: { PATH: process.env.PATH ?? "", ...env }, timeout: 25_000 },
+        { cwd: dirname(bundle), env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 },
         (error, _stdout, stderr) =>
           error ? reject(new Error(`${bundle} failed at init: ${stderr || error.message}`)) : resolve(),
       );

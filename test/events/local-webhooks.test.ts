@@ -31,13 +31,13 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "invoicing-local-webhooks-"));
   receiver = await startReceiver();
   server = await startLocalServer(dataDir);
-}, 120_000);
+});
 
 afterAll(async () => {
   await stopLocalServer(server);
   await receiver.close();
   rmSync(dataDir, { recursive: true, force: true });
-}, 60_000);
+});
 
 /** Polls until `check` returns a value (not undefined), for at most a minute. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {

@@ -68,7 +68,7 @@ describe("one user with ten endpoints that never answer", () => {
     // Users take turns and the hog holds at most 4 of the 8 slots: the other user's retry started
     // with the first wave, not behind the hog's hanging attempts.
     expect(hangsBeforeOther).toBeLessThanOrEqual(4);
-  }, 120_000);
+  });
 });
 
 describe("the attempt timeout includes the DNS lookup", () => {
@@ -79,7 +79,7 @@ describe("the attempt timeout includes the DNS lookup", () => {
       lookup: () => new Promise(() => {}),
     });
     expect(outcome).toEqual({ ok: false, responseStatus: null, error: "no answer within 500 ms" });
-  }, 60_000);
+  });
 });
 
 describe("the job's deadline", () => {
@@ -109,7 +109,7 @@ describe("the job's deadline", () => {
     expect(third).toMatchObject({ succeeded: 2 });
     const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { status: string }[];
     expect(list.filter((d) => d.status === "succeeded")).toHaveLength(2);
-  }, 120_000);
+  });
 });
 
 describe("a disabled endpoint's backlog", () => {
@@ -127,7 +127,7 @@ describe("a disabled endpoint's backlog", () => {
     expect(receiver.received.length).toBe(start);
     const list = ok(await user.call("GET", `/webhook-endpoints/${id}/deliveries`)).body as { error: string }[];
     expect(list.filter((d) => d.error === "the endpoint is disabled")).toHaveLength(3);
-  }, 120_000);
+  });
 });
 
 describe("the Lambda handler's deadline", () => {
@@ -157,7 +157,7 @@ describe("the Lambda handler's deadline", () => {
     expect(receiver.received.length).toBe(start);
     expect(await handler({}, context(60_000))).toMatchObject({ succeeded: 1, deferred: 0 });
     expect(receiver.received.slice(start).map((r) => r.answered)).toEqual(["ok"]);
-  }, 120_000);
+  });
 });
 
 describe("an endpoint that fails for days", () => {
@@ -233,7 +233,7 @@ describe("an endpoint that fails for days", () => {
     } finally {
       await failing.close();
     }
-  }, 120_000);
+  });
 
   it("a success in between starts the count again", async () => {
     const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
@@ -259,5 +259,5 @@ describe("an endpoint that fails for days", () => {
     } finally {
       await flaky.close();
     }
-  }, 120_000);
+  });
 });

@@ -225,7 +225,7 @@ describe("retries", () => {
       hangingServer.closeAllConnections();
       await new Promise((resolve) => hangingServer.close(resolve));
     }
-  }, 120_000);
+  });
 
   it("one user's hanging receiver does not hold up another user's endpoint of the same id", async () => {
     // Endpoint ids are counted per user: both users' first endpoint is number 1.

@@ -58,7 +58,7 @@ beforeAll(() => {
   for (const [, path, rule] of `${out.stdout}${out.stderr}`.matchAll(/^(\S+):\d+:\d+ (lint\/\w+\/\w+)/gm)) {
     findings.set(path!, [...(findings.get(path!) ?? []), rule!]);
   }
-}, 120_000);
+});
 
 afterAll(() => {
   rmSync(join(root, `packages/core/src/${probe}`), { recursive: true, force: true });

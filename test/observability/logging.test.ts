@@ -89,4 +89,4 @@ it("the optimistic loop's exhaustion is a metric point, OptimisticLoopExhausted"
     service: "invoicing",
     stage: "local",
   });
-}, 60_000);
+});

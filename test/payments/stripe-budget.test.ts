@@ -58,4 +58,4 @@ it("a processor that never answers: one retry, then CardProcessorError 'unavaila
   expect(error).toBeInstanceOf(CardProcessorError);
   expect((error as CardProcessorError).kind).toBe("unavailable");
   expect(requests).toBe(1 + STRIPE_CALL.maxNetworkRetries);
-}, 30_000);
+});

@@ -168,7 +168,7 @@ describe("GET /public/invoices/{token}", () => {
     expectProblem(await request(offline, "GET", "/public/estimates/x"), 404, "not_found");
     expectProblem(await request(offline, "GET", "/public/invoices/bad/pdf"), 404, "not_found");
     expectProblem(await request(offline, "GET", `/public/invoices/${"A".repeat(32)}`), 503, "service_unavailable");
-  }, 60_000);
+  });
 
   it("reveals nothing of the owner beyond the document", async () => {
     const inv = await invoice();
