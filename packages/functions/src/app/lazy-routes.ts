@@ -10,7 +10,7 @@ import { isPublicRoute, markPublic } from "../http/middleware";
  * module: the modules share most of core, so a chunk per module loaded most of it for any one
  * route anyway, plus the cost of each further file (README, Benchmarks, measured).
  */
-export type LoadModules = () => Promise<readonly Hono<AppEnv>[]>;
+type LoadModules = () => Promise<readonly Hono<AppEnv>[]>;
 
 /**
  * One registered route, in the order the modules register them: what the app must know up front
