@@ -391,14 +391,8 @@ describe.each(paymentFunctions.map((fn) => [fn.id, fn] as const))("%s from its b
   it("the pay link creates a checkout session at the card processor, and its signed webhook pays the invoice", async () => {
     const userId = `bundle-${randomUUID().slice(0, 8)}`;
     const ctx = { db, clock: () => new Date(), userId, publicBaseUrl: linked.apiUrl };
-    const client = await createClient(ctx, { name: "Pay Co", email: "ap@pay.example" });
-    const draft = await createInvoice(ctx, {
-      clientId: client.id,
-      lineItems: [{ description: "Work", unitPrice: "120.00" }],
-    });
-    await finalizeInvoice(ctx, draft.id);
     // Sent without a card processor here: the session is made when the link is opened.
-    const invoice = await sendInvoice(ctx, draft.id, {});
+    const invoice = await sentInvoice(ctx, { name: "Pay Co", email: "ap@pay.example" }, "120.00");
     const webhookSecret = "whsec_bundle_test";
     const values: LinkedValues = {
       ...linked,
@@ -711,13 +705,7 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
       const secrets = { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: "whsec_bundle_test" };
       const userId = `bundle-${randomUUID().slice(0, 8)}`;
       const ctx = { db, clock: () => new Date(), userId };
-      const client = await createClient(ctx, { name: "Voided Ltd", email: "ap@voided.example" });
-      const draft = await createInvoice(ctx, {
-        clientId: client.id,
-        lineItems: [{ description: "Work", unitPrice: "80.00" }],
-      });
-      await finalizeInvoice(ctx, draft.id);
-      const invoice = await sendInvoice(ctx, draft.id, {});
+      const invoice = await sentInvoice(ctx, { name: "Voided Ltd", email: "ap@voided.example" }, "80.00");
       const session = await createStripeCardProcessor({
         secretKey: secrets.StripeSecretKey,
         webhookSecret: secrets.StripeWebhookSecret,
@@ -764,3 +752,15 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
     }
   });
 });
+
+/** A one-line invoice of `unitPrice` to a new client, finalized and sent through core's use cases. */
+async function sentInvoice(
+  ctx: Parameters<typeof createClient>[0],
+  client: { name: string; email: string },
+  unitPrice: string,
+) {
+  const { id: clientId } = await createClient(ctx, client);
+  const draft = await createInvoice(ctx, { clientId, lineItems: [{ description: "Work", unitPrice }] });
+  await finalizeInvoice(ctx, draft.id);
+  return sendInvoice(ctx, draft.id, {});
+}
