@@ -133,7 +133,8 @@ export async function measureFirstFacturX(endpoint: string): Promise<FacturXRow[
   const outdir = mkdtempSync(join(tmpdir(), "bench-facturx-"));
   try {
     const infra = await evaluateInfra({ stage: "bench", env: { EMAIL_SENDER: "bench@example.com" } });
-    const fn = functionsOf(infra).find((f) => f.handler.endsWith("/documents-api.handler"))!;
+    const fn = functionsOf(infra).find((f) => f.id === "Documents");
+    if (!fn) throw new Error("infra declares no Documents function");
     const [built] = await bundleFunctions([fn], outdir);
     const tableName = `bench-facturx-${randomUUID()}`;
     const client = new DynamoDBClient({
