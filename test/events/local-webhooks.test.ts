@@ -57,17 +57,22 @@ interface Delivery {
   nextAttemptAt: string | null;
 }
 
+/** A request to the running `npm start`, with its development key: the status and the JSON body. */
+async function callServer(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${await server.key}`,
+      ...(body ? { "Content-Type": "application/json" } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
 describe("npm run jobs -- webhooks, beside npm start", () => {
   it("retries the local webhook that failed under npm start", async () => {
-    const key = await server.key;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const call = callServer;
     const created = await call("POST", "/webhook-endpoints", { url: receiver.url, events: ["client.created"] });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const endpointId = created.body.id as number;
@@ -102,15 +107,7 @@ describe("npm run jobs -- webhooks, beside npm start", () => {
   }, 240_000);
 
   it("sends reminders whose links point at npm start's port, not the default 3000", async () => {
-    const key = await server.key;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return (await res.json()) as any;
-    };
+    const call = async (method: string, path: string, body?: unknown) => (await callServer(method, path, body)).body;
     const clientId = (await call("POST", "/clients", { name: "Reminded", email: "ap@reminded.test" })).id;
     const due = new Date(Date.now() + 10 * 86_400_000).toISOString();
     const draft = await call("POST", "/invoices", {
