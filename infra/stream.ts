@@ -1,5 +1,5 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
-import { api } from "./api";
+import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, installedBeside } from "./runtime";
 import { stripeSecretKey } from "./secrets";
@@ -63,7 +63,7 @@ table.subscribe(
     // Both are needed now and then, not at a cold start: PDFs for attachments, Stripe for an expiry.
     ...installedBeside("pdf-lib", "stripe"),
     memory: "1024 MB",
-    link: [table, email, api, bus, stripeSecretKey],
+    link: [table, email, publicUrl, bus, stripeSecretKey],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
   },
   {

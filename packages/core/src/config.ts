@@ -60,7 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-    publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("Api")?.url?.replace(/\/+$/, "")),
+    publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("PublicUrl")?.url?.replace(/\/+$/, "")),
     // Only the linked Email turns SES on: EMAIL_SENDER is infra's deploy-time input, and a developer
     // who deployed from this shell must still get the local .eml outbox from `npm start`.
     emailSender: email?.sender,
