@@ -1,4 +1,5 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
+import { STREAM_MAX_RETRY_ATTEMPTS } from "../packages/core/src/stream/retry";
 import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, installedBeside } from "./runtime";
@@ -31,7 +32,8 @@ export const streamFailures = new sst.aws.Queue("StreamFailures", {
 const STREAM_RETRY = {
   // A record that fails is retried from itself (ReportBatchItemFailures) this many times, the batch
   // split in halves on each (bisect), so one bad record ends up alone and only it is given up on.
-  maximumRetryAttempts: 5,
+  // The same bound as npm start's reader (core/src/stream/retry.ts).
+  maximumRetryAttempts: STREAM_MAX_RETRY_ATTEMPTS,
   bisectBatchOnFunctionError: true,
   // And never held longer than an hour: what is older goes to the queue, so a stuck record delays its
   // shard (every later change of the users whose keys hash there) by an hour at most, not the

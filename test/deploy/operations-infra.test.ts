@@ -299,7 +299,7 @@ describe("what production keeps", () => {
   it("function log groups keep a year and go with their function (a retained fixed name would block re-adding it)", () => {
     for (const fn of functionsOf(production)) {
       expect(fn.logging, fn.id).toEqual({ retention: "1 year", format: "text" });
-      expect(fn.transform?.logGroup, fn.id).toBeUndefined();
+      expect((fn.transform as { logGroup?: unknown } | undefined)?.logGroup, fn.id).toBeUndefined();
     }
   });
 
