@@ -1,4 +1,6 @@
 import type { Context, SNSEvent } from "aws-lambda";
+import { withDeadline } from "@invoicing/core/db/deadline";
+import { invocationDeadline } from "./deadline";
 import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
 import { createBaseDeps } from "../capabilities/base";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
@@ -17,7 +19,9 @@ export function handler(
   event: SNSEvent,
   context?: Context,
 ): Promise<{ recorded: number; emailGone: number; ignored: number }> {
-  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () => handle(event));
+  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () =>
+    withDeadline(invocationDeadline(context), () => handle(event)),
+  );
 }
 
 async function handle(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
