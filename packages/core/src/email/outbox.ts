@@ -6,7 +6,7 @@ import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
 import { attachmentsFor, type AttachmentSpec } from "./attachments";
-import { errorName, log as logLine } from "../observability/context-log";
+import { errorFields, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
@@ -327,5 +327,5 @@ class ClaimLost extends Error {}
 
 function log(message: string, item: OutboxItem, error: unknown): void {
   // The record's id only: addresses and contents stay out of logs.
-  logLine("warn", message, { outboxId: item.id, error: errorName(error) });
+  logLine("warn", message, { outboxId: item.id, ...errorFields(error) });
 }
