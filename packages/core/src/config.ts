@@ -32,6 +32,8 @@ export interface CoreConfig {
   eventBridgeEndpoint?: string;
   /** The stream subscriber's failure queue (the stage's StreamFailures, under `sst shell`): for its replay. */
   streamFailuresQueueUrl?: string;
+  /** The SES feedback function's on-failure queue (under `sst shell`), for its replay. */
+  feedbackFailuresQueueUrl?: string;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
 }
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
     streamFailuresQueueUrl: linked("StreamFailures")?.url,
+    feedbackFailuresQueueUrl: linked("EmailFeedbackFailures")?.url,
     cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

@@ -8,6 +8,7 @@ import { resendEmail } from "@invoicing/core/email/resend";
 import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
 import { runCommandLine } from "./stack";
 import { localFailureFile } from "./stream-failures";
+import { replayFeedbackFailures } from "./feedback-replay";
 import { replayFailureQueue, replayLocalFailures } from "./stream-replay";
 import { runJobs } from "./ticker";
 
@@ -25,6 +26,9 @@ import { runJobs } from "./ticker";
  * stream subscriber gave up on (the StreamFailures queue under `sst shell`, or locally npm start's
  * failure list, DATA_DIR/stream-failures.jsonl; packages/local/src/stream-replay.ts) and prints one
  * line per message (exit 1 when one is left).
+ * `npm run --silent jobs -- replay-email-feedback-failures [--queue-url <url>]` records again the SES
+ * notices the feedback function gave up on (the EmailFeedbackFailures queue;
+ * packages/local/src/feedback-replay.ts), one line per message (exit 1 when one is left).
  * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users` rebuilds the report
  * aggregates from the records, one JSON line per user; safe while the stream runs.
  */
@@ -33,6 +37,7 @@ const USAGE = [
   "       npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>",
   "       npm run --silent jobs -- resend-email --user <userId> --email <id>",
   "       npm run --silent jobs -- replay-stream-failures [--queue-url <url>]",
+  "       npm run --silent jobs -- replay-email-feedback-failures [--queue-url <url>]",
   "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users",
 ].join("\n");
 
@@ -80,6 +85,20 @@ runCommandLine(async (open) => {
       region: config.region,
       streamsEndpoint: config.dynamoEndpoint,
     });
+    for (const line of results) console.log(JSON.stringify(line));
+    return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
+  }
+  if (which === "replay-email-feedback-failures") {
+    const config = loadConfig();
+    const queueUrl = values["queue-url"] ?? config.feedbackFailuresQueueUrl;
+    if (!queueUrl) {
+      console.error(
+        "no feedback failure queue here: run it in the stage's shell (npx sst shell --stage <stage> -- npm run " +
+          "--silent jobs -- replay-email-feedback-failures) or give --queue-url. Locally SES sends no feedback.",
+      );
+      return 2;
+    }
+    const results = await replayFeedbackFailures(await open(), { queueUrl, region: config.region });
     for (const line of results) console.log(JSON.stringify(line));
     return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
   }
