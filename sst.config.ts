@@ -2,11 +2,11 @@
 
 /**
  * The deployed app (docs/deploying.md). Each stage is a separate copy: its own table, API,
- * schedules and secrets. `production` is protected: `sst remove` refuses it, and removing a
- * resource from this file keeps it in AWS: the table (SST's `retain` keeps tables), and, marked
- * `retainOnDelete` in infra, the API, the SES identity and configuration set, and every function's
- * log group. The table besides has deletion protection. Other stages are disposable: `sst remove`
- * deletes everything.
+ * schedules and secrets, with its settings in infra/stages.ts. `production` is protected: `sst
+ * remove` refuses it, and removing a resource from this file keeps it in AWS: the table (SST's
+ * `retain` keeps tables), and, marked `retainOnDelete` in infra, the API and its routes, the SES
+ * identity and configuration set. The table besides has deletion protection. Other stages are
+ * disposable: `sst remove` deletes everything.
  *
  * Infra modules are imported inside run(), never at the top: SST evaluates this file before the
  * `sst` and `$app` globals exist.

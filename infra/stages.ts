@@ -75,6 +75,12 @@ export interface StageSettings {
   /** A monthly cost budget of the account, in USD: warned at 80 % of actual and 100 % of forecast spend. */
   budget?: { monthlyUsd: number; emails: readonly string[] };
   publicThrottling: PublicThrottling;
+  /**
+   * true: the stream subscriber's event source mapping is disabled (it keeps its place in the
+   * stream and resumes from it when set back). For a restore's copy-back (docs/operations.md,
+   * "Backups"): a setting deployed, not a hand edit a later deploy would silently undo.
+   */
+  streamPaused?: boolean;
 }
 
 /** Production must page someone and must have its own domain: the type says so, and so does stageSettings. */

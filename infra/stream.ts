@@ -4,6 +4,7 @@ import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, installedBeside } from "./runtime";
 import { stripeSecretKey } from "./secrets";
+import { stageSettings } from "./stages";
 import { table } from "./storage";
 
 /**
@@ -27,6 +28,9 @@ sst.Linkable.wrap(sst.aws.Bus, (linked) => ({
 export const streamFailures = new sst.aws.Queue("StreamFailures", {
   transform: { queue: { messageRetentionSeconds: 14 * 86_400 } },
 });
+
+/** Paused by the stage's settings (infra/stages.ts, streamPaused) for a restore's copy-back. */
+const streamPaused = stageSettings($app.stage).streamPaused === true;
 
 /** The subscription's failure handling, in one place for the tests and docs/operations.md. */
 const STREAM_RETRY = {
@@ -80,6 +84,8 @@ table.subscribe(
         args.bisectBatchOnFunctionError = STREAM_RETRY.bisectBatchOnFunctionError;
         args.maximumRecordAgeInSeconds = STREAM_RETRY.maximumRecordAgeInSeconds;
         args.destinationConfig = { onFailure: { destinationArn: streamFailures.arn } };
+        // Paused by the stage's settings (a restore's copy-back): it resumes from where it stopped.
+        args.enabled = !streamPaused;
       },
     },
   },

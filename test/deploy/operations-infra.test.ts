@@ -43,6 +43,8 @@ describe("the stream subscription: nothing lost, nothing stuck", () => {
         bisectBatchOnFunctionError: true,
         maximumRecordAgeInSeconds: 3600,
         destinationConfig: { onFailure: { destinationArn: queueArn(infra) } },
+        // Not paused (infra/stages.ts streamPaused, for a restore's copy-back).
+        enabled: true,
       });
     },
   );
