@@ -14,7 +14,7 @@ import { Reminder } from "@invoicing/core/reminders/resource";
 import { AgingClientRow, AgingReport, AgingTotal, RevenueRow, TaxRow } from "@invoicing/core/reports/resource";
 import { RecurringSchedule } from "@invoicing/core/schedules/resource";
 import { CreatedWebhookEndpoint, Delivery, WebhookEndpoint } from "@invoicing/core/webhooks/resource";
-import { PROBLEM_CODES } from "../openapi/problem-types";
+import { PROBLEM_CODES } from "./problem-types";
 
 /**
  * The RESPONSE shapes of the API, as valibot schemas. They are what GET /openapi.json documents for

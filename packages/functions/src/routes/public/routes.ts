@@ -5,7 +5,7 @@ import { loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
 import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
 import type { AppEnv } from "../../http/env";
-import { describe } from "../../openapi/describe";
+import { describe } from "../../http/describe";
 import { toPublicEstimate } from "@invoicing/core/public/estimate";
 import { securityHeaders } from "./headers";
 import { htmlPage } from "./page";
