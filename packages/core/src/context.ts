@@ -1,9 +1,9 @@
 import type { Db } from "./db/dynamodb";
 import type { CommitHook } from "./db/commit";
-import type { EmailTransport } from "./email/transport";
-import type { CardProcessor } from "./payments/card-processor";
-import type { DocumentView } from "./documents/document-view";
-import type { UrlPolicy } from "./webhooks/url-guard";
+import type { AttachmentSpec, EmailAttachment, EmailTransport } from "./capabilities/email-transport";
+import type { CardProcessor } from "./capabilities/card-processor";
+import type { DocumentView } from "./capabilities/document-view";
+import type { UrlPolicy } from "./capabilities/url-guard";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -44,6 +44,14 @@ export interface Deps {
    * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
+  /**
+   * Draws an email's attachment with `renderPdf` (public/attachments.ts attachmentsFor), given with it:
+   * the outbox (email/) delivers the PDF of a document it may not import (documents import email/).
+   */
+  emailAttachments?: (
+    deps: Pick<Deps, "db" | "clock" | "renderPdf" | "publicBaseUrl">,
+    item: { userId: string; attachment?: AttachmentSpec },
+  ) => Promise<EmailAttachment[]>;
   [capability: string]: unknown;
 }
 

@@ -14,10 +14,10 @@ import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
-import { payLinkForSend } from "../payments/checkout";
+import { payLinkForSend } from "./pay-link";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
-import { invoiceEmail } from "../email/templates";
-import { scheduleReminderWrites } from "../reminders/reminders";
+import { invoiceEmail } from "./emails";
+import { scheduleReminderWrites } from "./reminders";
 import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**

@@ -9,7 +9,7 @@ import {
   type CheckoutSessionInput,
   type Refund,
   type RefundInput,
-} from "./card-processor";
+} from "../capabilities/card-processor";
 import { fromMinorUnits, toMinorUnits } from "./minor-units";
 
 /**

@@ -5,8 +5,9 @@ import type { CreditNote } from "../credit-notes/resource";
 import { toCreditNote } from "../credit-notes/read";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import { documentAssets } from "./assets";
-import type { DocumentView } from "../documents/document-view";
-import { creditNoteView, type DocumentAssets } from "./view";
+import type { DocumentView } from "../capabilities/document-view";
+import { creditNoteView } from "../credit-notes/view";
+import type { DocumentAssets } from "../documents/view";
 
 /**
  * What a credit note's documents (page, PDF, email attachment, e-invoice) are drawn from: the credit

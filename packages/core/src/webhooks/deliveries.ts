@@ -7,7 +7,7 @@ import { dueItems } from "../db/due";
 import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import {
   endpointKey,
   findEndpoint,

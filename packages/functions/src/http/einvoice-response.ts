@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { DocumentView } from "@invoicing/core/documents/document-view";
+import type { DocumentView } from "@invoicing/core/capabilities/document-view";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 import type { EInvoiceFormat } from "../einvoice/source";

@@ -1,5 +1,5 @@
 import type { Color, PDFDocument, PDFFont, PDFImage, PDFPage, Rotation } from "pdf-lib";
-import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/documents/document-view";
+import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/capabilities/document-view";
 import { documentFonts, type Fontkit } from "./fonts";
 
 /**

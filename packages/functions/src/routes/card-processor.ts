@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { payLocation } from "@invoicing/core/payments/checkout";
+import { payLocation } from "@invoicing/core/public/checkout";
 import { refundPayment } from "@invoicing/core/payments/refunds";
 import type { AppEnv } from "../http/env";
 import { describe } from "../http/describe";

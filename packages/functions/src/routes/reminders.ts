@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { listInvoiceReminders } from "@invoicing/core/reminders/reminders";
+import { listInvoiceReminders } from "@invoicing/core/invoices/reminders";
 import type { AppEnv } from "../http/env";
 import { describe, list } from "../http/describe";
 import { idParam } from "../http/params";
