@@ -139,7 +139,7 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
 
 /**
  * any status but void → void. Keeps the invoice number; a voided draft never gets one. Its open
- * checkout session is expired after the write by the stream subscriber (payments/checkout.ts).
+ * checkout session is expired after the write by the stream subscriber (public/checkout.ts).
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const now = nowIso(ctx);

@@ -36,7 +36,7 @@ export async function creditNoteDocument(
   return { creditNote: toCreditNote(note), invoice, assets };
 }
 
-/** The view a credit note's page and PDF render (view.ts creditNoteView), read from the table. */
+/** The view a credit note's page and PDF render (credit-notes/view.ts creditNoteView), read from the table. */
 export async function loadCreditNoteView(
   deps: Pick<Deps, "db">,
   userId: string,

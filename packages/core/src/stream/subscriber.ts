@@ -22,14 +22,14 @@ import { countChange } from "../reports/stream";
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:
- * - every event it means (events/derive.ts) is published on the bus (deployed), then stored with
+ * - every event it means (stream/derive.ts) is published on the bus (deployed), then stored with
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
  * - an invoice, payment or credit note change that moves a report figure updates the monthly
  *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
- *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
+ *   due) expires that session at the card processor (public/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
  *   processor: an outage is logged and given up, so it holds back no later record of the shard.
  * A record that fails stops the batch there: the records before it are done, and it and those after

@@ -43,7 +43,7 @@ const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORM
  * http/pdf-renderer.ts and http/einvoice-writer.ts:
  * - GET /invoices/{id}/pdf, /estimates/{id}/pdf: the owner's, any status; a draft is marked DRAFT.
  * - GET /public/invoices/{token}/pdf, /public/estimates/{token}/pdf: the client's, non-draft, no auth.
- * Every one is drawn from the same view as the public page (core/src/public/view.ts).
+ * Every one is drawn from the same view as the public page (core/src/invoices/view.ts, estimates/view.ts, credit-notes/view.ts).
  * - GET /invoices/{id}/e-invoice and /public/invoices/{token}/e-invoice: the same invoice as an
  *   EN 16931 e-invoice (docs/e-invoices.md); a draft has none.
  * - The same four for credit notes (/credit-notes/{id}/pdf|e-invoice, /public/credit-notes/{token}/
