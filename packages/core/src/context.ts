@@ -39,9 +39,11 @@ export interface Deps {
   /** Emails a user may queue in any 24 hours (EMAIL_DAILY_QUOTA, default 200; see email/quota.ts). */
   emailDailyQuota?: number;
   /**
-   * Draws a document as a PDF (pdf-lib). Given only to the functions that render documents — the
-   * PDF function, the jobs and the local server — never to the API function, whose bundle stays
-   * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
+   * Draws a document as a PDF (pdf-lib), for an email's attachment. Given only to what delivers
+   * emails with a PDF attached — the stream subscriber, the reminders job and the local server
+   * (functions/src/capabilities/document-deps.ts) — never to the API function, whose bundle stays
+   * without pdf-lib; an email with a PDF attached waits for a deliverer that has it. (The Documents
+   * function draws its PDFs through its app: functions/src/http/pdf-renderer.ts.)
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
   /**

@@ -7,7 +7,7 @@ import { deliverQueued, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "./derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import { ATTEMPT_LIMITS, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
-import { attemptFairly } from "../webhooks/scheduling";
+import { attemptFairly } from "../webhooks/fairness";
 import { withConcurrency } from "../concurrency";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../public/checkout";
@@ -162,7 +162,7 @@ export async function handleStreamBatch(
   // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
   // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
   // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
-  // timeout per batch, not one per event, and cannot hold up other users (webhooks/scheduling.ts).
+  // timeout per batch, not one per event, and cannot hold up other users (webhooks/fairness.ts).
   const known = new Map(attempts.map((a) => [a.item, a]));
   await Promise.all([
     attemptFairly(
