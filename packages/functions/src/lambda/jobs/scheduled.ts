@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import { withDeadline } from "@invoicing/core/db/deadline";
+import type { Job, JobName, JobResult } from "@invoicing/core/job";
 import { invocationDeadline } from "../deadline";
-import type { Job, JobName, JobResult } from "@invoicing/core/jobs/registry";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createBaseDeps, type Capability } from "../../capabilities/base";
 
