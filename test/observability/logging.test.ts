@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { accessLogFormat } from "../../infra/access-log";
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { optimistic, Raced } from "@invoicing/core/db/optimistic";
 import { errorFields, log } from "@invoicing/core/observability/context-log";
@@ -134,4 +135,21 @@ it("core's own warnings carry the message: a failing stream record says why", as
   expect(line).toMatchObject({ error: "AbortError", errorMessage: expect.any(String) });
   expect(line.errorMessage.length).toBeGreaterThan(0);
   expect(line.stack).toMatch(/^AbortError/);
+});
+
+// Issue 39 item 6: the access log's integrationRequestId is the Lambda invocation's id, which every
+// line of the request carries as awsRequestId: the two logs join on it.
+it("a request's lines carry the Lambda invocation's id, which the access log records", async () => {
+  const user = await env.user();
+  const app = buildApp(env.deps, [probe]);
+  const lines = capture();
+  const res = await app.request(
+    "/log-probe",
+    { headers: { Authorization: `Bearer ${user.key}`, "X-Request-Id": "client-chosen" } },
+    { lambdaContext: { awsRequestId: "8f2c1a7e-invocation" } },
+  );
+  expect(res.status).toBe(200);
+  const line = lines.map((l) => JSON.parse(l)).find((l) => l.message === "deep in a use case");
+  expect(line).toMatchObject({ requestId: "client-chosen", awsRequestId: "8f2c1a7e-invocation" });
+  expect(accessLogFormat.integrationRequestId).toBe('"$context.integration.requestId"');
 });
