@@ -33,15 +33,17 @@ export interface CommitContext {
 
 /**
  * Applies a change: one conditional write, or one TransactWriteItems for several. All-or-nothing.
- * `result` is what the change produces (passed to the commit hook).
+ * `result` is what the change produces (passed to the commit hook). A single Update answers the
+ * item as it wrote it (ALL_NEW; transition() returns it); anything else answers undefined.
  */
-export async function commit(ctx: CommitContext, writes: Write[], result?: unknown): Promise<void> {
+export async function commit(ctx: CommitContext, writes: Write[], result?: unknown): Promise<Item | undefined> {
   const all = [...writes];
   const hookWrite = ctx.commitHook?.writeFor(result);
   if (hookWrite) all.push(hookWrite);
-  if (all.length === 0) return;
+  if (all.length === 0) return undefined;
   if (all.length === 1 && !all[0]!.op.ConditionCheck) return single(ctx.db, all[0]!);
-  return transact(ctx.db, all);
+  await transact(ctx.db, all);
+  return undefined;
 }
 
 /**
@@ -84,7 +86,7 @@ function guardCondition<T extends GuardableInput>(input: T, token: string): T {
 }
 
 /** An UpdateItem input that also stores `token` and applies at most once (see WRITE_TOKEN). */
-export function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: string }>(input: T, token: string): T {
+function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: string }>(input: T, token: string): T {
   const set = `${TOKEN_NAME} = ${TOKEN_VALUE}`;
   const expression = input.UpdateExpression ?? "";
   // Clauses may come in any order; SET is a reserved word, so as a word it can only be the keyword.
@@ -95,11 +97,14 @@ export function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: s
 }
 
 /** Whether the item a failed condition returned is the one this call's own write produced. */
-export const writtenBy = (old: Item | undefined, token: string): boolean => old?.[WRITE_TOKEN] === token;
+const writtenBy = (old: Item | undefined, token: string): boolean => old?.[WRITE_TOKEN] === token;
 
-async function single(db: Db, write: Write): Promise<void> {
+async function single(db: Db, write: Write): Promise<Item | undefined> {
   const { Put, Update, Delete } = write.op;
-  if (Delete) return transact(db, [write]);
+  if (Delete) {
+    await transact(db, [write]);
+    return undefined;
+  }
   const token = randomUUID();
   const returnOld = { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
   try {
@@ -107,11 +112,18 @@ async function single(db: Db, write: Write): Promise<void> {
       await db.doc.send(
         new PutCommand({ ...guardCondition(Put, token), Item: { ...Put.Item, [WRITE_TOKEN]: token }, ...returnOld }),
       );
-    else if (Update) await db.doc.send(new UpdateCommand({ ...onceOnlyUpdate(Update, token), ...returnOld }));
+    else if (Update)
+      return (
+        await db.doc.send(
+          new UpdateCommand({ ...onceOnlyUpdate(Update, token), ReturnValues: "ALL_NEW", ...returnOld }),
+        )
+      ).Attributes;
+    return undefined;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
       const old = error.Item ? unmarshallLoose(error.Item) : undefined;
-      if (writtenBy(old, token)) return; // a resend met its own first copy: the write is done
+      // A resend met its own first copy: the write is done, and that copy is the item it wrote.
+      if (writtenBy(old, token)) return old;
       if (write.onConditionFailed) throw write.onConditionFailed(old);
     }
     throw error;
