@@ -3,7 +3,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Ctx } from "../context";
 import { commit } from "./commit";
 import { optimistic, Raced } from "./optimistic";
-import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
+import { entityKey, mayBeDue, OFF_DUE_LIST, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
 
 /**
  * A status change of one listed record, as one conditional write: it happens only if the record is
@@ -75,7 +75,7 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
         Update: {
           TableName: ctx.db.table,
           Key: entityKey(ctx.userId, spec.kind, spec.id),
-          UpdateExpression: `SET ${sets.join(", ")} REMOVE duePk, dueSk`,
+          UpdateExpression: `SET ${sets.join(", ")} REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

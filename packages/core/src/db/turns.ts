@@ -25,6 +25,9 @@ const MAX_WAIT_MS = 10_000;
  * that did not move during a wait means nobody ahead is moving (a dead ticket holder): go. Only
  * losers take tickets, so a write that meets no contention costs exactly what it did.
  */
+/** Measurement only (bench/finalize.ts compares the loop with and without turns in one run). */
+export const turnsSwitch = { on: true };
+
 export class Turns {
   private ticket: number | undefined;
   /** The counter's value after which this writer's turn comes (set at its first loss). */
@@ -45,7 +48,7 @@ export class Turns {
 
   /** The value to take after at the next attempt, when a lost race told it (no read needed). */
   get last(): number | undefined {
-    return this.guess;
+    return turnsSwitch.on ? this.guess : undefined;
   }
 
   /** The write that takes the value after `last` (takeCounterWrite), serving this writer's ticket. */
@@ -66,6 +69,7 @@ export class Turns {
 
   /** optimistic()'s afterLoss. */
   readonly afterLoss = async (round: number, error: unknown): Promise<void> => {
+    if (!turnsSwitch.on) return backoff(round);
     const onCounter = error === this.lost && this.lost !== undefined;
     this.lost = undefined;
     if (!onCounter && !isTransientCancellation(error)) {
