@@ -49,27 +49,23 @@ export async function counterValue(ctx: CounterCtx, counter: string): Promise<nu
  * The write that takes value `last + 1`, for the caller's own transaction. `onTaken` is the error
  * when another writer took it first; it gets the counter as the failed condition found it. A resend
  * of this very transaction that finds its own earlier copy applied (a lost response) is commit()'s
- * to recognise, by its write token (db/commit.ts), like every write's. With `turn`, it records the
- * turn this write served (db/turns.ts).
+ * to recognise, by its write token (db/commit.ts), like every write's.
  */
 export function takeCounterWrite(
   ctx: CounterCtx,
   counter: string,
   last: number,
   onTaken: (seen: Record<string, unknown> | undefined) => Error,
-  marks: { turn?: number } = {},
 ): Write {
-  const { turn } = marks;
-  const set = ["#value = :next", ...(turn ? ["#served = :turn"] : [])];
   return {
     op: {
       Update: {
         TableName: ctx.db.table,
         Key: counterKey(ctx.userId, counter),
-        UpdateExpression: `SET ${set.join(", ")}`,
+        UpdateExpression: "SET #value = :next",
         ConditionExpression: last === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
-        ExpressionAttributeNames: { "#value": "value", ...(turn ? { "#served": "served" } : {}) },
-        ExpressionAttributeValues: { ":next": last + 1, ":last": last, ...(turn ? { ":turn": turn } : {}) },
+        ExpressionAttributeNames: { "#value": "value" },
+        ExpressionAttributeValues: { ":next": last + 1, ":last": last },
       },
     },
     onConditionFailed: onTaken,

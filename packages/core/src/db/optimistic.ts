@@ -38,11 +38,6 @@ interface OptimisticOptions {
   ifMatch?: string;
   /** Other errors that mean a lost race (the email quota changed). A transaction conflict always does. */
   alsoRaced?: (error: unknown) => boolean;
-  /**
-   * Waits after lost round `round` instead of the jittered backoff: a loop that knows more about
-   * the contention it lost to paces itself (db/turns.ts, the writers of one hot counter).
-   */
-  afterLoss?: (round: number, error: unknown) => Promise<void>;
 }
 
 /** The rounds the outermost loop of a change has run so far, set while one of its rounds runs. */
@@ -57,14 +52,13 @@ export const inOptimisticRound = (): boolean => outerLoop.getStore() !== undefin
 /**
  * THE retry loop of the code (docs/reliability.md, "Retry policy"): runs `attempt` until it returns,
  * or throws an error `isRetryable` refuses, or MAX_ROUNDS rounds have run (then 503), waiting
- * `afterLoss` (default: backoff) between rounds. optimistic() is this loop for a read-decide-write
+ * backoff() between rounds. optimistic() is this loop for a read-decide-write
  * change; commit() runs a transaction outside any optimistic() in it too.
  */
 export async function retryRounds<T>(
   what: string,
   attempt: (round: number) => Promise<T>,
   isRetryable: (error: unknown) => boolean,
-  afterLoss: (round: number, error: unknown) => Promise<void> = backoff,
 ): Promise<T> {
   const loop: Loop = { rounds: 0 };
   for (;;) {
@@ -77,7 +71,7 @@ export async function retryRounds<T>(
         countMetric(METRIC.optimisticLoopExhausted);
         throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
       }
-      await afterLoss(loop.rounds, error);
+      await backoff(loop.rounds);
     }
   }
 }
@@ -131,5 +125,5 @@ export async function optimistic<T>(
       throw error instanceof Raced ? error : new Raced();
     }
   }
-  return retryRounds(what, round, retryable, options.afterLoss);
+  return retryRounds(what, round, retryable);
 }
