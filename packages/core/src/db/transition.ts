@@ -1,9 +1,11 @@
 import { putIfVersion } from "./versioning";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
-import { commit } from "./commit";
+import { commit, type CommitContext } from "./commit";
 import { optimistic, Raced } from "./optimistic";
 import { entityKey, mayBeDue, OFF_DUE_LIST, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
+
+/** The storage and the user whose item changes (a use case's Ctx has both; db/ does not import it). */
+type Ctx = CommitContext & { userId: string };
 
 /**
  * A status change of one listed record, as one conditional write: it happens only if the record is
