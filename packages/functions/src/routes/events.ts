@@ -45,6 +45,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints",
     describe({
       operationId: "createWebhookEndpoint",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Create a webhook endpoint",
       description:
@@ -89,6 +90,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id",
     describe({
       operationId: "getWebhookEndpoint",
+      rebuilds: "WEBHOOK_ENDPOINT",
       tag,
       summary: "Get a webhook endpoint",
       success: one(WebhookEndpointResource, "The endpoint (no secret)."),
@@ -147,6 +149,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id/rotate-secret",
     describe({
       operationId: "rotateWebhookEndpointSecret",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Rotate a webhook endpoint's signing secret",
       description:
