@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { listEvents, toEvent } from "@invoicing/core/events/store";
-import { listDeliveries, redeliver, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { listDeliveries, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { redeliver } from "@invoicing/core/webhooks/redelivery";
 import {
   createEndpoint,
   deleteEndpoint,
