@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { dueKeys, pad, userPk } from "../db/keys";
+import { dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
 import { endpointKey, findEndpoint, signingSecrets, subscribes, type WebhookEndpointItem } from "./endpoints";
 import { postWebhook } from "./post";
@@ -150,7 +150,7 @@ export async function runAttempt(
           Update: {
             TableName: deps.db.table,
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, claims = :claims, ${onDueList("webhooks", item.userId, item.sk, lease).set}`,
             ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -158,7 +158,7 @@ export async function runAttempt(
               ":pending": "pending",
               ":claims": claims,
               ":seen": item.claims,
-              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+              ...onDueList("webhooks", item.userId, item.sk, lease).values,
             },
           },
         },
@@ -252,8 +252,7 @@ async function record(
         Update: {
           TableName: deps.db.table,
           Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression:
-            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "claims = :claims AND #status = :sending",
           ExpressionAttributeNames: { "#status": "status", "#error": "error" },
           ExpressionAttributeValues: {
@@ -293,8 +292,6 @@ export async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Prom
   );
   return out.Item as EventItem | undefined;
 }
-
-export const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
 /**
  * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one

@@ -4,13 +4,12 @@ import { GetCommand, QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-
 import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
-import { dueKeys, userPk } from "../db/keys";
+import { onDueList, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import type { EventItem } from "../events/store";
 import {
   attemptsPrefix,
   pendingAttempt,
-  prefixed,
   putAttempt,
   readEvent,
   runAttempt,
@@ -43,18 +42,19 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
   const now = nowIso(ctx);
   if (latest.status === "pending") {
-    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    const due = onDueList("webhooks", latest.userId, latest.sk, now);
+    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
     await commit(ctx, [
       {
         op: {
           Update: {
             TableName: ctx.db.table,
             Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
             ConditionExpression: "#status = :pending AND claims = :claims",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
-              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ...due.values,
               ":now": now,
               ":pending": "pending",
               ":claims": latest.claims,

@@ -66,7 +66,7 @@ async function readDue(
     shards.map(async (shard) => {
       let read = 0;
       let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
