@@ -12,15 +12,16 @@ import { startDynamoLocal } from "@invoicing/local/dynamo";
 /**
  * A cold start as a user sees it (issue 41): a fresh Node process imports a Lambda bundle (init) and
  * answers one routed request (GET /invoices/{id} with a valid key, against DynamoDB Local), then
- * exits — the API as infra builds it (the lazy route table, code splitting), the same API with its
- * routes registered eagerly (bench/coldstart/eager-api.ts, built as every other function is), and
- * the bare baseline (bench/baseline: Hono + one GetItem, GET /items/{id}).
+ * exits — the API as infra builds it, and the bare baseline (bench/baseline: Hono + one GetItem,
+ * GET /items/{id}).
  *
  * Two figures, each taken in fresh processes, interleaved so the shared machine's load falls on all alike:
  * - instructions (valgrind's callgrind: the whole process, Node's own start included, and that
  *   start alone as "node floor"), which count the work whatever else the machine does;
  * - CPU ms (process.cpuUsage from before the import to the response), median of RUNS.
- * The lazy table is worth keeping only if it wins ≥ 10 % on these against the eager routes.
+ * This judged a lazy route table (route modules loaded at the first routed request, from a table
+ * built in at build time, with code splitting) against the eager routes: 2 % fewer instructions and
+ * CPU ms, short of the 10 % it had to win, so it was removed (docs/benchmarks.md).
  */
 export interface ColdStartRow {
   build: string;
@@ -30,6 +31,8 @@ export interface ColdStartRow {
   instructionsAboveFloor: number;
   cpuMs: number;
   status: number;
+  /** The code its import loads (scripts/bundle.mjs `bytes`); 0 for the floor. */
+  bytes: number;
 }
 
 const RUNS = 7;
@@ -49,20 +52,19 @@ export async function measureColdStart(endpoint: string): Promise<ColdStartRow[]
   try {
     const infra = await evaluateInfra({ stage: "bench", env: { EMAIL_SENDER: "bench@example.com" } });
     const api = functionsOf(infra).find((fn) => fn.handler === "packages/functions/src/lambda/api.handler")!;
-    const plain = functionsOf(infra).find((fn) => !fn.nodejs?.splitting)!.nodejs;
     const built = await bundleFunctions(
       [
-        { id: "lazy", handler: api.handler, runtime: api.runtime, nodejs: api.nodejs },
-        { id: "eager", handler: "bench/coldstart/eager-api.handler", runtime: api.runtime, nodejs: plain },
-        { id: "baseline", handler: "bench/baseline/handler.handler", runtime: api.runtime, nodejs: plain },
+        { id: "api", handler: api.handler, runtime: api.runtime, nodejs: api.nodejs },
+        { id: "baseline", handler: "bench/baseline/handler.handler", runtime: api.runtime, nodejs: api.nodejs },
       ],
       outdir,
     );
     const invoiceEvent = httpApiEvent("GET", `/invoices/${invoice.body.id}`, { headers: auth });
     const cases = [
-      { build: "node floor (no import)", bundle: "-", event: invoiceEvent },
+      { build: "node floor (no import)", bundle: "-", event: invoiceEvent, bytes: 0 },
       ...built.map((b) => ({
         build: b.id,
+        bytes: b.bytes,
         bundle: b.bundle,
         event: b.id === "baseline" ? httpApiEvent("GET", "/items/some-id") : invoiceEvent,
       })),
@@ -123,25 +125,27 @@ export async function measureColdStart(endpoint: string): Promise<ColdStartRow[]
       instructionsAboveFloor: median(instructions[i]!) - floor,
       cpuMs: Math.round(median(cpu[i]!) * 10) / 10,
       status: status[i]!,
+      bytes: c.bytes,
     }));
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
 }
 
-/** The table, with each build's share of the eager routes' work. */
+/** The table, each build's work against the baseline's. */
 export function printColdStart(rows: ColdStartRow[]): void {
-  const eager = rows.find((r) => r.build === "eager")!;
+  const base = rows.find((r) => r.build === "baseline")!;
   console.log("Cold start: a fresh process's init and first routed response (instructions: callgrind; CPU ms: median)");
   console.table(
     rows.map((r) => ({
       build: r.build,
       status: r.status,
+      KiB: Math.round(r.bytes / 1024),
       "M instructions": Math.round(r.instructions / 1e6),
       "M above floor": Math.round(r.instructionsAboveFloor / 1e6),
-      "× eager (above floor)": Math.round((r.instructionsAboveFloor / eager.instructionsAboveFloor) * 100) / 100,
+      "× baseline (above floor)": Math.round((r.instructionsAboveFloor / base.instructionsAboveFloor) * 100) / 100,
       "CPU ms": r.cpuMs,
-      "× eager (CPU)": Math.round((r.cpuMs / eager.cpuMs) * 100) / 100,
+      "× baseline (CPU)": Math.round((r.cpuMs / base.cpuMs) * 100) / 100,
     })),
   );
 }

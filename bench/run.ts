@@ -30,7 +30,7 @@ async function main() {
     const render = await measureRender(await createWorld(dynamo.endpoint));
     console.error("bench: every function's bundle size and init…");
     const init = await measureInit();
-    console.error("bench: a cold start's init and first routed response (lazy vs eager routes)…");
+    console.error("bench: a cold start's init and first routed response (API vs baseline)…");
     const coldStart = await measureColdStart(dynamo.endpoint);
     console.error("bench: throughput…");
     const throughput = await measureThroughput(dynamo.endpoint);
