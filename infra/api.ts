@@ -1,6 +1,6 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { functionPaths } from "./route-paths";
-import { functionBase, installedBeside, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { functionBase, installedBeside, isProduction, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
 import { apiStage, routesDeclared } from "./stage";
@@ -100,7 +100,6 @@ const defaultRoute = api.route("$default", {
   handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
   link: [table, cardPayments, publicUrl],
-  nodejs: apiLazyRoutes(),
 });
 
 /**
@@ -108,20 +107,6 @@ const defaultRoute = api.route("$default", {
  * (packages/functions/src/app/route-paths.ts): each is routed to its function below.
  */
 const paths = functionPaths();
-
-/**
- * The API function loads each route module at its first request, not at its cold start
- * (packages/functions/src/app/lazy-routes.ts): built with code splitting, so each module is a chunk
- * of its own in the zip, and given its route table (methods, paths, which are public), derived
- * from the modules here, as the constant `API_ROUTE_TABLE` (esbuild's `define`).
- */
-function apiLazyRoutes() {
-  return {
-    ...lambdaRuntime.nodejs,
-    splitting: true,
-    esbuild: { define: { API_ROUTE_TABLE: JSON.stringify(functionPaths().api) } },
-  };
-}
 
 /**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):

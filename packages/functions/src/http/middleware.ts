@@ -55,17 +55,8 @@ export function publicPaths(routes: readonly { path: string; handler: unknown }[
   return (path) => isPublicSpace(path) || exact.some((re) => re.test(path));
 }
 
-/** Handlers that stand for a public route whose chain is not loaded yet (app/lazy-routes.ts). */
-const publicStandIns = new WeakSet<object>();
-
-/** Marks a handler as standing for a public route (app/lazy-routes.ts: the route table says so). */
-export const markPublic = (handler: object): void => {
-  publicStandIns.add(handler);
-};
-
-/** Whether a route's handler says the route is public (`describe({ public: true })`, or a stand-in marked so). */
-export const isPublicRoute = (handler: unknown): boolean => {
-  if (typeof handler === "function" && publicStandIns.has(handler)) return true;
+/** Whether a route's handler says the route is public (`describe({ public: true })`). */
+const isPublicRoute = (handler: unknown): boolean => {
   const part = partOf(handler);
   return part?.kind === "description" && part.description.public === true;
 };
