@@ -52,6 +52,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   credit_exceeds_invoice: { status: 422, title: "Credit exceeds invoice" },
   empty_credit_note: { status: 422, title: "Empty credit note" },
   email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
+  rate_limited: { status: 429, title: "Too many requests" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };

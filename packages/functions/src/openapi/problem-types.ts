@@ -49,6 +49,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   empty_credit_note: "A credit note with no line, or with a total ≤ 0.",
   email_quota_exceeded:
     "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
+  rate_limited:
+    "The user's requests (API_RATE_LIMIT per second, default 50, bursts of twice that, every authenticated route together; or the user's own limit) or the public link's (PUBLIC_RATE_LIMIT, default 10) are past the limit; nothing was done. Comes with `Retry-After` (whole seconds, at least 1).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };
