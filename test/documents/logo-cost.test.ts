@@ -1,6 +1,6 @@
 import { crc32, deflateSync } from "node:zlib";
 import UPNG from "@pdf-lib/upng";
-import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream } from "pdf-lib";
+import { type PDFDict, PDFDocument, PDFName, type PDFNumber, PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { flattenPng } from "@invoicing/core/profile/png-flatten";
 import { line, newClient, newInvoice } from "../invoices/fixtures";
