@@ -126,7 +126,7 @@ describe("logos are flattened once, at upload", () => {
   it("the flattened copy is 8-bit RGBA within 510 × 168, and keeps the picture (read by another decoder)", () => {
     const flat = flattenPng(heaviestLogo());
     expect({ width: flat.width, height: flat.height }).toEqual({ width: 168, height: 168 });
-    const decoded = UPNG.decode(flat.bytes);
+    const decoded = UPNG.decode(new Uint8Array(flat.bytes).buffer);
     expect({ depth: decoded.depth, ctype: decoded.ctype }).toEqual({ depth: 8, ctype: 6 });
     const rgba = new Uint8Array(UPNG.toRGBA8(decoded)[0]!);
     const at = (x: number, y: number) => [...rgba.subarray((y * 168 + x) * 4, (y * 168 + x) * 4 + 4)];

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { attachMeter } from "@invoicing/core/db/metering";
 import { forgetRateLimits } from "@invoicing/core/limits/rate-limit";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
@@ -135,6 +136,34 @@ describe("per-user request limits", () => {
   it("the command line refuses what is not a positive integer", async () => {
     await expect(usersCli("--user", "someone", "--requests-per-second", "0")).rejects.toMatchObject({ code: 2 });
     await expect(usersCli("--user", "bad user")).rejects.toMatchObject({ code: 2 });
+  });
+});
+
+describe("what the limit costs", () => {
+  it("a GET by id is still one round trip: the key and the record in one BatchGetItem, the bucket's update alongside (1 write unit)", async () => {
+    const user = await env.user();
+    const { id: clientId } = await newClient(user);
+    env.clock.advance(60_000);
+    const meter = attachMeter(env.deps.db.doc);
+    try {
+      ok(await user.call("GET", `/clients/${clientId}`));
+      expect({ roundTrips: meter.roundTrips, commands: meter.byCommand, writeUnits: meter.writeUnits }).toEqual({
+        roundTrips: 1,
+        commands: { BatchGetItemCommand: 1, UpdateItemCommand: 1 },
+        writeUnits: 1,
+      });
+      // Past the limit, refusals come from the container's memory: the key is still checked (401
+      // comes first), nothing else is read and no place is asked of the table.
+      await statuses(user, 3 * LIMIT);
+      meter.reset();
+      expectProblem(await user.call("GET", `/clients/${clientId}`), 429, "rate_limited");
+      expect({ commands: meter.byCommand, writeUnits: meter.writeUnits }).toEqual({
+        commands: { GetItemCommand: 1 },
+        writeUnits: 0,
+      });
+    } finally {
+      meter.detach();
+    }
   });
 });
 

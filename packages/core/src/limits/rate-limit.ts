@@ -87,6 +87,19 @@ export function forgetRateLimits(): void {
   known.clear();
 }
 
+const bucketId = (key: BucketKey): string => `${key.pk}\u0000${key.sk}`;
+
+/**
+ * The refusal this container already knows for the bucket (it is empty until a moment it saw), or
+ * undefined: lets a caller answer 429 without asking the table or doing anything else.
+ */
+export function knownRefusal(key: BucketKey, options: RateLimitOptions, now: Date): RateLimited | undefined {
+  const state = known.get(bucketId(key));
+  const nowMs = now.getTime();
+  if (!state || state.fullUntil <= nowMs) return undefined;
+  return new RateLimited(state.own ?? options.perSecond, retryAfter(state.fullUntil, nowMs));
+}
+
 /** At most this many conditional updates per request (the form guessed wrong, the limit changed). */
 const ATTEMPTS = 4;
 
@@ -95,12 +108,11 @@ const ATTEMPTS = 4;
  * common path; none when this container already knows the bucket is empty.
  */
 export async function takeRequest(db: Db, key: BucketKey, options: RateLimitOptions, now: Date): Promise<void> {
-  const id = `${key.pk}\u0000${key.sk}`;
+  const id = bucketId(key);
   const nowMs = now.getTime();
+  const refused = knownRefusal(key, options, now);
+  if (refused) throw refused;
   const state: Known = known.get(id) ?? { tat: 0, fullUntil: 0 };
-  if (state.fullUntil > nowMs) {
-    throw new RateLimited(state.own ?? options.perSecond, retryAfter(state.fullUntil, nowMs));
-  }
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const limit = state.own ?? options.perSecond;
     const interval = 1000 / limit;

@@ -5,7 +5,7 @@ import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/co
 import type { Deps } from "@invoicing/core/context";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
 import { noteVerified, recentlyVerified } from "@invoicing/core/keys/recent-keys";
-import { takeRequest } from "@invoicing/core/limits/rate-limit";
+import { DEFAULT_API_RATE_LIMIT, knownRefusal, takeRequest } from "@invoicing/core/limits/rate-limit";
 import { publicTokenBucketKey, userLimitsKey } from "@invoicing/core/limits/user-limits";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
 import { partOf } from "../openapi/describe";
@@ -131,7 +131,11 @@ export const auth =
     // with its check: one round trip. Any other key is checked alone first, and a refused one costs
     // that one GetItem: nothing of the named user's is read, no body parsed, no name resolved
     // (keys/recent-keys.ts, docs/auth.md).
-    const speculative = recentlyVerified(claim.hash);
+    let speculative = recentlyVerified(claim.hash);
+    // A user this container already knows to be past its limit: the key alone, then the 429 — the
+    // route reads nothing and the table is not asked for a place.
+    const knownPast = deps.rateLimits && knownRefusal(userLimitsKey(userId), userRate(deps), deps.clock());
+    if (knownPast) speculative = false;
     let place: Promise<void> | undefined;
     if (speculative) place = settled(takeUserPlace(deps, userId));
     const authorized = authorizedDb(deps.db, { ...claim, userId }, deps.clock(), { changes, writesAfter: place });
@@ -175,8 +179,10 @@ export const auth =
  */
 async function takeUserPlace(deps: Deps, userId: string): Promise<void> {
   if (!deps.rateLimits) return;
-  await takeRequest(deps.db, userLimitsKey(userId), { perSecond: deps.rateLimits.requestsPerSecond }, deps.clock());
+  await takeRequest(deps.db, userLimitsKey(userId), userRate(deps), deps.clock());
 }
+
+const userRate = (deps: Deps) => ({ perSecond: deps.rateLimits?.requestsPerSecond ?? DEFAULT_API_RATE_LIMIT });
 
 /** A promise awaited later (after the route): observed now, so its rejection never goes unhandled. */
 function settled<T>(promise: Promise<T>): Promise<T> {
