@@ -8,7 +8,7 @@ import { noteVerified, recentlyVerified } from "@invoicing/core/keys/recent-keys
 import { DEFAULT_API_RATE_LIMIT, knownRefusal, takeRequest } from "@invoicing/core/limits/rate-limit";
 import { publicTokenBucketKey, userLimitsKey } from "@invoicing/core/limits/user-limits";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
-import { partOf } from "../openapi/describe";
+import { partOf } from "./describe";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
