@@ -16,9 +16,11 @@
  * - Documents 100: a PDF costs ~50–150 ms, a Factur-X up to ~0.5 s; 100 serve ~700 PDFs a second.
  * - Payments 50: the pay link waits on the card processor (~0.5 s) and its webhook; 50 keep ~100
  *   opens a second, the card processor's own live-mode rate limit.
- * - StreamSubscriber 20: one concurrent batch per stream shard; 20 shards is far beyond this table.
+ * - StreamSubscriber 40: concurrent batches per stream shard (up to 10 with a parallelization
+ *   factor of 10) times the shards; 40 covers 4 shards at that factor, far beyond this table.
  * - EmailFeedback 10, each job 2 (one run per schedule; 2 lets a slow run overlap the next).
- * In all 500, leaving 500 of the default 1,000 unreserved for functions not listed here.
+ * In all 520, leaving 480 of the default 1,000 unreserved for functions not listed here (the queue
+ * workers, whose event source mappings bound their concurrency themselves).
  * Other stages reserve nothing: stages often share an account, and a second stage's reservations
  * would not fit beside production's; they draw from the unreserved pool as before.
  */
@@ -39,7 +41,7 @@ const PRODUCTION_RESERVED: Readonly<Record<string, number>> = {
   Api: 300,
   Documents: 100,
   Payments: 50,
-  StreamSubscriber: 20,
+  StreamSubscriber: 40,
   EmailFeedback: 10,
   OverdueJob: 2,
   RecurringJob: 2,
