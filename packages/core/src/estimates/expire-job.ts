@@ -15,7 +15,7 @@ export async function runExpireEstimatesJob(deps: Deps, now: Date): Promise<JobR
   const nowIso = now.toISOString();
   let changed = 0;
   let skipped = 0;
-  for await (const due of dueItems(deps.db, "expire-estimates", nowIso, { inclusive: false })) {
+  for await (const due of dueItems(deps.db, "expire-estimates", nowIso)) {
     const userId = due.userId as string;
     try {
       await transition(

@@ -4,7 +4,7 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
+import { DUE_SHARDS, dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
 import type { JobOptions, JobResult } from "../job";
@@ -160,7 +160,7 @@ export async function runAttempt(
           Update: {
             TableName: deps.db.table,
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, claims = :claims, ${onDueList("webhooks", item.userId, item.sk, lease).set}`,
             ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -168,7 +168,7 @@ export async function runAttempt(
               ":pending": "pending",
               ":claims": claims,
               ":seen": item.claims,
-              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+              ...onDueList("webhooks", item.userId, item.sk, lease).values,
             },
           },
         },
@@ -262,8 +262,7 @@ async function record(
         Update: {
           TableName: deps.db.table,
           Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression:
-            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "claims = :claims AND #status = :sending",
           ExpressionAttributeNames: { "#status": "status", "#error": "error" },
           ExpressionAttributeValues: {
@@ -303,8 +302,6 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
   );
   return out.Item as EventItem | undefined;
 }
-
-const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
 /**
  * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one
@@ -371,7 +368,7 @@ async function readDue(
     shards.map(async (shard) => {
       let read = 0;
       let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
@@ -416,18 +413,19 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
   const now = nowIso(ctx);
   if (latest.status === "pending") {
-    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    const due = onDueList("webhooks", latest.userId, latest.sk, now);
+    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
     await commit(ctx, [
       {
         op: {
           Update: {
             TableName: ctx.db.table,
             Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
             ConditionExpression: "#status = :pending AND claims = :claims",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
-              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ...due.values,
               ":now": now,
               ":pending": "pending",
               ":claims": latest.claims,
