@@ -86,10 +86,16 @@ export interface StageSettings {
 /** Production must page someone and must have its own domain: the type says so, and so does stageSettings. */
 type ProductionSettings = StageSettings & { alarms: AlarmTargets; domain: NonNullable<StageSettings["domain"]> };
 
+/**
+ * Ceilings for the whole stage, well above one token's limit (PUBLIC_RATE_LIMIT, 10 a second,
+ * enforced per token by the app: docs/limits.md), so one hammered link is refused by its own limit
+ * and never takes the stage's share from every other business's links (they were 10, 20 and 50).
+ * The pay link's stays under the card processor's live-mode rate limit (100 a second per account).
+ */
 const DEFAULT_THROTTLING: PublicThrottling = {
-  payLink: { rateLimit: 10, burstLimit: 20 },
-  file: { rateLimit: 20, burstLimit: 40 },
-  page: { rateLimit: 50, burstLimit: 100 },
+  payLink: { rateLimit: 50, burstLimit: 100 },
+  file: { rateLimit: 200, burstLimit: 400 },
+  page: { rateLimit: 500, burstLimit: 1000 },
 };
 
 export const STAGES: { production: ProductionSettings; dev: StageSettings } = {

@@ -23,6 +23,8 @@ function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
   if (!op.public && op.method !== "get") codes.add("insufficient_scope");
+  // Every authenticated route counts against its user's rate, every public link against its token's.
+  if (!op.public || op.path.startsWith("/public/")) codes.add("rate_limited");
   const hasPathId = hasIdParameter(op.path);
   const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {

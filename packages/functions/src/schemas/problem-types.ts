@@ -185,7 +185,12 @@ export const PROBLEMS: Record<ProblemCode, ProblemType> = {
   email_quota_exceeded: {
     status: 429,
     title: "Email quota exceeded",
-    type: "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
+    type: "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200, or the user's own); nothing changes. Comes with `Retry-After` (seconds).",
+  },
+  rate_limited: {
+    status: 429,
+    title: "Too many requests",
+    type: "The user's requests (API_RATE_LIMIT per second, default 50, bursts of twice that, every authenticated route together; or the user's own limit) or the public link's (PUBLIC_RATE_LIMIT, default 10) are past the limit; nothing was done. Comes with `Retry-After` (whole seconds, at least 1).",
   },
   service_unavailable: {
     status: 503,
