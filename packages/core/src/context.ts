@@ -4,6 +4,7 @@ import type { EmailTransport } from "./email/transport";
 import type { CardProcessor } from "./payments/card-processor";
 import type { DocumentView } from "./documents/document-view";
 import type { UrlPolicy } from "./webhooks/url-guard";
+import type { WorkQueue } from "./queue/message";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -44,6 +45,11 @@ export interface Deps {
    * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
+  /**
+   * Where jobs and the stream subscriber hand work to workers (SQS deployed: queue/port.ts); unset,
+   * the same workers run in process (queue/in-process.ts).
+   */
+  workQueue?: WorkQueue;
   [capability: string]: unknown;
 }
 

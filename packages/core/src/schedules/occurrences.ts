@@ -125,8 +125,9 @@ const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
  * - `sent`: this call sent it;
  * - `finalizedWithoutEmail`: finalized, but neither the invoice nor its client has an email address;
  * - `notFinalized`: left a draft because finalize refused it (a negative total);
- * - `waitingForQuota`: the user's email quota is used up; it keeps its marker, so it stays due and a
- *   later run sends it once the quota allows;
+ * - `waitingForQuota`: the user's email quota is used up; its marker moves to when the quota frees a
+ *   place (deliverAt = the job's now + Retry-After), so no run reads it again before then, and the
+ *   first run after sends it;
  * - `none`: nothing left to do here (delivered by a concurrent run, voided, deleted, …).
  */
 export type DeliveryOutcome = "sent" | "finalizedWithoutEmail" | "notFinalized" | "waitingForQuota" | "none";
@@ -153,7 +154,9 @@ export function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<DeliveryOut
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       if (error.code === "invalid_transition") throw new Raced();
-      if (error.code === "email_quota_exceeded") return "waitingForQuota";
+      if (error.code === "email_quota_exceeded") {
+        return (await moveDeliveryMarker(ctx, invoice, error.retryAfterSeconds ?? 3600)) ? "waitingForQuota" : "none";
+      }
       if (error.code === "client_email_missing") {
         return (await removeDeliveryMarker(ctx, invoice)) ? "finalizedWithoutEmail" : "none";
       }
@@ -177,6 +180,42 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
             UpdateExpression: "REMOVE deliverAt, duePk, dueSk",
             ConditionExpression: "duePk = :pk AND dueSk = :sk",
             ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+          },
+        },
+        onConditionFailed: () => new MarkerMoved(),
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof MarkerMoved) return false;
+    throw error;
+  }
+}
+
+/**
+ * Moves an invoice's delivery marker to when its user's email quota allows (Retry-After from the
+ * job's clock): the same entry withIndexKeys derives from that deliverAt; false when someone else
+ * changed the entry meanwhile.
+ */
+async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeconds: number): Promise<boolean> {
+  const deliverAt = new Date(ctx.clock().getTime() + retryAfterSeconds * 1000).toISOString();
+  const moved = withIndexKeys({ ...invoice, deliverAt });
+  try {
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: invoiceKey(ctx.userId, invoice.id),
+            UpdateExpression: "SET deliverAt = :at, duePk = :newPk, dueSk = :newSk",
+            ConditionExpression: "duePk = :pk AND dueSk = :sk",
+            ExpressionAttributeValues: {
+              ":at": deliverAt,
+              ":newPk": moved.duePk,
+              ":newSk": moved.dueSk,
+              ":pk": invoice.duePk,
+              ":sk": invoice.dueSk,
+            },
           },
         },
         onConditionFailed: () => new MarkerMoved(),

@@ -25,8 +25,7 @@ export async function handler(event: DynamoDBStreamEvent, context?: Context): Pr
     log("info", "stream batch", {
       records: event.Records.length,
       events: outcome.events,
-      emails: outcome.emails,
-      attempts: outcome.attempts,
+      handedOff: outcome.handedOff,
       ...(outcome.failedSequenceNumber ? { failedSequenceNumber: outcome.failedSequenceNumber } : {}),
     });
     return {
