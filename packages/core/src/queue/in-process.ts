@@ -1,4 +1,3 @@
-import type { Db } from "../db/dynamodb";
 import type { Deps } from "../context";
 import { errorName, log } from "../observability/context-log";
 import {
@@ -15,7 +14,8 @@ import {
  * The work queues served in process (npm start, npm run jobs, the tests): the same messages the
  * deployed SQS queues carry, handed to the same workers, WORKER_CONCURRENCY batches of a queue at a
  * time, first in first out — so the local service behaves as the deployed one does, without AWS.
- * One set of queues per table handle (a process's dependencies share theirs).
+ * One set of queues per dependencies object: the local server's, a job run's, a test's stream
+ * reader's each wait only for their own work.
  *
  * Unlike SQS it keeps nothing: a process that stops loses what it held, which the due lists make up
  * for (every message names records that stay due until their worker has done them).
@@ -78,11 +78,11 @@ class InProcessQueues {
   }
 }
 
-const byTable = new WeakMap<Db, InProcessQueues>();
+const byDeps = new WeakMap<Deps, InProcessQueues>();
 
-function queuesOf(deps: Pick<Deps, "db">): InProcessQueues {
-  let queues = byTable.get(deps.db);
-  if (!queues) byTable.set(deps.db, (queues = new InProcessQueues()));
+function queuesOf(deps: Deps): InProcessQueues {
+  let queues = byDeps.get(deps);
+  if (!queues) byDeps.set(deps, (queues = new InProcessQueues()));
   return queues;
 }
 
@@ -120,8 +120,8 @@ export async function enqueue(
   if (deps.workQueue) await handed;
 }
 
-/** Resolves once the in-process queues of this table handle have nothing left (tests, the stream reader). */
-export const settled = (deps: Pick<Deps, "db">): Promise<void> => queuesOf(deps).settled();
+/** Resolves once the in-process queues of these dependencies have nothing left (tests, the stream reader). */
+export const settled = (deps: Deps): Promise<void> => queuesOf(deps).settled();
 
 /** Adds the results of in-process workers into one tally (deployed: nothing to add). */
 export function tallyOf(results: readonly (WorkerResult | undefined)[]): Record<string, number> {
