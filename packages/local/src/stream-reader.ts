@@ -121,10 +121,14 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
     return handled;
   }
 
+  const readAll = async () => {
+    let total = 0;
+    for (const shardId of await shardIds()) total += await drainShard(shardId);
+    return total;
+  };
   const reader: StreamReader = {
     async drain() {
-      let total = 0;
-      for (const shardId of await shardIds()) total += await drainShard(shardId);
+      const total = await readAll();
       // And what the subscriber handed to the in-process queues (emails, webhook first attempts):
       // a drained stream is one whose work is done, as the tests and the jobs command expect.
       await settled(deps);
@@ -134,9 +138,10 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       let running: Promise<void> | undefined;
+      // Polling does not wait for the queues' workers: a slow receiver holds its worker, never the
+      // stream (API.md section 15).
       const tick = () => {
-        running = reader
-          .drain()
+        running = readAll()
           .then(
             () => undefined,
             (error: unknown) => log(`stream read failed: ${error instanceof Error ? error.message : String(error)}`),
