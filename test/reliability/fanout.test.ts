@@ -139,6 +139,10 @@ describe("a slow 2xx receiver delays only its own endpoint", () => {
       // subscriber waited for every first attempt of a batch, so the quiet user's batch waited for it.
       const slow = requests.find((r) => r.path === "/slow")!;
       expect(slow.answeredAt).toBeUndefined();
+      // And the sender is still waiting on it: its attempt is in flight (pending), not timed out or done.
+      const [slowEndpoint] = (await slowUser.call("GET", "/webhook-endpoints")).body as { id: number }[];
+      const inFlight = (await slowUser.call("GET", `/webhook-endpoints/${slowEndpoint!.id}/deliveries`)).body;
+      expect(inFlight.map((d: { status: string }) => d.status)).toEqual(["pending"]);
       release();
       await until("the slow receiver answered", () => slow.answeredAt !== undefined);
     } finally {
