@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dueKeys, userPk } from "@invoicing/core/db/keys";
 import { dispatchDue } from "@invoicing/core/queue/dispatch";
 import { BATCH_SIZE, emptyResult, type WorkMessage, type Worker } from "@invoicing/core/queue/port";
-import { remindersWorker } from "@invoicing/core/reminders/reminders-job";
+import { remindersWorker } from "@invoicing/core/invoices/reminders-job";
 import { createStreamReader } from "@invoicing/local/stream-reader";
 import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
 import { newClient, ok } from "../invoices/fixtures";
@@ -61,7 +61,6 @@ describe("the dispatcher takes users in turns", () => {
       job: "overdue",
       queue: "overdue",
       now: "2021-01-01T00:00:00.000Z",
-      inclusive: false,
       worker: recording,
     });
     const ours = (m: WorkMessage) => m.userId === big || quiet.includes(m.userId);

@@ -5,14 +5,13 @@ import { commit, type Write } from "../db/commit";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dispatchDue } from "../queue/dispatch";
 import { dueWorker } from "../queue/due-worker";
-import { dueKeys, userPk } from "../db/keys";
+import { dueKeys, isDueEntry, OFF_DUE_LIST, onDueList, userPk } from "../db/keys";
 import { DomainError } from "../errors";
-import { attachmentsFor, type AttachmentSpec } from "./attachments";
 import { errorName, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
-import type { EmailMessage } from "./transport";
+import type { AttachmentSpec, EmailMessage } from "../capabilities/email-transport";
 
 /**
  * The email outbox: every email is first a record in the table, written in the SAME transaction as
@@ -94,7 +93,7 @@ interface QueuedEmail {
   deliver(): Promise<DeliveryOutcome>;
 }
 
-type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "publicBaseUrl">;
+type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "emailAttachments" | "publicBaseUrl">;
 
 /** An email for `userId`, queued at `at` (the request's or the job's now). */
 export function queueEmail(
@@ -140,12 +139,12 @@ export function queueEmail(
 export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise<DeliveryOutcome> {
   const transport = deps.outbox;
   if (!transport) return "no_transport";
-  if (item.attachment && !deps.renderPdf) return "no_transport";
+  if (item.attachment && (!deps.renderPdf || !deps.emailAttachments)) return "no_transport";
   const attempt = item.attempts + 1;
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
   const claimedAt = nowIso(deps);
-  const claimEnds = dueKeys("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
+  const claimEnds = onDueList("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
   try {
     await commit(db, [
       {
@@ -153,8 +152,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
           Update: {
             TableName: deps.db.table,
             Key: key,
-            UpdateExpression:
-              "SET #status = :sending, attempts = :attempt, claimedAt = :now, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, attempts = :attempt, claimedAt = :now, ${claimEnds.set}`,
             ConditionExpression: "#status = :pending AND attempts = :seen",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -163,8 +161,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
               ":attempt": attempt,
               ":seen": item.attempts,
               ":now": claimedAt,
-              ":duePk": claimEnds.duePk,
-              ":dueSk": claimEnds.dueSk,
+              ...claimEnds.values,
             },
           },
         },
@@ -178,7 +175,10 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 
   let receipt;
   try {
-    receipt = await transport.deliver({ ...toMessage(item), attachments: await attachmentsFor(deps, item) });
+    receipt = await transport.deliver({
+      ...toMessage(item),
+      attachments: item.attachment ? await deps.emailAttachments!(deps, item) : [],
+    });
   } catch (error) {
     log("email delivery failed", item, error);
     await release(deps, item, attempt, error).catch((e: unknown) => log("outbox release failed", item, e));
@@ -191,8 +191,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
         Update: {
           TableName: deps.db.table,
           Key: key,
-          UpdateExpression:
-            "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
@@ -214,7 +213,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, error: unknown): Promise<void> {
   const giveUp = attempt >= MAX_ATTEMPTS;
   const retryAt = new Date(deps.clock().getTime() + RETRY_BASE_MS * 4 ** (attempt - 1)).toISOString();
-  const due = dueKeys("outbox", item.userId, item.sk, retryAt);
+  const due = onDueList("outbox", item.userId, item.sk, retryAt);
   await commit({ db: deps.db }, [
     {
       op: {
@@ -222,15 +221,15 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
           TableName: deps.db.table,
           Key: outboxKey(item.userId, item.id),
           UpdateExpression: giveUp
-            ? "SET #status = :failed, lastError = :error REMOVE duePk, dueSk"
-            : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
+            ? `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`
+            : `SET #status = :pending, lastError = :error, ${due.set}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":sending": "sending",
             ":attempt": attempt,
             ":error": error instanceof Error ? error.name : "Error",
-            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ...due.values }),
           },
         },
       },
@@ -254,7 +253,7 @@ async function reclaim(deps: OutboxDeps, item: OutboxItem, now: string): Promise
           Update: {
             TableName: deps.db.table,
             Key: outboxKey(item.userId, item.id),
-            UpdateExpression: "SET #status = :failed, lastError = :error REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :sending AND attempts = :attempt AND claimedAt = :claimedAt",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -304,7 +303,6 @@ export async function sweepOutbox(
     job: "outbox",
     queue: "outbox",
     now: bound,
-    inclusive: true,
     worker: outboxWorker,
     deadline: options.deadline,
   });
@@ -326,7 +324,7 @@ export const outboxWorker = dueWorker(
     const item = out.Item as OutboxItem | undefined;
     const clockNow = nowIso(deps);
     const bound = clockNow > message.now ? clockNow : message.now;
-    if (!item || !item.dueSk || item.dueSk.slice(0, item.dueSk.indexOf("#")) > bound) return "skipped";
+    if (!item || !isDueEntry("outbox", item, bound)) return "skipped";
     if (item.status === "sending") return (await reclaim(deps, item, bound)) ? "reclaimed" : "skipped";
     if (item.status !== "pending") return "skipped";
     return deliverQueued(deps, item);

@@ -1,7 +1,7 @@
 import type { Deps } from "../context";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import { dispatchDue, dispatchFields } from "../queue/dispatch";
 import { dueWorker, idOf, userIdOf } from "../queue/due-worker";
 
@@ -45,7 +45,6 @@ export async function runExpireEstimatesJob(deps: Deps, now: Date, options: JobO
     job: "expire-estimates",
     queue: "expire-estimates",
     now: nowIso,
-    inclusive: false,
     worker: expireEstimatesWorker,
     deadline: options.deadline,
   });

@@ -1,7 +1,7 @@
 import type { Deps } from "../context";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import { dispatchDue, dispatchFields } from "../queue/dispatch";
 import { dueWorker, idOf, userIdOf } from "../queue/due-worker";
 
@@ -43,7 +43,6 @@ export async function runOverdueJob(deps: Deps, now: Date, options: JobOptions =
     job: "overdue",
     queue: "overdue",
     now: nowIso,
-    inclusive: false,
     worker: overdueWorker,
     deadline: options.deadline,
   });

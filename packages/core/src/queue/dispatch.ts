@@ -1,4 +1,4 @@
-import { DUE_SHARDS, type DueJob } from "../db/keys";
+import { DUE_SHARDS, dueOrder, type DueJob } from "../db/keys";
 import { dueItems } from "../db/due";
 import type { Deps } from "../context";
 import { handOff, tallyOf } from "./in-process";
@@ -14,21 +14,22 @@ import { BATCH_SIZE, type QueueName, type RecordKey, type WorkMessage, type Work
 export interface DueEntry {
   userId: string;
   key: RecordKey;
-  dueSk: string;
+  /** Its place on the due list (db/keys.ts dueOrder): oldest first. */
+  order: string;
 }
 
 /** Keys a run reads at most, over all shards: ~150 bytes each, a few MB of reads. The rest: next run. */
 export const MAX_READ_PER_RUN = 100_000;
 
 /**
- * The due entries of `job` at `now` (`inclusive`: at or before, else before), oldest first in each
+ * The due entries of `job` at `now` (db/keys.ts isDue says when), oldest first in each
  * shard, shards read in parallel; reading stops at `deadline` or MAX_READ_PER_RUN.
  */
 export async function readDue(
   deps: Pick<Deps, "db">,
   job: DueJob,
   now: string,
-  options: { inclusive: boolean; deadline?: number; limit?: number },
+  options: { deadline?: number; limit?: number } = {},
 ): Promise<{ entries: DueEntry[]; complete: boolean }> {
   const limit = options.limit ?? MAX_READ_PER_RUN;
   const perShard = Math.ceil(limit / DUE_SHARDS);
@@ -36,18 +37,18 @@ export async function readDue(
   const shards = await Promise.all(
     Array.from({ length: DUE_SHARDS }, async (_, shard) => {
       const entries: DueEntry[] = [];
-      for await (const item of dueItems(deps.db, job, now, { inclusive: options.inclusive, shard })) {
+      for await (const item of dueItems(deps.db, job, now, { shard })) {
         if (entries.length >= perShard || (options.deadline !== undefined && Date.now() >= options.deadline)) {
           complete = false;
           break;
         }
         const pk = String(item.pk);
-        entries.push({ userId: pk.slice("USER#".length), key: { pk, sk: String(item.sk) }, dueSk: String(item.dueSk) });
+        entries.push({ userId: pk.slice("USER#".length), key: { pk, sk: String(item.sk) }, order: dueOrder(item) });
       }
       return entries;
     }),
   );
-  const entries = shards.flat().sort((a, b) => (a.dueSk < b.dueSk ? -1 : a.dueSk > b.dueSk ? 1 : 0));
+  const entries = shards.flat().sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   return { entries, complete };
 }
 
@@ -97,11 +98,11 @@ export interface Dispatched {
  */
 export async function dispatchDue(
   deps: Deps,
-  spec: { job: DueJob; queue: QueueName; now: string; inclusive: boolean; worker: Worker; deadline?: number },
+  spec: { job: DueJob; queue: QueueName; now: string; worker: Worker; deadline?: number },
 ): Promise<Dispatched> {
   // Stop reading and sending a little before the run's end: a send in flight must finish.
   const deadline = spec.deadline === undefined ? undefined : spec.deadline - DISPATCH_MARGIN_MS;
-  const { entries, complete } = await readDue(deps, spec.job, spec.now, { inclusive: spec.inclusive, deadline });
+  const { entries, complete } = await readDue(deps, spec.job, spec.now, { deadline });
   const messages: WorkMessage[] = inTurns(entries).map((entry) => ({
     queue: spec.queue,
     now: spec.now,

@@ -2,7 +2,7 @@ import type { ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
-import { DUE_SHARDS, duePartition, withIndexKeys } from "../db/keys";
+import { duePartitions, movedOnDueList, OFF_DUE_LIST, stillOnDueList, withIndexKeys } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError } from "../errors";
@@ -113,9 +113,7 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
  * (no recipient, a negative total) or the invoice left the path (voided, paid). Delivery is made
  * of conditional transitions, so concurrent runs delivering one invoice send it once.
  */
-const RECURRING_PARTITIONS = new Set(
-  Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)),
-);
+const RECURRING_PARTITIONS = new Set(duePartitions("recurring"));
 
 const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
   invoice.duePk !== undefined && RECURRING_PARTITIONS.has(invoice.duePk);
@@ -177,9 +175,9 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: "REMOVE deliverAt, duePk, dueSk",
-            ConditionExpression: "duePk = :pk AND dueSk = :sk",
-            ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+            UpdateExpression: `REMOVE deliverAt, ${OFF_DUE_LIST}`,
+            ConditionExpression: stillOnDueList(invoice).condition,
+            ExpressionAttributeValues: stillOnDueList(invoice).values,
           },
         },
         onConditionFailed: () => new MarkerMoved(),
@@ -194,12 +192,12 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
 
 /**
  * Moves an invoice's delivery marker to when its user's email quota allows (Retry-After from the
- * job's clock): the same entry withIndexKeys derives from that deliverAt; false when someone else
- * changed the entry meanwhile.
+ * job's clock); false when someone else changed the entry meanwhile.
  */
 async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeconds: number): Promise<boolean> {
   const deliverAt = new Date(ctx.clock().getTime() + retryAfterSeconds * 1000).toISOString();
-  const moved = withIndexKeys({ ...invoice, deliverAt });
+  // The entry withIndexKeys derives from that deliverAt (DUE_LISTS: the recurring list).
+  const move = movedOnDueList("recurring", ctx.userId, invoiceKey(ctx.userId, invoice.id).sk, deliverAt, invoice);
   try {
     await commit({ db: ctx.db }, [
       {
@@ -207,15 +205,9 @@ async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeco
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: "SET deliverAt = :at, duePk = :newPk, dueSk = :newSk",
-            ConditionExpression: "duePk = :pk AND dueSk = :sk",
-            ExpressionAttributeValues: {
-              ":at": deliverAt,
-              ":newPk": moved.duePk,
-              ":newSk": moved.dueSk,
-              ":pk": invoice.duePk,
-              ":sk": invoice.dueSk,
-            },
+            UpdateExpression: `SET deliverAt = :at, ${move.set}`,
+            ConditionExpression: move.condition,
+            ExpressionAttributeValues: { ":at": deliverAt, ...move.values },
           },
         },
         onConditionFailed: () => new MarkerMoved(),

@@ -7,7 +7,7 @@ import type { Worker } from "../queue/port";
 import { nextId } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { DomainError } from "../errors";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import {
   advanceWrites,
   buildOccurrence,
@@ -59,7 +59,6 @@ export async function runRecurringJob(deps: Deps, now: Date, options: JobOptions
     job: "recurring",
     queue: "recurring",
     now: at,
-    inclusive: true,
     worker: recurringWorker,
     deadline: options.deadline,
   });

@@ -4,7 +4,7 @@ import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { outboxWorker, type OutboxItem } from "../email/outbox";
-import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
+import { deriveEvents, kindOf, type StreamChange } from "./derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent } from "../events/store";
 import { firstAttempts, putAttempt, webhooksWorker } from "../webhooks/deliveries";
 import { batches, inTurns } from "../queue/dispatch";
@@ -12,7 +12,7 @@ import { enqueue } from "../queue/in-process";
 import type { QueueName, WorkMessage, Worker } from "../queue/port";
 import type { Event } from "../events/resource";
 import type { InvoiceItem } from "../invoices/model";
-import { checkoutExpiryWorker, endedSession } from "../payments/checkout";
+import { checkoutExpiryWorker, endedSession } from "../public/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
@@ -25,7 +25,7 @@ import { countChange } from "../reports/stream";
  *
  * It does, in stream order, only what must stay in order; whatever can wait goes to a queue with its
  * own workers (queue/port.ts), so no receiver, SES or the card processor holds a shard. For each record:
- * - every event it means (events/derive.ts) is stored with its first webhook attempts in ONE
+ * - every event it means (stream/derive.ts) is stored with its first webhook attempts in ONE
  *   transaction whose event put is conditional: a record delivered again stores nothing new (its
  *   events and their attempts exist already); the events are then put on the bus (deployed), up to
  *   10 per PutEvents call;
@@ -34,7 +34,7 @@ import { countChange } from "../reports/stream";
  *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
  *   due) is handed to the `checkout-expiry` queue, whose worker expires the session at the card
- *   processor (payments/checkout.ts).
+ *   processor (public/checkout.ts).
  * A record that fails stops the batch there: the records before it are done, and it and those after
  * it are reported as failed (`failedSequenceNumber`), so the stream gives them again — nothing is
  * lost, and nothing already stored is doubled. The bus is at least once: a retried record puts its

@@ -4,10 +4,10 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
+import { DUE_SHARDS, dueKeys, dueOrder, isDueEntry, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import {
   endpointKey,
   findEndpoint,
@@ -24,7 +24,7 @@ import { errorName, log } from "../observability/context-log";
 import type { Delivery } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
-import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
+import { attemptFairly, type AttemptResult, type FairLimits } from "./fairness";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -164,7 +164,7 @@ export async function runAttempt(
           Update: {
             TableName: deps.db.table,
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, claims = :claims, ${onDueList("webhooks", item.userId, item.sk, lease).set}`,
             ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -172,7 +172,7 @@ export async function runAttempt(
               ":pending": "pending",
               ":claims": claims,
               ":seen": item.claims,
-              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+              ...onDueList("webhooks", item.userId, item.sk, lease).values,
             },
           },
         },
@@ -266,8 +266,7 @@ async function record(
         Update: {
           TableName: deps.db.table,
           Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression:
-            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "claims = :claims AND #status = :sending",
           ExpressionAttributeNames: { "#status": "status", "#error": "error" },
           ExpressionAttributeValues: {
@@ -308,10 +307,8 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
   return out.Item as EventItem | undefined;
 }
 
-const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
-
 /**
- * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
+ * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one
  * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
  * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
  */
@@ -376,7 +373,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
  * The `webhooks` queue's worker: each message is one endpoint's attempts in order (from the job, or
  * the first attempts of a stream batch from the subscriber). It reads each attempt (consistent),
  * keeps those whose time has come and that are still to make, and makes them fairly
- * (./scheduling.ts: users in turn, one at a time per endpoint, an endpoint that fails takes no
+ * (./fairness.ts: users in turn, one at a time per endpoint, an endpoint that fails takes no
  * more). It starts none after its deadline (the Lambda's time, or the job's run in process): those
  * stay due for the webhooks job (`deferred`).
  */
@@ -396,8 +393,7 @@ export const webhooksWorker: Worker = async (deps, messages, options = {}) => {
           new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }),
         );
         const item = out.Item as AttemptItem | undefined;
-        const due = item?.dueSk !== undefined && item.dueSk.slice(0, item.dueSk.indexOf("#")) <= bound;
-        if (item && due && (item.status === "pending" || item.status === "sending"))
+        if (item && isDueEntry("webhooks", item, bound) && (item.status === "pending" || item.status === "sending"))
           items.push({ item, deps: attemptDeps });
         else counts.skipped!++;
       }
@@ -436,7 +432,7 @@ async function readDue(
     shards.map(async (shard) => {
       let read = 0;
       let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
@@ -454,7 +450,7 @@ async function readDue(
     }),
   );
   // Oldest due first across shards: each user's endpoints then take their attempts in due order.
-  items.sort((a, b) => (String(a.dueSk) < String(b.dueSk) ? -1 : 1));
+  items.sort((a, b) => (dueOrder(a) < dueOrder(b) ? -1 : 1));
   return { items, leftUnread };
 }
 
@@ -481,18 +477,19 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
   const now = nowIso(ctx);
   if (latest.status === "pending") {
-    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    const due = onDueList("webhooks", latest.userId, latest.sk, now);
+    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
     await commit(ctx, [
       {
         op: {
           Update: {
             TableName: ctx.db.table,
             Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
             ConditionExpression: "#status = :pending AND claims = :claims",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
-              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ...due.values,
               ":now": now,
               ":pending": "pending",
               ":claims": latest.claims,

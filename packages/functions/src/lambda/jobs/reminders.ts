@@ -1,4 +1,4 @@
-import { runRemindersJob } from "@invoicing/core/reminders/reminders-job";
+import { runRemindersJob } from "@invoicing/core/invoices/reminders-job";
 import { scheduledJob } from "./scheduled";
 
 /**

@@ -1,4 +1,4 @@
-import { checkoutExpiryWorker } from "@invoicing/core/payments/checkout";
+import { checkoutExpiryWorker } from "@invoicing/core/public/checkout";
 import { cardProcessor } from "../../capabilities/card-processor";
 import { sqsWorker } from "./sqs-worker";
 

@@ -1,4 +1,4 @@
-import { remindersWorker } from "@invoicing/core/reminders/reminders-job";
+import { remindersWorker } from "@invoicing/core/invoices/reminders-job";
 import { sqsWorker } from "./sqs-worker";
 
 /** The "reminders" queue's Lambda worker (infra/queues.ts). */

@@ -1,7 +1,7 @@
 import type { Deps } from "../context";
 import { commit } from "../db/commit";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { dueKeys } from "../db/keys";
+import { isDueEntry, movedOnDueList, OFF_DUE_LIST } from "../db/keys";
 import { dispatchDue, dispatchFields } from "../queue/dispatch";
 import { dueWorker } from "../queue/due-worker";
 import { optimistic, Raced } from "../db/optimistic";
@@ -14,11 +14,11 @@ import {
   reserveWithoutReading,
   type QuotaItem,
 } from "../email/quota";
-import { reminderEmail } from "../email/templates";
-import { findInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem } from "../invoices/model";
-import type { JobOptions, JobResult } from "../jobs/registry";
-import { effectiveStatus, reminderKey, type ReminderItem } from "./model";
+import { reminderEmail } from "./emails";
+import { findInvoice } from "./invoices";
+import { invoiceKey, type InvoiceItem } from "./model";
+import type { JobOptions, JobResult } from "../job";
+import { effectiveStatus, reminderKey, type ReminderItem } from "./reminder-model";
 
 /**
  * The `reminders` job: every scheduled reminder whose time is at or before `now` is emailed once
@@ -39,7 +39,6 @@ export async function runRemindersJob(deps: Deps, now: Date, options: JobOptions
     job: "reminders",
     queue: "reminders",
     now: nowIso,
-    inclusive: true,
     worker: remindersWorker,
     deadline: options.deadline,
   });
@@ -71,15 +70,12 @@ export const remindersWorker = dueWorker<KnownQuotas>(
   async (deps, key, message, quotas) => {
     const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
     const reminder = out.Item as ReminderItem | undefined;
-    if (!reminder || reminder.status !== "scheduled" || !isDue(reminder.dueSk, message.now)) return "skipped";
+    if (!reminder || reminder.status !== "scheduled" || !isDueEntry("reminders", reminder, message.now))
+      return "skipped";
     return handleReminder(deps, quotas, reminder, message.now);
   },
   () => new Map(),
 );
-
-/** Whether a due-list entry's time (dueSk = "<ISO time>#…") is at or before `now`. */
-const isDue = (dueSk: string | undefined, now: string): boolean =>
-  dueSk !== undefined && dueSk.slice(0, dueSk.indexOf("#")) <= now;
 
 /**
  * The job never reads a user's email-quota item: each reminder's transaction counts its email with
@@ -134,7 +130,7 @@ async function send(
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -188,6 +184,7 @@ async function waitForQuota(
 ): Promise<"waitingForQuota" | "skipped"> {
   const at = new Date(Date.parse(now) + retryAfterSeconds * 1000).toISOString();
   const key = reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt);
+  const move = movedOnDueList("reminders", reminder.userId, key.sk, at, reminder);
   try {
     await commit({ db: deps.db }, [
       {
@@ -195,14 +192,10 @@ async function waitForQuota(
           Update: {
             TableName: deps.db.table,
             Key: key,
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk",
-            ConditionExpression: "#status = :scheduled AND dueSk = :seen",
+            UpdateExpression: `SET ${move.set}`,
+            ConditionExpression: `#status = :scheduled AND ${move.condition}`,
             ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: {
-              ":scheduled": "scheduled",
-              ":seen": reminder.dueSk ?? null,
-              ...prefixedDueKeys(dueKeys("reminders", reminder.userId, key.sk, at)),
-            },
+            ExpressionAttributeValues: { ":scheduled": "scheduled", ...move.values },
           },
         },
         onConditionFailed: () => new AlreadyHandled(),
@@ -215,8 +208,6 @@ async function waitForQuota(
   }
 }
 
-const prefixedDueKeys = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
-
 /** Records the cancellation the rule in model.ts already implies; a no-op if another run did. */
 async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
   try {
@@ -226,7 +217,7 @@ async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :cancelled, cancelledAt = :now REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
