@@ -93,6 +93,12 @@ export const toDelivery = (item: AttemptItem): Delivery => ({
 
 const attemptsPrefix = (endpointId: number) => `${SK_PREFIX}${pad(endpointId)}#`;
 
+/** Whose attempt a key names, and to which endpoint (sk = WEBHOOK_ATTEMPT#<endpoint>#…). */
+const attemptOfKey = (pk: string, sk: string) => ({
+  userId: pk.slice("USER#".length),
+  endpointId: Number(sk.slice(SK_PREFIX.length).split("#")[0]),
+});
+
 /** A pending attempt of `event` to `endpointId`, due at `dueAt`. */
 function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
   const userId = event.pk.slice("USER#".length);
@@ -433,7 +439,9 @@ async function readDue(
       let read = 0;
       let scanned = 0;
       for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
-        const item = raw as unknown as AttemptItem;
+        // The due list carries keys only (db/table-definition.ts): the user and the endpoint are
+        // the key's; the worker reads the attempt itself.
+        const item = { ...raw, ...attemptOfKey(String(raw.pk), String(raw.sk)) } as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
         const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD;
