@@ -73,6 +73,30 @@ export function inTurns<T extends { userId: string }>(entries: readonly T[]): T[
   return ordered;
 }
 
+/**
+ * Batches in which no user's messages are split (each user's at most BATCH_SIZE: a user has at most
+ * 10 webhook endpoints, one message each), users in the order given: so one worker holds all of a
+ * user's messages of a run, and the per-user bound of its fair scheduling (webhooks/fairness.ts)
+ * holds across the run's workers, while the other users' batches run beside it.
+ */
+export function batchesByUser<T extends { userId: string }>(items: readonly T[], size = BATCH_SIZE): T[][] {
+  const byUser = new Map<string, T[]>();
+  for (const item of items) {
+    let own = byUser.get(item.userId);
+    if (!own) byUser.set(item.userId, (own = []));
+    own.push(item);
+  }
+  const out: T[][] = [];
+  for (const own of byUser.values()) {
+    for (const part of batches(own, size)) {
+      const open = out.find((batch) => batch.length + part.length <= size);
+      if (open) open.push(...part);
+      else out.push([...part]);
+    }
+  }
+  return out;
+}
+
 export function batches<T>(items: readonly T[], size = BATCH_SIZE): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

@@ -7,7 +7,7 @@ import { outboxWorker, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "./derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent } from "../events/store";
 import { firstAttempts, putAttempt, webhooksWorker } from "../webhooks/deliveries";
-import { batches, inTurns } from "../queue/dispatch";
+import { batches, batchesByUser } from "../queue/dispatch";
 import { enqueue } from "../queue/in-process";
 import type { QueueName, WorkMessage, Worker } from "../queue/port";
 import type { Event } from "../events/resource";
@@ -40,8 +40,8 @@ import { countChange } from "../reports/stream";
  * lost, and nothing already stored is doubled. The bus is at least once: a retried record puts its
  * events again (consumers dedupe by event id).
  *
- * After the batch: the first webhook attempts (one message per endpoint, in stream order, users in
- * turns) go to the `webhooks` queue. The hand-offs never fail the batch: whatever a failed send
+ * After the batch: the first webhook attempts (one message per endpoint, in stream order, a user's
+ * endpoints in one batch) go to the `webhooks` queue. The hand-offs never fail the batch: whatever a failed send
  * leaves is on the byDue list for the `webhooks` job and the outbox sweep.
  */
 export interface StreamRecord {
@@ -206,16 +206,17 @@ export async function handleStreamBatch(
   await flushBus();
 
   // The deliveries go to their queues' workers (queue/port.ts): the subscriber does not wait for a
-  // receiver or for SES. Users' endpoints take turns (queue/dispatch.ts). A send that fails is
+  // receiver or for SES. A user's endpoints go in one batch (queue/dispatch.ts batchesByUser). A send that fails is
   // logged and costs nothing: the emails and attempts are on their due lists, where the outbox
   // sweep and the webhooks job find them.
   const handOffs: [QueueName, WorkMessage[], Worker][] = [
     ["outbox", emails, outboxWorker],
-    ["webhooks", inTurns([...attempts.values()]), webhooksWorker],
+    ["webhooks", [...attempts.values()], webhooksWorker],
   ];
   for (const [queue, messages, worker] of handOffs) {
     try {
-      for (const batch of batches(messages)) await enqueue(deps, queue, batch, worker);
+      const grouped = queue === "webhooks" ? batchesByUser(messages) : batches(messages);
+      for (const batch of grouped) await enqueue(deps, queue, batch, worker);
       if (queue === "outbox") outcome.handedOff.emails += messages.length;
       else outcome.handedOff.attempts += messages.reduce((n, m) => n + m.keys.length, 0);
     } catch (error) {

@@ -17,7 +17,7 @@ import {
   type WebhookEndpointItem,
 } from "./endpoints";
 import { postWebhook } from "./post";
-import { batches, inTurns } from "../queue/dispatch";
+import { batchesByUser } from "../queue/dispatch";
 import { handOff, tallyOf } from "../queue/in-process";
 import type { WorkMessage, Worker } from "../queue/port";
 import { errorName, log } from "../observability/context-log";
@@ -335,7 +335,7 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /**
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
  * lease left, redeliveries), read in a bounded window (readDue) and dispatched to the `webhooks`
- * queue, one message per endpoint with its attempts in due order, users in turns (queue/dispatch.ts);
+ * queue, one message per endpoint with its attempts in due order, each user's in one batch (queue/dispatch.ts);
  * the queue's workers make them fairly (webhooksWorker). It dispatches nothing after
  * `options.deadline` (the Lambda's remaining time, functions/src/lambda/jobs/scheduled.ts); in
  * process the workers stop starting attempts LOCAL_RUN_BUDGET_MS after the run began: what they did
@@ -362,7 +362,7 @@ export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions 
     message.keys.push({ pk: item.pk, sk: item.sk });
   }
   const results = await Promise.all(
-    batches(inTurns([...byEndpoint.values()])).map((batch) => handOff(deps, "webhooks", batch, webhooksWorker)),
+    batchesByUser([...byEndpoint.values()]).map((batch) => handOff(deps, "webhooks", batch, webhooksWorker)),
   );
   const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0, ...tallyOf(results) };
   return {
