@@ -67,10 +67,13 @@ const workerOf = (queue: string): InfraFunction => {
 };
 
 const endpoint = inject("dynamoEndpoint");
+/** Where the functions' linked work queues are (issue 37): a job run sends what is due there. */
+const sqs = await startFakeSqs();
 const linked: LinkedValues = {
   tableName: `test-bundles-${randomUUID()}`,
   emailSender: "billing@example.com",
   apiUrl: "https://abc123defg.execute-api.us-east-1.amazonaws.com",
+  sqsUrl: sqs.url,
 };
 const outdir = mkdtempSync(join(tmpdir(), "bundles-"));
 const built = new Map<string, BuiltFunction>();
@@ -88,6 +91,7 @@ beforeAll(async () => {
   db = createDb({ tableName: linked.tableName, dynamoEndpoint: endpoint, region: "local" });
 });
 
+afterAll(() => sqs.close());
 afterAll(() => {
   db?.doc.destroy();
   rmSync(outdir, { recursive: true, force: true });
