@@ -1,4 +1,4 @@
-import { webhooksWorker } from "@invoicing/core/webhooks/deliveries";
+import { webhooksWorker } from "@invoicing/core/webhooks/webhooks-job";
 import { sqsWorker } from "./sqs-worker";
 
 /** The "webhooks" queue's Lambda worker (infra/queues.ts). */
