@@ -23,6 +23,14 @@ declare module "sst" {
       "enabled": boolean
       "type": "sst.sst.Linkable"
     }
+    "CheckoutExpiryQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "CheckoutExpiryQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "Documents": {
       "name": string
       "type": "sst.aws.Function"
@@ -40,12 +48,52 @@ declare module "sst" {
       "type": "sst.aws.Queue"
       "url": string
     }
+    "ExpireEstimatesQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "ExpireEstimatesQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OutboxQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OutboxQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OverdueQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OverdueQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "Payments": {
       "name": string
       "type": "sst.aws.Function"
     }
     "PublicUrl": {
       "type": "sst.sst.Linkable"
+      "url": string
+    }
+    "RecurringQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RecurringQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RemindersQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RemindersQueueDead": {
+      "type": "sst.aws.Queue"
       "url": string
     }
     "StreamFailures": {
@@ -67,6 +115,14 @@ declare module "sst" {
     "Warnings": {
       "arn": string
       "type": "sst.aws.SnsTopic"
+    }
+    "WebhooksQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "WebhooksQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
     }
   }
 }

@@ -38,6 +38,7 @@ export default $config({
     const { emailDnsRecords, emailDkimTokens } = await import("./infra/email");
     await import("./infra/secrets");
     const { api, publicUrl, apiDomainTarget } = await import("./infra/api");
+    await import("./infra/queues");
     await import("./infra/jobs");
     await import("./infra/stream");
     // Last: it alarms on every function declared above; the dashboard shows them.

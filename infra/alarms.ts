@@ -3,6 +3,7 @@ import { api } from "./api";
 import { emailSettings } from "./email-settings";
 import { feedbackFailures } from "./email";
 import { jobIntervals } from "./jobs";
+import { queueAlarms } from "./queues";
 import { declaredFunctions } from "./runtime";
 import { type AlarmTargets, stageSettings } from "./stages";
 import { table } from "./storage";
@@ -158,6 +159,11 @@ function declareAlarms(targets: AlarmTargets) {
     description: "EventBridge Scheduler failed to invoke a job's function",
     runbook: "scheduler-target-errors",
   });
+
+  // Each work queue: a backlog (its oldest message's age) and a dead-letter queue that is not empty.
+  for (const { name, spec } of queueAlarms) {
+    alarm(name, { ...spec, runbook: name.endsWith("DeadLetters") ? "a-dead-letter-queue-fills" : "a-queue-backs-up" });
+  }
 
   const subscriber = declaredFunctions.find((fn) => fn.logicalName === "StreamSubscriber");
   if (!subscriber) throw new Error("infra/alarms.ts: the stream subscriber must be declared before the alarms");

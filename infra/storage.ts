@@ -3,20 +3,14 @@ import { isProduction } from "./runtime";
 
 /**
  * The single table, from the same definition the local stack turns into CreateTable
- * (packages/local/src/bootstrap.ts): test/deploy/table-parity.test.ts checks the two agree.
- * Every GSI projects all attributes, as the local table's do, because every query of each reads
- * whole items (docs/data-model.md, "Index projections"): byStatus and byClient serve list pages of
- * full resources, byToken the public page of a whole document, byDue the jobs, which act on the item
- * they find (the outbox sweep delivers the email it reads). A narrower projection would need a second
- * read per item. Production refuses deletion on top of the app's `removal: "retain"`
- * (sst.config.ts: SST retains tables); other stages drop their table on `sst remove`.
+ * (packages/local/src/bootstrap.ts): test/deploy/table-parity.test.ts checks the two agree. Each
+ * GSI's projection is the definition's (docs/data-model.md, "Index projections"): ALL where readers
+ * show whole items (byStatus, byClient: list pages; byToken: the public page), KEYS_ONLY for byDue
+ * (the jobs' dispatchers read keys; their workers read the record). Production refuses deletion on
+ * top of the app's `removal: "retain"` (sst.config.ts: SST retains tables); other stages drop their
+ * table on `sst remove`.
  */
-const globalIndexes = Object.fromEntries(
-  Object.entries(tableDefinition.globalIndexes).map(([name, index]) => [
-    name,
-    { ...index, projection: "all" as const },
-  ]),
-);
+const globalIndexes = tableDefinition.globalIndexes;
 
 /**
  * What the app does to its table: item reads and writes, nothing else. Replaces SST's default link

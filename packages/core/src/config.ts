@@ -1,5 +1,6 @@
 /// <reference path="../../../sst-env.d.ts" />
 import { Resource } from "sst";
+import { QUEUE_NAMES, QUEUE_RESOURCES, type QueueName } from "./capabilities/queue-names";
 
 /**
  * Deployed settings, resolved in one place: SST's linked `Resource` when deployed, plain environment
@@ -34,6 +35,8 @@ export interface CoreConfig {
   streamFailuresQueueUrl?: string;
   /** The SES feedback function's on-failure queue (under `sst shell`), for its replay. */
   feedbackFailuresQueueUrl?: string;
+  /** The work queues linked to this function (deployed: infra/queues.ts), by queue name: where it sends. */
+  workQueueUrls: Partial<Record<QueueName, string>>;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
 }
@@ -44,6 +47,16 @@ export interface CoreConfig {
  */
 function linked<K extends keyof Resource>(name: K): Resource[K] | undefined {
   return name in Resource ? Resource[name] : undefined;
+}
+
+/** The work queues this function may send to: those infra linked to it (capabilities/queue-names.ts). */
+function linkedQueues(): Partial<Record<QueueName, string>> {
+  const urls: Partial<Record<QueueName, string>> = {};
+  for (const queue of QUEUE_NAMES) {
+    const url = (linked(QUEUE_RESOURCES[queue] as keyof Resource) as { url?: string } | undefined)?.url;
+    if (url) urls[queue] = url;
+  }
+  return urls;
 }
 
 /** Empty means unset: a secret left at its placeholder ("") is "not configured". */
@@ -74,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
     streamFailuresQueueUrl: linked("StreamFailures")?.url,
     feedbackFailuresQueueUrl: linked("EmailFeedbackFailures")?.url,
+    workQueueUrls: linkedQueues(),
     cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

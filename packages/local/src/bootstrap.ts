@@ -31,7 +31,8 @@ function createTableInput(tableName: string): CreateTableCommandInput {
     GlobalSecondaryIndexes: Object.entries(d.globalIndexes).map(([name, index]) => ({
       IndexName: name,
       KeySchema: keySchema(index.hashKey, "rangeKey" in index ? index.rangeKey : undefined),
-      Projection: { ProjectionType: "ALL" },
+      // As infra/storage.ts passes it to SST: the definition's projection, one source for both.
+      Projection: { ProjectionType: index.projection === "keys-only" ? ("KEYS_ONLY" as const) : ("ALL" as const) },
     })),
     // The change stream the subscriber reads (events, webhooks, email): as infra declares it.
     StreamSpecification: { StreamEnabled: true, StreamViewType: streamViewType(d.stream) },

@@ -87,6 +87,34 @@ export const stillOnDueList = (entry: { duePk?: string; dueSk?: string }) => ({
   values: { ":duePk": entry.duePk, ":dueSk": entry.dueSk },
 });
 
+/**
+ * Moves an item on `job`'s list to `at`, conditioned on the entry the caller read (a reminder or an
+ * auto-send invoice that waits for its user's email quota: queue workers, issue 37).
+ */
+export function movedOnDueList(
+  job: DueJob,
+  userId: string,
+  sk: string,
+  at: string,
+  from: { duePk?: string; dueSk?: string },
+) {
+  const keys = dueKeys(job, userId, sk, at);
+  return {
+    set: "duePk = :movedPk, dueSk = :movedSk",
+    condition: "duePk = :fromPk AND dueSk = :fromSk",
+    values: { ":movedPk": keys.duePk, ":movedSk": keys.dueSk, ":fromPk": from.duePk, ":fromSk": from.dueSk },
+  };
+}
+
+/** Where an item read from a due list sorts on it: oldest first (its time, then user and key). */
+export const dueOrder = (entry: { dueSk?: unknown }): string => String(entry.dueSk ?? "");
+
+/** Whether an item (read by a queue worker) is on `job`'s list and due at `now` (isDue). */
+export function isDueEntry(job: DueJob, entry: { dueSk?: unknown }, now: string): boolean {
+  if (typeof entry.dueSk !== "string") return false;
+  return isDue(job, entry.dueSk.slice(0, entry.dueSk.indexOf("#")), now);
+}
+
 export const counterKey = (userId: string, counter: string) => ({ pk: userPk(userId), sk: `COUNTER#${counter}` });
 
 /**

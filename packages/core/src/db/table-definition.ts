@@ -8,6 +8,11 @@
  * - byClient  gsi2pk = USER#<u>#<KIND>#CLIENT#<clientId>, gsi2sk = <padded id>: filtered lists by client
  * - byDue     duePk = DUE#<job>#<shard>, dueSk = <ISO time>#<userId>#<sk>: sparse, what a job must do
  * - byToken   publicToken: the public invoice / estimate pages
+ *
+ * Projections (docs/data-model.md, "Index projections"): byStatus, byClient and byToken serve whole
+ * resources (list pages, the public page) and project ALL; byDue only KEYS_ONLY: a job's dispatcher
+ * needs the keys (and the entry's time, in dueSk) and its queue's worker reads the record anyway, so
+ * each write that puts, moves or takes a record off a due list copies ~100 bytes, not the record.
  */
 export const tableDefinition = {
   fields: {
@@ -23,10 +28,10 @@ export const tableDefinition = {
   },
   primaryIndex: { hashKey: "pk", rangeKey: "sk" },
   globalIndexes: {
-    byStatus: { hashKey: "gsi1pk", rangeKey: "gsi1sk" },
-    byClient: { hashKey: "gsi2pk", rangeKey: "gsi2sk" },
-    byDue: { hashKey: "duePk", rangeKey: "dueSk" },
-    byToken: { hashKey: "publicToken" },
+    byStatus: { hashKey: "gsi1pk", rangeKey: "gsi1sk", projection: "all" },
+    byClient: { hashKey: "gsi2pk", rangeKey: "gsi2sk", projection: "all" },
+    byDue: { hashKey: "duePk", rangeKey: "dueSk", projection: "keys-only" },
+    byToken: { hashKey: "publicToken", projection: "all" },
   },
   ttl: "expiresAt",
   // The change stream: events, webhooks and email delivery are derived from it (docs/events.md).

@@ -79,6 +79,12 @@ export const toDelivery = (item: AttemptItem): Delivery => ({
 
 export const attemptsPrefix = (endpointId: number) => `${SK_PREFIX}${pad(endpointId)}#`;
 
+/** Whose attempt a key names, and to which endpoint (sk = WEBHOOK_ATTEMPT#<endpoint>#…). */
+export const attemptOfKey = (pk: string, sk: string) => ({
+  userId: pk.slice("USER#".length),
+  endpointId: Number(sk.slice(SK_PREFIX.length).split("#")[0]),
+});
+
 /** A pending attempt of `event` to `endpointId`, due at `dueAt`. */
 export function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
   const userId = event.pk.slice("USER#".length);

@@ -1,11 +1,20 @@
-// The `webhooks` job (the scheduled run of due attempts), like the other *-job.ts; an attempt itself is ./deliveries.ts.
+// The `webhooks` job (the scheduled run of due attempts) and the `webhooks` queue's worker, like the
+// other *-job.ts; an attempt itself is ./deliveries.ts.
 
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
+import { nowIso } from "../context";
 import { dueItems } from "../db/due";
-import { DUE_SHARDS } from "../db/keys";
+import { DUE_SHARDS, dueOrder, isDueEntry } from "../db/keys";
 import type { JobOptions, JobResult } from "../job";
-import { ATTEMPT_LIMITS, ATTEMPT_TIMEOUT_MS, runAttempt, type AttemptItem } from "./deliveries";
+import { errorName, log } from "../observability/context-log";
+import { batchesByUser } from "../queue/dispatch";
+import { handOff, tallyOf } from "../queue/in-process";
+import type { WorkMessage, Worker } from "../queue/port";
+import { ATTEMPT_LIMITS, ATTEMPT_TIMEOUT_MS, attemptOfKey, runAttempt, type AttemptItem } from "./deliveries";
 import { attemptFairly } from "./fairness";
+
+type AttemptDeps = Pick<Deps, "db" | "clock" | "webhookPolicy">;
 
 /**
  * What one run reads of the due list, at most: per shard (oldest due first), and per user across
@@ -22,36 +31,96 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 /**
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
- * lease left, redeliveries), read in a bounded window and made fairly (./fairness.ts). It starts
- * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
- * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
- * start stays due for the next run, counted as `deferred`.
+ * lease left, redeliveries), read in a bounded window (readDue) and dispatched to the `webhooks`
+ * queue, one message per endpoint with its attempts in due order, each user's in one batch (queue/dispatch.ts);
+ * the queue's workers make them fairly (webhooksWorker). It dispatches nothing after
+ * `options.deadline` (the Lambda's remaining time, functions/src/lambda/jobs/scheduled.ts); in
+ * process the workers stop starting attempts LOCAL_RUN_BUDGET_MS after the run began: what they did
+ * not start stays due for the next run, counted as `deferred`.
  */
 export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const nowIsoString = now.toISOString();
   const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
   const due = await readDue(deps, nowIsoString, takeUntil);
-  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0 };
-  // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
-  const jobDeps = { ...deps, clock: () => now };
-  const { deferred } = await attemptFairly(
-    due.items,
-    ATTEMPT_LIMITS,
-    async (item) => {
-      const result = await runAttempt(jobDeps, item);
-      counts[result]++;
-      return result;
-    },
-    { takeUntil },
+  const byEndpoint = new Map<string, WorkMessage>();
+  for (const item of due.items) {
+    const group = `${item.userId}#${item.endpointId}`;
+    let message = byEndpoint.get(group);
+    if (!message) {
+      message = {
+        queue: "webhooks",
+        now: nowIsoString,
+        userId: item.userId,
+        keys: [],
+        data: { jobClock: true, takeUntil },
+      };
+      byEndpoint.set(group, message);
+    }
+    message.keys.push({ pk: item.pk, sk: item.sk });
+  }
+  const results = await Promise.all(
+    batchesByUser([...byEndpoint.values()]).map((batch) => handOff(deps, "webhooks", batch, webhooksWorker)),
   );
+  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0, ...tallyOf(results) };
   return {
     job: "webhooks",
     now: nowIsoString,
     changed: counts.succeeded + counts.failed + counts.dropped,
     ...counts,
-    deferred: deferred + due.leftUnread,
+    deferred: counts.deferred + due.leftUnread,
+    ...(deps.workQueue ? { dispatched: due.items.length } : {}),
   };
 }
+
+/**
+ * The `webhooks` queue's worker: each message is one endpoint's attempts in order (from the job, or
+ * the first attempts of a stream batch from the subscriber). It reads each attempt (consistent),
+ * keeps those whose time has come and that are still to make, and makes them fairly
+ * (./fairness.ts: users in turn, one at a time per endpoint, an endpoint that fails takes no
+ * more). It starts none after its deadline (the Lambda's time, or the job's run in process): those
+ * stay due for the webhooks job (`deferred`).
+ */
+export const webhooksWorker: Worker = async (deps, messages, options = {}) => {
+  const counts: Record<string, number> = { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 };
+  const retry: WorkMessage[] = [];
+  const items: { item: AttemptItem; deps: AttemptDeps }[] = [];
+  for (const message of messages) {
+    // A job's attempts are stamped with its `now` (attemptedAt, the next retry); the subscriber's
+    // with the clock.
+    const attemptDeps = message.data?.jobClock ? { ...deps, clock: () => new Date(message.now) } : deps;
+    const clockNow = nowIso(deps);
+    const bound = clockNow > message.now ? clockNow : message.now;
+    try {
+      for (const key of message.keys) {
+        const out = await deps.db.doc.send(
+          new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }),
+        );
+        const item = out.Item as AttemptItem | undefined;
+        if (item && isDueEntry("webhooks", item, bound) && (item.status === "pending" || item.status === "sending"))
+          items.push({ item, deps: attemptDeps });
+        else counts.skipped!++;
+      }
+    } catch (error) {
+      log("warn", "webhooks worker: a message failed; it comes again", { error: errorName(error) });
+      retry.push(message);
+    }
+  }
+  const takeUntils = messages.map((m) => m.data?.takeUntil).filter((t): t is number => typeof t === "number");
+  const deadline = options.deadline ?? (takeUntils.length > 0 ? Math.min(...takeUntils) : undefined);
+  const depsOf = new Map(items.map((entry) => [entry.item, entry.deps]));
+  const { deferred } = await attemptFairly(
+    items.map((entry) => entry.item),
+    ATTEMPT_LIMITS,
+    async (item) => {
+      const result = await runAttempt(depsOf.get(item)!, item);
+      counts[result]!++;
+      return result;
+    },
+    { takeUntil: deadline === undefined ? undefined : deadline - (options.deadline ? FINISH_MARGIN_MS : 0) },
+  );
+  counts.deferred! += deferred;
+  return { tally: counts, retry };
+};
 
 async function readDue(
   deps: Deps,
@@ -67,7 +136,9 @@ async function readDue(
       let read = 0;
       let scanned = 0;
       for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
-        const item = raw as unknown as AttemptItem;
+        // The due list carries keys only (db/table-definition.ts): the user and the endpoint are
+        // the key's; the worker reads the attempt itself.
+        const item = { ...raw, ...attemptOfKey(String(raw.pk), String(raw.sk)) } as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
         const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD;
@@ -84,6 +155,6 @@ async function readDue(
     }),
   );
   // Oldest due first across shards: each user's endpoints then take their attempts in due order.
-  items.sort((a, b) => (String(a.dueSk) < String(b.dueSk) ? -1 : 1));
+  items.sort((a, b) => (dueOrder(a) < dueOrder(b) ? -1 : 1));
   return { items, leftUnread };
 }
