@@ -4,7 +4,7 @@ import type { AttachmentSpec, EmailAttachment, EmailTransport } from "./capabili
 import type { CardProcessor } from "./capabilities/card-processor";
 import type { DocumentView } from "./capabilities/document-view";
 import type { UrlPolicy } from "./capabilities/url-guard";
-import type { WorkQueue } from "./queue/message";
+import type { WorkQueue } from "./capabilities/work-queue";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,

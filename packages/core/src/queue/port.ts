@@ -18,8 +18,8 @@ export {
   WORKER_CONCURRENCY,
   type QueueName,
 } from "../capabilities/queue-names";
-import type { WorkMessage } from "./message";
-export type { RecordKey, WorkMessage, WorkQueue } from "./message";
+import type { WorkMessage } from "../capabilities/work-queue";
+export type { RecordKey, WorkMessage, WorkQueue } from "../capabilities/work-queue";
 
 /** What a worker did with a batch: counts by outcome, and the messages to be given again. */
 export interface WorkerResult {

@@ -1,4 +1,4 @@
-import type { QueueName } from "../capabilities/queue-names";
+import type { QueueName } from "./queue-names";
 
 /** A message of the work queues (./port.ts): the records a worker is to handle. */
 export interface RecordKey {
