@@ -303,8 +303,17 @@ const SEND_RULES: SendRules<CreditNoteItem & { clientEmail: string | null }> = {
   // A credit note stays issued, and may be sent again (to the same or another recipient).
   from: "issued",
   to: "issued",
-  email: creditNoteEmail,
+  // The email names the invoice with its date, as the PDF and page do: read from the invoice (an
+  // issued invoice's date never changes, and it is never deleted).
+  email: async (ctx, note, to) => creditNoteEmail(ctx, note, to, await invoiceIssueDate(ctx, note)),
 };
+
+async function invoiceIssueDate(ctx: Ctx, note: CreditNoteItem): Promise<string | null> {
+  const found = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: invoiceKey(ctx.userId, note.invoiceId) }),
+  );
+  return (found.Item?.issueDate as string | undefined) ?? null;
+}
 
 /**
  * POST /credit-notes/{id}/send: emails the credit note with its PDF attached (documents/send.ts,
