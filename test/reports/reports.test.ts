@@ -356,7 +356,7 @@ describe("aging at each bucket's edges", () => {
     await issued(user, client.id, { dueDate, lineItems: [{ description: "x", unitPrice: "1.00" }] });
     return user;
   }
-  const after = (due: string, days: number, seconds = 0) =>
+  const plus = (due: string, days: number, seconds = 0) =>
     new Date(Date.parse(due) + days * DAY + seconds * 1000).toISOString();
 
   it("30/31, 60/61, 90/91 on both sides, due a second before a month's last UTC midnight", async () => {
@@ -365,15 +365,15 @@ describe("aging at each bucket's edges", () => {
     const due = "2026-01-31T23:59:59.000Z";
     const user = await oneInvoiceDue(due);
     const cases: [asOf: string, bucket: string][] = [
-      [after(due, 0), "current"], // 0 days
-      [after(due, 0, 1), "overdue1to30"], // 1 s past due, 1 February 00:00:00: day 1
-      [after(due, 29, 1), "overdue1to30"], // 29 days and a second, rounded up: 30
-      [after(due, 30), "overdue1to30"], // 2 March 23:59:59: 30 days
-      [after(due, 30, 1), "overdue31to60"], // 3 March 00:00:00: 31
-      [after(due, 60), "overdue31to60"], // 1 April 23:59:59: 60
-      [after(due, 60, 1), "overdue61to90"], // 2 April 00:00:00: 61
-      [after(due, 90), "overdue61to90"], // 1 May 23:59:59: 90
-      [after(due, 90, 1), "overdueOver90"], // 2 May 00:00:00: 91
+      [plus(due, 0), "current"], // 0 days
+      [plus(due, 0, 1), "overdue1to30"], // 1 s past due, 1 February 00:00:00: day 1
+      [plus(due, 29, 1), "overdue1to30"], // 29 days and a second, rounded up: 30
+      [plus(due, 30), "overdue1to30"], // 2 March 23:59:59: 30 days
+      [plus(due, 30, 1), "overdue31to60"], // 3 March 00:00:00: 31
+      [plus(due, 60), "overdue31to60"], // 1 April 23:59:59: 60
+      [plus(due, 60, 1), "overdue61to90"], // 2 April 00:00:00: 61
+      [plus(due, 90), "overdue61to90"], // 1 May 23:59:59: 90
+      [plus(due, 90, 1), "overdueOver90"], // 2 May 00:00:00: 91
     ];
     expect(cases.map(([asOf]) => asOf).slice(3)).toEqual([
       "2026-03-02T23:59:59.000Z",
