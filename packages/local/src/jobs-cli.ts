@@ -2,7 +2,7 @@ import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
-import { redeliverNow } from "@invoicing/core/webhooks/deliveries";
+import { redeliverNow } from "@invoicing/core/webhooks/redelivery";
 import { loadConfig } from "@invoicing/core/config";
 import { resendEmail } from "@invoicing/core/email/resend";
 import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";

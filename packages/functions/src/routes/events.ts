@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { listEvents, toEvent } from "@invoicing/core/events/store";
-import { listDeliveries, redeliver, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { listDeliveries, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { redeliver } from "@invoicing/core/webhooks/redelivery";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -45,6 +46,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints",
     describe({
       operationId: "createWebhookEndpoint",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Create a webhook endpoint",
       description:
@@ -89,6 +91,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id",
     describe({
       operationId: "getWebhookEndpoint",
+      rebuilds: "WEBHOOK_ENDPOINT",
       tag,
       summary: "Get a webhook endpoint",
       success: one(WebhookEndpointResource, "The endpoint (no secret)."),
@@ -147,6 +150,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id/rotate-secret",
     describe({
       operationId: "rotateWebhookEndpointSecret",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Rotate a webhook endpoint's signing secret",
       description:
