@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { DomainError, ValidationError, type FieldError } from "@invoicing/core/errors";
 import { PROBLEMS, problemStatus, type ProblemCode } from "../schemas/problem-types";
-import { log as logLine } from "@invoicing/core/observability/context-log";
+import { errorFields, log as logLine } from "@invoicing/core/observability/context-log";
 import { isUnavailable } from "@invoicing/core/db/errors";
 import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
@@ -101,10 +101,9 @@ export function errorToResponse(c: Context, error: unknown): Response {
 
 /** One JSON log line with the request and user ids; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
-  const e =
-    error instanceof Error
-      ? { name: error.name, message: error.message, stack: error.stack }
-      : { value: String(error) };
+  // Name, message and stack, with addresses, keys and tokens redacted (core's errorFields).
+  const { error: name, errorMessage, stack } = errorFields(error);
+  const e = { name, message: errorMessage, stack };
   // The request's log context adds the request id and, once the key named it, the user id.
   logLine(level, message, {
     requestId: c.get("requestId"),

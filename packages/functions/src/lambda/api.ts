@@ -3,6 +3,7 @@ import { buildApp } from "../app/build-app";
 import { lazyRoutes, routeTableOf, type RouteEntry } from "../app/lazy-routes";
 import { createBaseDeps } from "../capabilities/base";
 import { errorToResponse } from "../http/problems";
+import { withInvocationDeadline } from "./deadline";
 
 /**
  * The route table of the API's modules (app/api-routes.ts), derived from them when infra builds this
@@ -25,6 +26,8 @@ const table = typeof API_ROUTE_TABLE === "undefined" ? routeTableOf(await loadMo
  * subscriber expires the checkout session of a voided or paid invoice), so the Stripe SDK is not in
  * this bundle (npm run bench lists every function's bundle and init).
  */
-export const handler = handle(
-  buildApp(createBaseDeps(process.env), [lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error))]),
+export const handler = withInvocationDeadline(
+  handle(
+    buildApp(createBaseDeps(process.env), [lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error))]),
+  ),
 );
