@@ -81,6 +81,8 @@ export interface InfraFunction {
 export declare function evaluateInfra(options?: {
   stage?: string;
   env?: Record<string, string | undefined>;
+  /** Secret name → value, as if set with `sst secret set` (else each secret's placeholder). */
+  secrets?: Record<string, string>;
 }): Promise<EvaluatedInfra>;
 export declare function componentsOf(infra: EvaluatedInfra, kind: string): RecordedComponent[];
 export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];

@@ -94,7 +94,7 @@ const defaultLinks = {
   "sst.sst.Linkable": (c) => c.args,
 };
 
-function fakeSst(recorder) {
+function fakeSst(recorder, secrets = {}) {
   const component = (kind, extra = () => ({})) => {
     const cls = class extends Recorded {
       constructor(name, args = {}, opts = {}) {
@@ -209,8 +209,9 @@ function fakeSst(recorder) {
     Secret: class extends Recorded {
       constructor(name, placeholder) {
         super(recorder, "sst.sst.Secret", name, { placeholder });
-        // The secret's value: the placeholder until `sst secret set` (a deploy knows the real one).
-        this.value = new FakeOutput(placeholder);
+        // The secret's value: the placeholder until `sst secret set` (a deploy knows the real one);
+        // `secrets` stands for what `sst secret set` stored.
+        this.value = new FakeOutput(secrets[name] ?? placeholder);
       }
       getSSTLink() {
         return defaultLinks["sst.sst.Secret"](this);
@@ -289,10 +290,10 @@ function guard(target, path) {
 
 /**
  * Evaluates sst.config.ts for `stage`. `env` is set while it runs (infra reads deploy-time
- * settings such as EMAIL_SENDER from the deploying shell). Returns the app settings, run()'s
- * outputs and every component declared, in order.
+ * settings such as EMAIL_SENDER from the deploying shell); `secrets` (name → value) as if set with
+ * `sst secret set`. Returns the app settings, run()'s outputs and every component declared, in order.
  */
-export async function evaluateInfra({ stage = "dev", env = {} } = {}) {
+export async function evaluateInfra({ stage = "dev", env = {}, secrets = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "infra-eval-"));
   const saved = { env: {}, globals: {} };
   const recorder = { stage, components: [], app: undefined };
@@ -310,7 +311,7 @@ export async function evaluateInfra({ stage = "dev", env = {} } = {}) {
     const globals = {
       $config: (config) => config,
       $dev: false,
-      sst: fakeSst(recorder),
+      sst: fakeSst(recorder, secrets),
       aws: fakeAws(recorder),
       // Pulumi's all(), on placeholders: the values now.
       $util: { all: (values) => new FakeOutput(resolveOutputs(values)) },

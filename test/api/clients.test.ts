@@ -52,6 +52,47 @@ describe("clients", () => {
     expectProblem(await alice.call("POST", "/clients", { name: "x", paymentTermsDays: 366 }), 400, "validation_error");
   });
 
+  it("no control character (U+0000–U+001F, U+007F) in any email input: 400 on that field, nothing written", async () => {
+    const dana = await env.user();
+    const bad = ["a\u0000b@x.example", "a@x.example\r\nBcc: c@y.example", "a\u001fb@x.example", "a\u007fb@x.example"];
+    const fieldsOf = (res: Awaited<ReturnType<TestUser["call"]>>) =>
+      expectProblem(res, 400, "validation_error").errors!.map((e) => e.path);
+    const client = (await dana.call("POST", "/clients", { name: "Acme", email: "ap@acme.example" })).body;
+    const estimate = (
+      await dana.call("POST", "/estimates", {
+        clientId: client.id,
+        lineItems: [{ description: "x", unitPrice: "1.00" }],
+      })
+    ).body;
+    const draft = (
+      await dana.call("POST", "/invoices", {
+        clientId: client.id,
+        lineItems: [{ description: "x", unitPrice: "1.00" }],
+      })
+    ).body;
+    expect((await dana.call("POST", `/invoices/${draft.id}/finalize`)).status).toBe(200);
+    const note = (await dana.call("POST", `/invoices/${draft.id}/credit-notes`, {})).body;
+    expect(note.creditNoteNumber).toBe("CN-000001");
+    for (const email of bad) {
+      expect(fieldsOf(await dana.call("POST", "/clients", { name: "Evil", email })), email).toContain("email");
+      expect(fieldsOf(await dana.call("PATCH", `/clients/${client.id}`, { email })), email).toContain("email");
+      expect(fieldsOf(await dana.call("PATCH", "/profile", { email })), email).toContain("email");
+      for (const path of [
+        `/invoices/${draft.id}/send`,
+        `/estimates/${estimate.id}/send`,
+        `/credit-notes/${note.id}/send`,
+      ])
+        expect(fieldsOf(await dana.call("POST", path, { to: email })), `${path} ${email}`).toContain("to");
+    }
+    // Nothing written: one client, its email, the profile's, and nothing sent.
+    const clients = (await dana.call("GET", "/clients")).body;
+    expect(clients.map((c: { email: string }) => c.email)).toEqual(["ap@acme.example"]);
+    expect((await dana.call("GET", "/profile")).body.email).toBeNull();
+    expect((await dana.call("GET", `/invoices/${draft.id}`)).body.status).toBe("void");
+    expect((await dana.call("GET", `/credit-notes/${note.id}`)).body.sentAt).toBeNull();
+    expect((await dana.call("GET", `/estimates/${estimate.id}`)).body.status).toBe("draft");
+  });
+
   it("an address that is not an object is one error, at address", async () => {
     const { body: client } = await alice.call("POST", "/clients", { name: "Addressed" });
     for (const address of [["x"], [], "Main St", 5]) {

@@ -120,6 +120,10 @@ describe("a read-only key", () => {
   });
 
   it("gets 403 insufficient_scope on every other method of every endpoint, and nothing changes", async () => {
+    // A valid key (1–255 visible ASCII, no space): a request that got past the scope check would
+    // reach its write, and the table below would show it.
+    const idempotencyKey = (e: (typeof WRITES)[number]) => `ro-${e.method}-${e.path}`;
+    expect(WRITES.every((e) => /^[\x21-\x7e]{1,255}$/.test(idempotencyKey(e)))).toBe(true);
     expect(WRITES.length).toBeGreaterThan(20);
     const before = await tableData();
     for (const e of WRITES) {
@@ -134,7 +138,7 @@ describe("a read-only key", () => {
               new Uint8Array(makePng(10, 10)),
               as(readOnly, { "Content-Type": "image/png" }),
             )
-          : await request(env.app, e.method, path, body, as(readOnly, { "Idempotency-Key": `ro-${endpointName(e)}` }));
+          : await request(env.app, e.method, path, body, as(readOnly, { "Idempotency-Key": idempotencyKey(e) }));
       expectProblem(res, 403, "insufficient_scope");
       expect(res.headers.get("location"), endpointName(e)).toBeNull();
     }

@@ -6,6 +6,7 @@ import { deliverQueued, type OutboxItem } from "@invoicing/core/email/outbox";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "@invoicing/core/idempotency/records";
 import { invoiceKey } from "@invoicing/core/invoices/model";
+import { centsOf } from "@invoicing/core/money/money";
 import { findPublicCreditNote, findPublicInvoice } from "@invoicing/core/public/documents";
 import { gate, responseStore } from "../idempotency/faults";
 import { invoiceIn, ok, type Status } from "../invoices/fixtures";
@@ -310,6 +311,57 @@ describe("POST /invoices/{id}/credit-notes", () => {
     });
     ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 2 }] }), 201);
     expect(await get(`/invoices/${sent.id}`)).toMatchObject({ creditedAmount: "100.00", amountDue: "1190.00" });
+  });
+
+  it("a line's credits never exceed its amount nor its tax: the last part takes exactly the rest", async () => {
+    const { invoice, credit, get } = await world();
+    // A: 0.03 × 0.50 at 100 % — amount 0.02 (0.015 rounded), tax 0.02; B: 1 × 10.00 at 19 %: 11.90.
+    const sent = await invoice("sent", {
+      lineItems: [
+        { description: "Tiny", quantity: "0.03", unitPrice: "0.50", taxRate: "1" },
+        { description: "Big", quantity: "1", unitPrice: "10.00", taxRate: "0.19" },
+      ],
+    });
+    expect(sent.total).toBe("11.94");
+    const partOfA = (note: { lineItems: { invoiceLineId: number | null; amount: string }[] }) =>
+      note.lineItems.find((l) => l.invoiceLineId === 1)?.amount;
+    // Each 0.01 of A alone rounds to 0.01 + 0.01 tax: the first two take all of A's 0.02 + 0.02.
+    const first = ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 1, quantity: "0.01" }] }), 201).body;
+    const second = ok(await credit(sent.id, { lineItems: [{ invoiceLineId: 1, quantity: "0.01" }] }), 201).body;
+    for (const note of [first, second]) {
+      expect({ amount: partOfA(note), subtotal: note.subtotal, taxTotal: note.taxTotal }).toEqual({
+        amount: "0.01",
+        subtotal: "0.01",
+        taxTotal: "0.01",
+      });
+    }
+    // The last 0.01 of A takes exactly the rest: nothing, so alone it credits nothing.
+    expectProblem(
+      await credit(sent.id, { lineItems: [{ invoiceLineId: 1, quantity: "0.01" }] }),
+      422,
+      "empty_credit_note",
+    );
+    const third = ok(
+      await credit(sent.id, {
+        lineItems: [
+          { invoiceLineId: 1, quantity: "0.01" },
+          { invoiceLineId: 2, quantity: "0.5" },
+        ],
+      }),
+      201,
+    ).body;
+    expect(partOfA(third)).toBe("0.00");
+    expect(third).toMatchObject({ subtotal: "5.00", taxTotal: "0.95", total: "5.95" });
+    // At 100 %, A's tax in the breakdowns adds up to the line's own 0.02, never more.
+    const taxAt100 = [first, second, third]
+      .flatMap((note) => note.taxBreakdown)
+      .filter((entry: { taxRate: string }) => entry.taxRate === "1.00")
+      .reduce((sum: bigint, entry: { taxAmount: string }) => sum + centsOf(entry.taxAmount), 0n);
+    expect(taxAt100).toBe(2n);
+    // "Credit everything left" credits exactly the rest of the invoice, which it voids.
+    const rest = ok(await credit(sent.id), 201).body;
+    expect(rest).toMatchObject({ total: "5.95", lineItems: [expect.objectContaining({ invoiceLineId: 2 })] });
+    expect(await get(`/invoices/${sent.id}`)).toMatchObject({ status: "void", creditedAmount: "11.94" });
   });
 
   it("a credit note's public token finds it through the byToken index, and nothing else", async () => {

@@ -257,8 +257,11 @@ describe("the credit note email", () => {
     expect(mail.subject).toBe(`Credit note CN-000001 for invoice ${invoice.invoiceNumber}: EUR 1,487.50`);
     expect(mail.to?.[0]?.address).toBe(BUYER.email);
     expect(mail.text).toContain(
-      `Here is credit note CN-000001 for EUR 1,487.50, correcting invoice ${invoice.invoiceNumber}. EUR 557.40 will be refunded to you. The PDF is attached.`,
+      `Here is credit note CN-000001 for EUR 1,487.50, correcting invoice ${invoice.invoiceNumber} of ${day(invoice.issueDate)}. EUR 557.40 will be refunded to you. The PDF is attached.`,
     );
+    // The invoice's date among the facts too, as on the page and the PDF.
+    expect(mail.text).toContain(`Invoice date: ${day(invoice.issueDate)}`);
+    expect(mail.html).toContain(day(invoice.issueDate));
     expect(mail.text).toContain("Ten hours of brand work were not needed.");
     expect(mail.text).toContain("Reason: Order change");
     expect(mail.text).toContain(`Deducted from invoice ${invoice.invoiceNumber}: EUR 930.10`);

@@ -192,6 +192,15 @@ describe("links: each function gets what it uses and nothing more", () => {
     expect(flag.link!.properties).toEqual({ enabled: false });
   });
 
+  it("… and with the key set (sst secret set StripeSecretKey), the flag is on, still without the key", async () => {
+    const key = "sk_live_not_a_real_key_0123456789";
+    const withKey = await evaluateInfra({ stage: "production", env: sender, secrets: { StripeSecretKey: key } });
+    const flag = componentsOf(withKey, "sst.sst.Linkable").find((c) => c.logicalName === "CardPayments")!;
+    expect(flag.link!.properties).toEqual({ enabled: true });
+    // The key itself is linked only where it is used (the Payments function), never through the flag.
+    expect(JSON.stringify(flag.link)).not.toContain(key);
+  });
+
   it("the card processor's secrets default to empty (no card payments), never to a value in the repo", () => {
     for (const secret of componentsOf(production, "sst.sst.Secret"))
       expect(secret.args.placeholder, secret.logicalName).toBe("");
@@ -331,8 +340,14 @@ describe("the API", () => {
       expect(s.throttlingRateLimit, s.routeKey).toBeGreaterThanOrEqual(10);
       expect(s.throttlingBurstLimit, s.routeKey).toBe(2 * s.throttlingRateLimit);
     }
-    // The stage waits for the routes its settings name (API Gateway refuses unknown route keys).
-    expect(await (opts.dependsOn as Promise<unknown[]>)).toBeInstanceOf(Array);
+    // The stage waits for the routes its settings name (API Gateway refuses unknown route keys):
+    // its dependencies are the API's route components, every one of them.
+    const waitedFor = (await (opts.dependsOn as Promise<{ kind: string; logicalName: string }[]>)).map(
+      (c) => `${c.kind} ${c.logicalName}`,
+    );
+    expect(waitedFor.sort()).toEqual(
+      routes.map((key) => `sst.aws.ApiGatewayV2LambdaRoute ${api.logicalName} ${key}`).sort(),
+    );
   });
 
   it("a stage whose settings SST stopped passing as a plain object refuses to deploy rather than log paths", () => {

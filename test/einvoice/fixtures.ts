@@ -70,7 +70,6 @@ export function invoice(over: Over): EInvoiceSource {
     taxExemptionReason: null,
     ...totals,
     amountPaid: formatMoney(amountPaid),
-    amountDue: formatMoney(total - amountPaid),
     clientName: "Beispiel AG",
     clientEmail: "einkauf@beispiel.de",
     clientAddress: {
@@ -273,7 +272,8 @@ export function creditNote(
   const built = buildLineItems(inputs, 1).map((line, i) => ({ ...line, invoiceLineId: credited[i]?.line.id ?? null }));
   const totals = computeTotals(built);
   const total = centsOf(totals.total);
-  const due = centsOf(inv.amountDue);
+  // The set's invoices have no earlier credit notes: what is due is the total less what was paid.
+  const due = centsOf(inv.total) - centsOf(inv.amountPaid);
   const applied = total < due ? total : due;
   return {
     creditNote: {

@@ -143,4 +143,84 @@ describe("GET /invoices/{id}/e-invoice", () => {
     expect((await raw(`/invoices/${invoice.id}/e-invoice`)).status).toBe(200);
     // The official validation runs here in every run now (one Java process): room for a loaded machine.
   }, 300_000);
+
+  it("a credited, partly credited, voided or paid-and-credited invoice states what was issued: BT-115 = total − paid, in every format", async () => {
+    // The parties complete, as in the test above (a PATCH that changes nothing when it already ran).
+    await alice.call("PATCH", "/profile", {
+      businessName: "Muster Design",
+      address: { line1: "Hauptstraße 1", city: "Berlin", postalCode: "10115", country: "DE" },
+      taxId: "DE123456789",
+      contactName: "Erika Mustermann",
+      email: "rechnung@muster-design.de",
+      phone: "+49 30 1234567",
+      bankAccount: { accountName: "Muster Design", iban: "DE89 3704 0044 0532 0130 00", bic: "COBADEFFXXX" },
+    });
+    await alice.call("PATCH", `/clients/${clientId}`, {
+      address: { line1: "Marktplatz 5", city: "München", postalCode: "80331", country: "DE" },
+      taxId: "DE987654321",
+    });
+    // 2 × 100.00 at 19 %: total 238.00; one of the two credited is 119.00.
+    const sent = async (number: string) => {
+      const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line], buyerReference: number }))
+        .body;
+      expect((await alice.call("POST", `/invoices/${draft.id}/finalize`)).status).toBe(200);
+      expect((await alice.call("POST", `/invoices/${draft.id}/send`)).status).toBe(200);
+      return draft.id as number;
+    };
+    const pay = async (id: number, amount: string) =>
+      expect(
+        (await alice.call("POST", `/invoices/${id}/payments`, { amount, paymentMethod: "bank_transfer" })).status,
+      ).toBe(201);
+    const credit = async (id: number, body: object) =>
+      expect((await alice.call("POST", `/invoices/${id}/credit-notes`, body)).status).toBe(201);
+    const lineOf = async (id: number) => (await alice.call("GET", `/invoices/${id}`)).body.lineItems[0].id;
+
+    const partly = await sent("partly");
+    await pay(partly, "50.00");
+    await credit(partly, { lineItems: [{ invoiceLineId: await lineOf(partly), quantity: "1" }] });
+    const whole = await sent("whole");
+    await credit(whole, {});
+    const voided = await sent("voided");
+    await pay(voided, "38.00");
+    expect((await alice.call("POST", `/invoices/${voided}/void`)).status).toBe(200);
+    const refunded = await sent("refunded");
+    await pay(refunded, "238.00");
+    await credit(refunded, { lineItems: [{ invoiceLineId: await lineOf(refunded), quantity: "1" }] });
+    const cases = [
+      { id: partly, status: "sent", amountDue: "69.00", paid: "50.00", due: "188.00" },
+      { id: whole, status: "void", amountDue: "0.00", paid: "0.00", due: "238.00" },
+      { id: voided, status: "void", paid: "38.00", due: "200.00" },
+      { id: refunded, status: "paid", amountDue: "0.00", paid: "238.00", due: "0.00" },
+    ];
+
+    const served = mkdtempSync(join(tmpdir(), "einvoice-credited-"));
+    for (const format of ["ubl", "cii", "xrechnung", "facturx"] as const) mkdirSync(join(served, format));
+    for (const c of cases) {
+      const invoice = (await alice.call("GET", `/invoices/${c.id}`)).body;
+      expect({ status: invoice.status, total: invoice.total, amountPaid: invoice.amountPaid }).toEqual({
+        status: c.status,
+        total: "238.00",
+        amountPaid: c.paid,
+      });
+      if (c.amountDue) expect(invoice.amountDue).toBe(c.amountDue);
+      const name = `${invoice.invoiceNumber}.xml`;
+      for (const format of ["ubl", "xrechnung"] as const) {
+        const xml = new TextDecoder().decode((await raw(`/invoices/${c.id}/e-invoice?format=${format}`)).bytes);
+        expect(xml, `${invoice.invoiceNumber} ${format}`).toContain(`<cbc:PrepaidAmount currencyID="EUR">${c.paid}<`);
+        expect(xml, `${invoice.invoiceNumber} ${format}`).toContain(`<cbc:PayableAmount currencyID="EUR">${c.due}<`);
+        writeFileSync(join(served, format, name), xml);
+      }
+      const cii = new TextDecoder().decode((await raw(`/invoices/${c.id}/e-invoice?format=cii`)).bytes);
+      const facturx = (await readFacturXml((await raw(`/invoices/${c.id}/e-invoice?format=facturx`)).bytes))!;
+      for (const [format, xml] of [
+        ["cii", cii],
+        ["facturx", facturx],
+      ] as const) {
+        expect(xml, `${invoice.invoiceNumber} ${format}`).toContain(`<ram:TotalPrepaidAmount>${c.paid}<`);
+        expect(xml, `${invoice.invoiceNumber} ${format}`).toContain(`<ram:DuePayableAmount>${c.due}<`);
+        writeFileSync(join(served, format, name), xml);
+      }
+    }
+    if (official) await expectServedValid(served, ["ubl", "cii", "xrechnung", "facturx"]);
+  }, 300_000);
 });

@@ -102,7 +102,8 @@ describe("the writer's own checks (always run)", () => {
       expect(cents(payable!), name).toBe(cents(inclusive!) - cents(prepaid!));
       expect(sum(taxAmounts.slice(1)), name).toBe(cents(taxAmounts[0]!));
       expect(sum(texts(xml, "cbc:TaxableAmount")), name).toBe(cents(exclusive!));
-      expect(payable, name).toBe(source.amountDue);
+      // BT-113 is what was paid; BT-115 follows from it (above), never from the invoice's amountDue.
+      expect(prepaid, name).toBe(source.amountPaid);
       expect(inclusive, name).toBe(source.total);
       for (const price of texts(xml, "cbc:PriceAmount")) expect(price.startsWith("-"), name).toBe(false);
       // Line amount = quantity × price, to the cent (PEPPOL-EN16931-R120 allows 0.02).
@@ -141,7 +142,7 @@ describe("the writer's own checks (always run)", () => {
       expect(cents(due!), name).toBe(cents(grand!) - cents(prepaid!));
       expect(sum(texts(xml, "ram:CalculatedAmount")), name).toBe(cents(tax!));
       expect(sum(texts(xml, "ram:BasisAmount")), name).toBe(cents(basis!));
-      expect(due, name).toBe(source.amountDue);
+      expect(prepaid, name).toBe(source.amountPaid);
       for (const price of texts(xml, "ram:ChargeAmount")) expect(price.startsWith("-"), name).toBe(false);
     }
   });

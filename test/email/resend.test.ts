@@ -1,8 +1,11 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { commit } from "@invoicing/core/db/commit";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
-import type { EmailTransport } from "@invoicing/core/capabilities/email-transport";
+import { SesTransport } from "@invoicing/core/email/ses-transport";
 import { createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 
@@ -21,14 +24,57 @@ beforeAll(async () => {
 type Delivery = { id: string; to: string; subject: string; status: string; detail: string | null };
 const deliveries = async (user: TestUser): Promise<Delivery[]> => (await user.call("GET", "/email-deliveries")).body;
 
+/**
+ * SES refusing every message, as SES API v2 answers a refused SendEmail (HTTP 400, the error's name
+ * in `x-amzn-ErrorType`, a JSON `message`): a local server the real SES client sends to, so the
+ * SDK's own error path decides what the outbox records.
+ */
+let sesRequests = 0;
+const ses = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    sesRequests++;
+    res.writeHead(400, {
+      "Content-Type": "application/json",
+      "x-amzn-ErrorType": "MessageRejected:http://internal.amazon.com/coral/com.amazonaws.sesv2/",
+      "x-amzn-RequestId": "6f8a2c1e-0000-4000-8000-000000000000",
+    });
+    res.end(
+      JSON.stringify({
+        message: "Email address is not verified. The following identities failed the check in region EU-WEST-1: a@x",
+      }),
+    );
+  });
+});
+await new Promise<void>((ok) => ses.listen(0, "127.0.0.1", ok));
+afterAll(() => new Promise<void>((ok) => ses.close(() => ok())));
+const refusing = new SesTransport(
+  async () =>
+    new SESv2Client({
+      region: "eu-west-1",
+      endpoint: `http://127.0.0.1:${(ses.address() as AddressInfo).port}`,
+      credentials: { accessKeyId: "AKIDLOCALTEST", secretAccessKey: "local-test-secret" },
+      maxAttempts: 2,
+    }),
+  { from: "billing@example.com" },
+);
+
+it("the real SES client's refusal: a MessageRejected error, not retried", async () => {
+  const before = sesRequests;
+  const refused = await refusing
+    .deliver({ id: "m1", to: "a@x.example", subject: "s", text: "t", createdAt: "2026-11-22T09:30:00.000Z" })
+    .then(
+      () => expect.fail("SES refused it"),
+      (error: unknown) => error as Error & { $metadata?: { httpStatusCode?: number } },
+    );
+  expect(refused.name).toBe("MessageRejected");
+  expect(refused.message).toMatch(/not verified/);
+  expect(refused.$metadata?.httpStatusCode).toBe(400);
+  expect(sesRequests - before).toBe(1); // a refusal is final: the SDK does not retry it
+});
+
 /** An invoice sent while SES refuses every message: five attempts, then `failed`. */
 async function failedInvoiceEmail(user: TestUser): Promise<Delivery> {
-  const refusing: EmailTransport = {
-    kind: "ses",
-    deliver: async () => {
-      throw Object.assign(new Error("refused"), { name: "MessageRejected" });
-    },
-  } as EmailTransport;
   const before = new Set((await deliveries(user)).map((d) => d.id));
   const invoice = (await user.call("POST", "/invoices", { clientId, lineItems: [line] })).body;
   expect((await user.call("POST", `/invoices/${invoice.id}/finalize`)).status).toBe(200);

@@ -122,6 +122,13 @@ describe("email quota", () => {
     const results = await Promise.all(ids.map((id) => carol.call("POST", `/invoices/${id}/send`)));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    // What went out, not only what was answered: three emails queued, each for a sent invoice.
+    const items = await partition(env.deps.db, carol.userId);
+    const queued = items.filter((item) => String(item.sk).startsWith("OUTBOX#"));
+    expect(queued).toHaveLength(3);
+    const sent = ids.filter((_, i) => results[i]!.status === 200);
+    const invoices = await Promise.all(ids.map(async (id) => (await carol.call("GET", `/invoices/${id}`)).body));
+    expect(invoices.filter((i) => i.status === "sent").map((i) => i.id)).toEqual(sent);
   });
 
   it("a reminder due over the quota stays scheduled and goes out once the window allows", async () => {
@@ -266,10 +273,15 @@ describe("email quota", () => {
         },
       );
 
+    const version = async () =>
+      (await partition(deps.db, userId)).find((item) => item.sk === "EMAILQUOTA")?.version as number | undefined;
     // No item yet: nothing to count on; the failed write says there is none.
     expect(await undecided(at)).toBeUndefined();
     await counted(reserveFrom(deps, userId, undefined, at));
+    expect(await version()).toBe(1);
     await counted(reserveWithoutReading(deps, userId, at));
+    // Counted without a read, the version moves on all the same (so a write from an earlier read fails).
+    expect(await version()).toBe(2);
     // A send decided from its read (two used, a place left); the job counts the last place without
     // reading: the send's write must fail (it would be a fourth email), and reads again.
     const sendsWrite = await reserveEmails(deps, userId, at);

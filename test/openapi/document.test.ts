@@ -79,6 +79,57 @@ describe("GET /openapi.json", () => {
     expect([...listed].filter((l) => !documented.has(l))).toEqual([]);
   });
 
+  it("says what API.md section 15 says: event types, statuses, rotation, redelivery, disabling, resend", (ctx) => {
+    const apiMd = findShared("API.md", process.env.API_MD);
+    if (!apiMd.path) {
+      const reason = `no API.md at ${apiMd.tried.join(" or ")} (set API_MD)`;
+      if (IN_CI) throw new Error(`${reason}: under CI the cross-check must run`);
+      ctx.skip(skipNotice("the API.md section 15 cross-check (document.test.ts)", reason));
+    }
+    const text = readFileSync(apiMd.path!, "utf8");
+    const section = text.slice(text.indexOf("## 15. "), text.indexOf("## 16. "));
+    const schemas = doc.components.schemas as Json;
+    const expand = (s: string) =>
+      [...s.matchAll(/`([a-z_]+)\.([a-z_|]+)`/g)].flatMap((m) => m[2]!.split("|").map((a) => `${m[1]}.${a}`));
+    // "Types: …" up to the sentence after it; the types section 19 (Peppol) adds are named there too.
+    const typesSentence = /Types: ([\s\S]*?)\. A change made/.exec(section)![1]!;
+    const listed = new Set(expand(typesSentence));
+    const peppol = new Set(expand(typesSentence.split(";").find((part) => part.includes("section 19")) ?? ""));
+    const documented = new Set<string>(schemas.Event.properties.type.enum);
+    expect(listed.size).toBeGreaterThan(35);
+    expect([...listed].filter((t) => !peppol.has(t) && !documented.has(t))).toEqual([]);
+    expect([...documented].filter((t) => !listed.has(t))).toEqual([]);
+    expect(documented.has("webhook_endpoint.disabled")).toBe(true);
+    // The statuses of a delivery attempt and of an email, as listed.
+    const words = (re: RegExp) => [...re.exec(section)![1]!.matchAll(/[a-z_]+/g)].map((m) => m[0]);
+    expect(schemas.WebhookDelivery.properties.status.enum).toEqual(words(/status \(([a-z |]+)\)/));
+    expect(schemas.EmailDelivery.properties.status.enum).toEqual(words(/with their `status` \(([^)]*)\)/));
+    // Each operation section 15 names, with the answers it gives.
+    const op = (method: string, path: string) => operationsOf(doc).find((o) => o.method === method && o.path === path)!;
+    const answers = (method: string, path: string) => Object.keys(op(method, path).operation.responses);
+    const json = (method: string, path: string, status: string) =>
+      op(method, path).operation.responses[status].content["application/json"].schema as Json;
+    expect(section).toContain("`POST /webhook-endpoints/{id}/rotate-secret` → 200");
+    expect(json("post", "/webhook-endpoints/{id}/rotate-secret", "200")).toEqual({
+      $ref: "#/components/schemas/CreatedWebhookEndpoint",
+    });
+    expect(section).toContain("answers\n  `secret: null`");
+    expect(schemas.CreatedWebhookEndpoint.properties.secret.anyOf).toContainEqual({ type: "null" });
+    expect(op("post", "/webhook-endpoints/{id}/rotate-secret").operation.description).toMatch(/24 hours/);
+    const redeliver = "/webhook-endpoints/{id}/deliveries/{event}/redeliver";
+    expect(section).toContain("`POST /webhook-endpoints/{id}/deliveries/{eventId}/redeliver` → 200");
+    expect(answers("post", redeliver)).toEqual(expect.arrayContaining(["200", "422"]));
+    expect(op("post", redeliver).operation.description).toMatch(/invalid_transition[\s\S]*disabled/);
+    expect(section).toMatch(/disabled \(`enabled: false`,\s+event `webhook_endpoint.disabled`\)/);
+    expect(schemas.WebhookEndpoint.properties.enabled.description).toMatch(/5 days[\s\S]*webhook_endpoint\.disabled/);
+    expect(section).toMatch(/`POST \/email-deliveries\/\{id\}\/resend`\s+sends a `failed` one again/);
+    expect(answers("post", "/email-deliveries/{email}/resend")).toEqual(expect.arrayContaining(["200", "422"]));
+    expect(op("post", "/email-deliveries/{email}/resend").operation.description).toMatch(
+      /`failed`[\s\S]*invalid_transition/,
+    );
+    expect(op("get", "/email-deliveries").operation.description).toMatch(/latest 100 emails, newest first/);
+  });
+
   it("secures every operation with the bearer scheme except API.md's public ones", () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.security).toEqual([{ bearer: [] }]);

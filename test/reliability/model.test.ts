@@ -697,10 +697,12 @@ afterAll(async () => {
 
 /**
  * Time: a run takes a second or two; a failure then shrinks, run after run. The property stops
- * before the test's timeout so a shrink cut short still reports its counterexample.
+ * before the test's timeout so a shrink cut short still reports its counterexample. A slow machine
+ * is not a failure: runs cut short by the time limit without a counterexample pass
+ * (`markInterruptAsFailure: false`); a counterexample found before it fails as always.
  */
-const TIMEOUT = 120_000 + RUNS * 6_000;
-const budget = { interruptAfterTimeLimit: TIMEOUT - 15_000, markInterruptAsFailure: true };
+const TIMEOUT = 180_000 + RUNS * 6_000;
+const budget = { interruptAfterTimeLimit: TIMEOUT - 15_000, markInterruptAsFailure: false };
 
 async function newReal(faulty: boolean): Promise<Real> {
   const user = await env.user();

@@ -117,6 +117,22 @@ function flakyReader(random: () => number): StreamReader {
   });
 }
 
+/** The user's records from the stream's start, handed to the subscriber one by one, newest first. */
+async function replayNewestFirst(userId: string): Promise<void> {
+  const mine: Parameters<typeof handleStreamBatch>[1][number][] = [];
+  const reader = createStreamReader(env.deps, {
+    endpoint: env.endpoint,
+    tableName: env.tableName,
+    handle: async (records) => {
+      mine.push(...records.filter((r) => r.dynamodb?.Keys?.pk?.S === `USER#${userId}`));
+      return {};
+    },
+  });
+  await reader.drain();
+  reader.close();
+  for (const record of mine.reverse()) await handleStreamBatch(env.deps, [record]);
+}
+
 /**
  * A new reader from the stream's start that hands the subscriber only this user's first `n`
  * records, then fails: the user's history replayed up to a point in its middle, over aggregates
@@ -277,6 +293,15 @@ async function run(commands: Command[], seed: number) {
         }
       }
     }
+    // Every run has an item whose versions count differently: an invoice issued, then voided.
+    const last = await call(user, "POST", "/invoices", {
+      clientId: eur,
+      issueDate: past(3),
+      lineItems: [{ description: "Work", unitPrice: "12.34", taxRate: "0.19" }],
+    });
+    expect((await call(user, "POST", `/invoices/${last.body.id}/finalize`)).status).toBe(200);
+    await env.drainStream();
+    expect((await call(user, "POST", `/invoices/${last.body.id}/void`)).status).toBe(200);
     await env.drainStream();
   } finally {
     flaky.close();
@@ -311,6 +336,13 @@ async function run(commands: Command[], seed: number) {
     expectedRevenue(records, from, end),
   );
   expect(ok(await user.call("GET", `/reports/tax?from=${from}&to=${end}`))).toEqual(expectedTax(records, from, end));
+  // The whole history again, newest first: each older record comes after a newer one of its item
+  // (the run's last invoice, finalized then voided, at least): nothing moves.
+  await replayNewestFirst(user.userId);
+  expect(ok(await user.call("GET", `/reports/revenue?from=${from}&to=${end}`))).toEqual(
+    expectedRevenue(records, from, end),
+  );
+  expect(ok(await user.call("GET", `/reports/tax?from=${from}&to=${end}`))).toEqual(expectedTax(records, from, end));
   // A part of the span: the months before and after it count nothing in it.
   const mid = records.invoices.find((i) => i.issueDate)?.issueDate?.slice(0, 7) ?? end;
   expect(ok(await user.call("GET", `/reports/revenue?from=${mid}&to=${end}`))).toEqual(
@@ -325,14 +357,21 @@ function ok(res: { status: number; body: unknown; text: string }) {
   return res.body;
 }
 
+/**
+ * Seeded, and the seed printed: a failure is run again with REPORTS_MODEL_SEED=<seed>. Without it,
+ * a fresh seed each run, so runs together explore more.
+ */
+const SEED = Number(process.env.REPORTS_MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
 it("every report equals the records' sums, whatever the stream redelivers or fails", async () => {
+  console.log(`reports model: seed ${SEED} (run again with REPORTS_MODEL_SEED=${SEED})`);
   let counted = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(command, { minLength: 10, maxLength: 30 }), fc.nat(), async (commands, seed) => {
       const records = await run(commands, seed);
       counted += records.invoices.length + records.payments.flat().length;
     }),
-    { numRuns: Math.max(3, Math.ceil(RUNS / 4)), endOnFailure: true },
+    { numRuns: Math.max(3, Math.ceil(RUNS / 4)), seed: SEED, endOnFailure: true },
   );
   expect(counted).toBeGreaterThan(0);
 }, 600_000);

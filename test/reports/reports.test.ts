@@ -1,4 +1,7 @@
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { invoiceKey } from "@invoicing/core/invoices/model";
+import { countChange } from "@invoicing/core/reports/stream";
 import { newClient, ok } from "../invoices/fixtures";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 
@@ -221,7 +224,7 @@ describe("aging", () => {
     await at("2026-12-31", acme, "2.00", false); // finalized, not sent: current
     await at("2026-11-21T09:30:00Z", acme, "4.00"); // 1 day
     await at("2026-10-23T09:30:00Z", acme, "8.00"); // 30 days
-    await at("2026-10-22T09:29:59Z", acme, "16.00"); // 31 days (30 days and a second, rounded up)
+    await at("2026-10-22T09:29:59Z", acme, "16.00"); // 32 days (31 days and a second, rounded up)
     const partly = await at("2026-09-22T09:30:00Z", acme, "32.00"); // 61 days, 12.00 of it paid
     ok(await user.call("POST", `/invoices/${partly}/payments`, { amount: "12.00", paymentMethod: "cash" }), 201);
     await at("2026-08-01", globex, "64.00"); // > 90 days
@@ -300,6 +303,102 @@ describe("aging", () => {
       currency: "USD",
       ...row({ overdueOver90: "64.00", total: "64.00", invoiceCount: 1 }),
     });
+  });
+});
+
+describe("the report ledger's version check", () => {
+  it("an older record delivered after a newer one (a finalize after its void) changes nothing", async () => {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    // 100.00 + 19 % issued (finalized) in October, voided now (November).
+    const id = await issued(
+      user,
+      client.id,
+      { issueDate: "2026-10-05", lineItems: [{ description: "x", unitPrice: "100.00", taxRate: "0.19" }] },
+      false,
+    );
+    const read = async () =>
+      (
+        await env.deps.db.doc.send(
+          new GetCommand({ TableName: env.deps.db.table, Key: invoiceKey(user.userId, id), ConsistentRead: true }),
+        )
+      ).Item!;
+    await env.drainStream();
+    const finalized = await read(); // the finalize's new image: an older version than the void's
+    ok(await user.call("POST", `/invoices/${id}/void`));
+    await env.drainStream();
+    expect(Number((await read()).version)).toBeGreaterThan(Number(finalized.version));
+    const reports = async () => ({
+      revenue: ok(await user.call("GET", "/reports/revenue?from=2026-10&to=2026-11")).body,
+      tax: ok(await user.call("GET", "/reports/tax?from=2026-10&to=2026-11")).body,
+    });
+    const before = await reports();
+    expect(before.revenue.map((r: { voided: string }) => r.voided)).toEqual(["0.00", "119.00"]);
+    // The stream gives the finalize's record again after the void was counted (a retried batch, a
+    // second reader), as the subscriber receives it: from the draft's image to the finalized one.
+    const draft = { ...finalized, status: "draft", invoiceNumber: null, version: Number(finalized.version) - 1 };
+    await countChange(env.deps, "MODIFY", draft, finalized);
+    expect(await reports()).toEqual(before);
+  });
+});
+
+describe("aging at each bucket's edges", () => {
+  const DAY = 86_400_000;
+  const BUCKETS = ["current", "overdue1to30", "overdue31to60", "overdue61to90", "overdueOver90"] as const;
+  /** The one open invoice's bucket as of `asOf`: the only bucket that is not zero. */
+  async function bucketAsOf(user: TestUser, asOf: string): Promise<string[]> {
+    const report = ok(await user.call("GET", `/reports/aging?asOf=${asOf}`)).body;
+    return BUCKETS.filter((b) => report.totals[0][b] !== "0.00");
+  }
+  async function oneInvoiceDue(dueDate: string): Promise<TestUser> {
+    const user = await env.user();
+    const client = await newClient(user, { currency: "EUR" });
+    await issued(user, client.id, { dueDate, lineItems: [{ description: "x", unitPrice: "1.00" }] });
+    return user;
+  }
+  const plus = (due: string, days: number, seconds = 0) =>
+    new Date(Date.parse(due) + days * DAY + seconds * 1000).toISOString();
+
+  it("30/31, 60/61, 90/91 on both sides, due a second before a month's last UTC midnight", async () => {
+    // Due 31 January 23:59:59 UTC: each edge's second side is the next UTC day (00:00:00), and the
+    // days run across February's 28 (2026), March and April.
+    const due = "2026-01-31T23:59:59.000Z";
+    const user = await oneInvoiceDue(due);
+    const cases: [asOf: string, bucket: string][] = [
+      [plus(due, 0), "current"], // 0 days
+      [plus(due, 0, 1), "overdue1to30"], // 1 s past due, 1 February 00:00:00: day 1
+      [plus(due, 29, 1), "overdue1to30"], // 29 days and a second, rounded up: 30
+      [plus(due, 30), "overdue1to30"], // 2 March 23:59:59: 30 days
+      [plus(due, 30, 1), "overdue31to60"], // 3 March 00:00:00: 31
+      [plus(due, 60), "overdue31to60"], // 1 April 23:59:59: 60
+      [plus(due, 60, 1), "overdue61to90"], // 2 April 00:00:00: 61
+      [plus(due, 90), "overdue61to90"], // 1 May 23:59:59: 90
+      [plus(due, 90, 1), "overdueOver90"], // 2 May 00:00:00: 91
+    ];
+    expect(cases.map(([asOf]) => asOf).slice(3)).toEqual([
+      "2026-03-02T23:59:59.000Z",
+      "2026-03-03T00:00:00.000Z",
+      "2026-04-01T23:59:59.000Z",
+      "2026-04-02T00:00:00.000Z",
+      "2026-05-01T23:59:59.000Z",
+      "2026-05-02T00:00:00.000Z",
+    ]);
+    for (const [asOf, bucket] of cases) expect(await bucketAsOf(user, asOf), asOf).toEqual([bucket]);
+  });
+
+  it("whole days from a month end at midnight, to other month ends: 30/31, 60/61, 90/91", async () => {
+    const due = "2026-02-28T00:00:00.000Z"; // February's last day
+    const user = await oneInvoiceDue(due);
+    const cases: [asOf: string, bucket: string][] = [
+      ["2026-03-30T00:00:00.000Z", "overdue1to30"], // 30 days
+      ["2026-03-31T00:00:00.000Z", "overdue31to60"], // 31 (March's last day)
+      ["2026-04-29T00:00:00.000Z", "overdue31to60"], // 60
+      ["2026-04-30T00:00:00.000Z", "overdue61to90"], // 61 (April's last day)
+      ["2026-05-29T00:00:00.000Z", "overdue61to90"], // 90
+      ["2026-05-30T00:00:00.000Z", "overdueOver90"], // 91
+      ["2026-05-29T00:00:00.001Z", "overdueOver90"], // 90 days and a millisecond, rounded up: 91
+    ];
+    for (const [asOf, bucket] of cases) expect(await bucketAsOf(user, asOf), asOf).toEqual([bucket]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   formatQuantity,
   formatTaxRate,
   lineAmount,
+  lineTax,
   parseMoney,
   parseQuantity,
   parseTaxRate,
@@ -24,6 +25,7 @@ import {
 import { lastCountedPayment } from "../payments/payments";
 import { amountDueCents, creditedCents, creditedInvoice, invoiceWrite, untilSettled } from "../payments/settlement";
 import { newPublicToken } from "../tokens";
+import { creditedSoFar, linePart, storedLineTotals } from "./line-caps";
 import {
   type CreditNoteItem,
   creditNoteKey,
@@ -83,9 +85,9 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
     if (!CREDITABLE.includes(invoice.status)) {
       throw invalidTransition(`invoice ${invoiceId}`, invoice.status, "issue a credit note for");
     }
-    const { lines, quantities } = creditLines(invoice, input.lineItems);
+    const { lines, taxes, quantities, lineTotals } = creditLines(invoice, input.lineItems);
     if (lines.length === 0) throw emptyCreditNote(`nothing of invoice ${invoiceId} is left to credit`);
-    const totals = computeTotals(lines);
+    const totals = computeTotals(lines, taxes);
     const total = centsOf(totals.total);
     if (total <= 0n) throw emptyCreditNote(`a credit note's total must be above 0 (it would be ${totals.total})`);
     const left = centsOf(invoice.total) - creditedCents(invoice);
@@ -100,7 +102,7 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
     const number = lastNumber + 1;
     const dueBefore = amountDueCents(invoice);
     const applied = total < dueBefore ? total : dueBefore;
-    const note = newCreditNoteItem(ctx, invoice, number, lines, input, now, {
+    const note = newCreditNoteItem(ctx, invoice, number, { lines, taxes }, input, now, {
       applied: formatMoney(applied),
       refund: formatMoney(total - applied),
     });
@@ -112,6 +114,7 @@ export async function issueCreditNote(ctx: Ctx, invoiceId: number, input: Credit
     }
     next.creditNoteNumbers = [...(invoice.creditNoteNumbers ?? []), note.creditNoteNumber];
     next.creditedQuantities = quantities;
+    next.creditedLineTotals = lineTotals;
 
     const writes: Write[] = [
       // Another credit note of this user took the number first: read again.
@@ -168,15 +171,23 @@ const must = (result: ReturnType<typeof parseMoney>): bigint => {
  * The credit note's lines, and what of each invoice line is credited once it is issued. A line of
  * the invoice is credited at its own price, rate and category, for the quantity given or, absent,
  * all that is left of it; asking for more than is left is credit_exceeds_invoice. No lines given:
- * every line of the invoice with something left.
+ * every line of the invoice with something left. A credited part of a line never takes more of
+ * its amount or tax than is left (line-caps.ts): `taxes` is each line's tax, in order.
  */
 function creditLines(
   invoice: InvoiceItem,
   inputs: CreditNoteLineInput[] | undefined,
-): { lines: CreditNoteLineItem[]; quantities: Record<string, string> } {
+): {
+  lines: CreditNoteLineItem[];
+  taxes: bigint[];
+  quantities: Record<string, string>;
+  lineTotals: Record<string, { amount: string; tax: string }>;
+} {
   const credited = new Map<number, bigint>(
     Object.entries(invoice.creditedQuantities ?? {}).map(([id, q]) => [Number(id), must(parseQuantity(q))]),
   );
+  const creditedMoney = creditedSoFar(invoice);
+  const taxes: bigint[] = [];
   const byId = new Map(invoice.lineItems.map((line) => [line.id, line]));
   const requested: CreditNoteLineInput[] =
     inputs ??
@@ -198,7 +209,11 @@ function creditLines(
         );
       }
       credited.set(line.id, done + quantity);
-      const unitPrice = must(parseMoney(line.unitPrice));
+      const before = creditedMoney.get(line.id) ?? { amount: 0n, tax: 0n };
+      const last = done + quantity === must(parseQuantity(line.quantity));
+      const part = linePart(line, quantity, before, last);
+      creditedMoney.set(line.id, { amount: before.amount + part.amount, tax: before.tax + part.tax });
+      taxes.push(part.tax);
       return {
         id: index + 1,
         invoiceLineId: line.id,
@@ -207,13 +222,14 @@ function creditLines(
         unitPrice: line.unitPrice,
         taxRate: line.taxRate,
         taxCategory: line.taxCategory ?? defaultTaxCategory(must(parseTaxRate(line.taxRate))),
-        amount: formatMoney(lineAmount(quantity, unitPrice)),
+        amount: formatMoney(part.amount),
         sortOrder: index,
       };
     }
     const quantity = must(parseQuantity(input.quantity ?? "1"));
     const unitPrice = must(parseMoney(input.unitPrice));
     const taxRate = must(parseTaxRate(input.taxRate ?? "0"));
+    taxes.push(lineTax(lineAmount(quantity, unitPrice), taxRate));
     return {
       id: index + 1,
       invoiceLineId: null,
@@ -227,14 +243,14 @@ function creditLines(
     };
   });
   const quantities = Object.fromEntries([...credited].map(([id, q]) => [String(id), formatQuantity(q)]));
-  return { lines, quantities };
+  return { lines, taxes, quantities, lineTotals: storedLineTotals(creditedMoney) };
 }
 
 function newCreditNoteItem(
   ctx: Ctx,
   invoice: InvoiceItem,
   number: number,
-  lines: CreditNoteLineItem[],
+  { lines, taxes }: { lines: CreditNoteLineItem[]; taxes: bigint[] },
   input: CreditNoteInput,
   now: string,
   amounts: { applied: string; refund: string },
@@ -259,8 +275,8 @@ function newCreditNoteItem(
     currency: invoice.currency,
     issueDate: now,
     lineItems: lines,
-    ...computeTotals(lines),
-    taxBreakdown: taxBreakdown(lines),
+    ...computeTotals(lines, taxes),
+    taxBreakdown: taxBreakdown(lines, taxes),
     taxExemptionReason: invoice.taxExemptionReason ?? null,
     amountAppliedToDue: amounts.applied,
     amountToRefund: amounts.refund,
@@ -287,8 +303,17 @@ const SEND_RULES: SendRules<CreditNoteItem & { clientEmail: string | null }> = {
   // A credit note stays issued, and may be sent again (to the same or another recipient).
   from: "issued",
   to: "issued",
-  email: creditNoteEmail,
+  // The email names the invoice with its date, as the PDF and page do: read from the invoice (an
+  // issued invoice's date never changes, and it is never deleted).
+  email: async (ctx, note, to) => creditNoteEmail(ctx, note, to, await invoiceIssueDate(ctx, note)),
 };
+
+async function invoiceIssueDate(ctx: Ctx, note: CreditNoteItem): Promise<string | null> {
+  const found = await ctx.db.doc.send(
+    new GetCommand({ TableName: ctx.db.table, Key: invoiceKey(ctx.userId, note.invoiceId) }),
+  );
+  return (found.Item?.issueDate as string | undefined) ?? null;
+}
 
 /**
  * POST /credit-notes/{id}/send: emails the credit note with its PDF attached (documents/send.ts,

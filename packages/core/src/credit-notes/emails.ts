@@ -1,4 +1,4 @@
-import { displayMoney } from "../documents/display";
+import { displayDate, displayMoney } from "../documents/display";
 import { publicCreditNoteUrl } from "../documents/links";
 import type { OutgoingEmail } from "../email/outbox";
 import { fromSeller, type LinkDeps, parts, signature } from "../email/templates";
@@ -10,11 +10,17 @@ import { creditNoteView } from "./view";
  * A credit note, on its send: its facts and amounts from the same view as its page and PDF
  * (credit-notes/view.ts creditNoteView: the invoice it corrects, the reason, the total, what it took off
  * the invoice's amount due and the amount to be refunded when not zero), its memo, the public link,
- * and its PDF attached (CN-000001.pdf). The invoice's issue date is on the attached PDF and the page
- * (the send does not read the invoice).
+ * and its PDF attached (CN-000001.pdf). It names the invoice with its issue date, as the PDF and the
+ * page do (`invoiceIssueDate`, read by the send).
  */
-export function creditNoteEmail(deps: LinkDeps, note: CreditNoteItem, to: string): OutgoingEmail {
-  const view = creditNoteView(note, null, { seller: note.seller, logo: null });
+export function creditNoteEmail(
+  deps: LinkDeps,
+  note: CreditNoteItem,
+  to: string,
+  invoiceIssueDate: string | null,
+): OutgoingEmail {
+  const view = creditNoteView(note, invoiceIssueDate, { seller: note.seller, logo: null });
+  const invoice = `invoice ${note.invoiceNumber}${invoiceIssueDate ? ` of ${displayDate(invoiceIssueDate)}` : ""}`;
   const number = note.creditNoteNumber;
   const total = displayMoney(note.total, note.currency);
   const amounts = view.totals.slice(view.totals.findIndex((t) => t.label === "Total"));
@@ -32,7 +38,7 @@ export function creditNoteEmail(deps: LinkDeps, note: CreditNoteItem, to: string
       heading: `Credit note ${number}`,
       paragraphs: [
         `Hello ${note.clientName},`,
-        `Here is credit note ${number} for ${total}, correcting invoice ${note.invoiceNumber}.${refund} The PDF is attached.`,
+        `Here is credit note ${number} for ${total}, correcting ${invoice}.${refund} The PDF is attached.`,
         ...(note.memo ? [note.memo] : []),
       ],
       summary: [

@@ -95,18 +95,19 @@ export function readLineItems(lines: readonly LineItem[]): LineItem[] {
 
 /**
  * One entry per distinct (category, rate), by rate descending, then category name:
- * taxableAmount = Σ amount and taxAmount = Σ round(amount × rate) of its lines — the very sums
- * computeTotals makes, grouped, so the entries add up exactly to subtotal and taxTotal.
+ * taxableAmount = Σ amount and taxAmount = Σ round(amount × rate) of its lines (or `taxes`, as for
+ * computeTotals) — the very sums computeTotals makes, grouped, so the entries add up exactly to
+ * subtotal and taxTotal.
  */
-export function taxBreakdown(lines: readonly LineItem[]): TaxBreakdownEntry[] {
+export function taxBreakdown(lines: readonly LineItem[], taxes?: readonly bigint[]): TaxBreakdownEntry[] {
   const groups = new Map<string, { category: TaxCategory; rate: bigint; taxable: bigint; tax: bigint }>();
-  for (const line of readLineItems(lines)) {
+  for (const [index, line] of readLineItems(lines).entries()) {
     const rate = must(parseTaxRate(line.taxRate), "taxRate");
     const amount = centsOf(line.amount);
     const key = `${line.taxCategory}|${rate}`;
     const group = groups.get(key) ?? { category: line.taxCategory, rate, taxable: 0n, tax: 0n };
     group.taxable += amount;
-    group.tax += lineTax(amount, rate);
+    group.tax += taxes?.[index] ?? lineTax(amount, rate);
     groups.set(key, group);
   }
   return [...groups.values()]
@@ -121,14 +122,18 @@ export function taxBreakdown(lines: readonly LineItem[]): TaxBreakdownEntry[] {
     }));
 }
 
-/** subtotal = Σ amount, taxTotal = Σ round(amount × taxRate), total = subtotal + taxTotal. */
-export function computeTotals(lines: readonly LineItem[]): Totals {
+/**
+ * subtotal = Σ amount, taxTotal = Σ round(amount × taxRate), total = subtotal + taxTotal.
+ * `taxes`, when given, is each line's tax instead of its own rounding: a credit note's part of an
+ * invoice line is capped by what of the line's tax is left (credit-notes/line-caps.ts).
+ */
+export function computeTotals(lines: readonly LineItem[], taxes?: readonly bigint[]): Totals {
   let subtotal = 0n;
   let taxTotal = 0n;
-  for (const line of lines) {
+  for (const [index, line] of lines.entries()) {
     const amount = centsOf(line.amount);
     subtotal += amount;
-    taxTotal += lineTax(amount, must(parseTaxRate(line.taxRate), "taxRate"));
+    taxTotal += taxes?.[index] ?? lineTax(amount, must(parseTaxRate(line.taxRate), "taxRate"));
   }
   return { subtotal: formatMoney(subtotal), taxTotal: formatMoney(taxTotal), total: formatMoney(subtotal + taxTotal) };
 }

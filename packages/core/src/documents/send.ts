@@ -38,7 +38,8 @@ export interface SendRules<T extends SendableItem & Sent> extends Pick<DocumentR
   issue?: (ctx: Ctx, current: T) => Promise<Partial<T>>;
   /** What follows from the sent document (an invoice: its pay link). */
   finish?: (ctx: Ctx, next: T) => Partial<T>;
-  email: (ctx: Ctx, next: T, recipient: string) => OutgoingEmail;
+  /** The email; async when it needs more than the document (a credit note: its invoice's date). */
+  email: (ctx: Ctx, next: T, recipient: string) => OutgoingEmail | Promise<OutgoingEmail>;
   /** More writes of the same transaction (an invoice: its reminder schedule). */
   alsoWrites?: (ctx: Ctx, next: T) => Write[];
 }
@@ -85,7 +86,7 @@ export function sendDocument<T extends SendableItem & Sent>(
       version: current.version + 1,
     };
     const next = withIndexKeys({ ...sent, ...rules.finish?.(ctx, sent) });
-    const email = queueEmail(ctx, ctx.userId, rules.email(ctx, next, recipient), now);
+    const email = queueEmail(ctx, ctx.userId, await rules.email(ctx, next, recipient), now);
     const writes: Write[] = [
       {
         op: putIfVersion(ctx.db.table, next, current.version, [rules.from]),

@@ -38,6 +38,12 @@ export interface InvoiceItem
    * transaction is conditioned on (the credit notes' own index lags).
    */
   creditedQuantities?: Record<string, string>;
+  /**
+   * What of each line's amount and tax earlier credit notes credited (line id → two-decimal
+   * strings), internal: a line's credits never exceed its amount nor its tax (credit-notes/line-caps.ts).
+   * Absent for a line credited before the field existed: derived from its credited quantity.
+   */
+  creditedLineTotals?: Record<string, { amount: string; tax: string }>;
   /** The id the next new line gets: line ids are never reused within an invoice. */
   nextLineId: number;
   /** The id the invoice's next payment gets (payments/settlement.ts); absent until the first. */

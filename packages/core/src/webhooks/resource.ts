@@ -6,10 +6,16 @@ import { idOut, timestampOut } from "../resource";
 const endpointFields = {
   id: idOut,
   url: v.string(),
-  /** Event types, or ["*"] for all. */
-  events: v.array(v.string()),
+  events: v.pipe(v.array(v.string()), v.description('The event types it receives, or `["*"]` for all.')),
   description: v.nullable(v.string()),
-  enabled: v.boolean(),
+  enabled: v.pipe(
+    v.boolean(),
+    v.description(
+      "False when the user disabled it (PATCH), or when every delivery to it has failed for 5 days: the " +
+        "service then disables it with a `webhook_endpoint.disabled` event. A disabled endpoint receives " +
+        "nothing until it is enabled again.",
+    ),
+  ),
   createdAt: timestampOut,
 };
 

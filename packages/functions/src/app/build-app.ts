@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
+import { closeAfterUnreadBody } from "../http/body";
 import type { AppEnv } from "../http/env";
 import { idempotency } from "../http/idempotency";
 import { auth, publicPaths, publicRateLimit, requestId, responseHeaders } from "../http/middleware";
@@ -19,6 +20,7 @@ export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<App
   const app = new Hono<AppEnv>();
   app.use("*", requestId);
   app.use("*", responseHeaders);
+  app.use("*", closeAfterUnreadBody);
   // A known path with another method: the 404 of no route becomes a 405 with Allow (after auth's 401).
   app.use(
     "*",

@@ -37,7 +37,6 @@ export function creditNoteSourceOf(creditNote: CreditNote, invoice: CreditedInvo
     taxTotal: creditNote.taxTotal,
     total: creditNote.total,
     amountPaid: "0.00",
-    amountDue: creditNote.total,
     clientName: creditNote.clientName,
     clientEmail: creditNote.clientEmail,
     clientAddress: creditNote.clientAddress,

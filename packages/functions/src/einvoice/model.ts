@@ -1,3 +1,4 @@
+import { centsOf, formatMoney } from "@invoicing/core/money/money";
 import type { Address, EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
 
 /**
@@ -208,7 +209,9 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
     lineTotal: source.subtotal,
     grandTotal: source.total,
     paid: source.amountPaid,
-    due: source.amountDue,
+    // BR-CO-16: BT-115 = BT-112 − BT-113. The e-invoice states what was issued; credit notes are
+    // documents of their own, so the invoice's `amountDue` (lowered by its credit notes) is not it.
+    due: formatMoney(centsOf(source.total) - centsOf(source.amountPaid)),
   };
 }
 

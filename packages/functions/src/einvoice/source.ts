@@ -31,7 +31,6 @@ export type EInvoiceSource = Pick<
   | "taxTotal"
   | "total"
   | "amountPaid"
-  | "amountDue"
   | "clientName"
   | "clientEmail"
   | "clientAddress"

@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
@@ -50,6 +50,22 @@ const tooLarge = () =>
   new HttpProblem("payload_too_large", `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {
     Connection: "close",
   });
+
+/**
+ * Whatever answered a request (a 401 or 403 that replaced the route's answer, a 404, the 413
+ * itself), a body that was not read and may be over the limit closes the connection after the
+ * answer, as the 413 does: an unread body larger than the server drains would otherwise be cut off
+ * by a reset while the client still uploads, or meet the client's next request on the same
+ * keep-alive connection. A body declared within the limit is left to the server, which reads and
+ * drops it (npm start's @hono/node-server), so its connection stays alive.
+ */
+export const closeAfterUnreadBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (!c.req.raw.body || c.get("bodyBytes") !== undefined) return;
+  const declared = c.req.header("content-length");
+  if (declared !== undefined && Number(declared) <= MAX_BODY_BYTES) return;
+  c.res.headers.set("Connection", "close");
+};
 
 /** True for application/json and any +json type, with or without parameters. */
 function isJsonContentType(value: string | undefined): boolean {

@@ -7,9 +7,8 @@ import { describe, list } from "../http/describe";
 import { EmailDelivery } from "../schemas/resources";
 
 /**
- * GET /email-deliveries: the user's latest 100 emails, newest first, with what became of each —
- * an addition to API.md (which is silent on delivery problems), so no documented resource changes
- * shape (docs/email-and-public-pages.md, "Bounces and complaints").
+ * GET /email-deliveries: the user's latest 100 emails, newest first, with what became of each
+ * (API.md section 15; docs/email-and-public-pages.md, "Bounces and complaints").
  * POST /email-deliveries/{id}/resend: a failed email sent again, as a new email (core/src/email/resend.ts;
  * docs/operations.md) — the counterpart of a webhook's redeliver.
  */
@@ -21,7 +20,7 @@ export const emailDeliveries = new Hono<AppEnv>()
       tag: "Email",
       summary: "List what became of the latest emails",
       description:
-        "The latest 100 emails (invoices, estimates, reminders), newest first. `status`: `pending`, `sending`, `sent`, " +
+        "The latest 100 emails, newest first (invoices, estimates, credit notes, reminders). `status`: `pending`, `sending`, `sent`, " +
         "`failed` (the service gave up sending: `detail` names the error, e.g. SES's sandbox refusing an unverified " +
         "recipient), or what SES reported after taking it: `bounced` (`detail` e.g. `Permanent/NoEmail`), `complained`, " +
         "`rejected`. A short list, not paginated.",

@@ -150,9 +150,17 @@ export const currency = v.pipe(
   ),
 );
 
+/** A control character, U+0000–U+001F or U+007F: never part of an email address or a URL. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Every email input (a client's, the profile's, a send's `to`): local@domain, at most 254 chars, and
+ * no control character (U+0000–U+001F, U+007F) anywhere, which would reach a `To:` header raw.
+ */
 export const email = v.pipe(
   v.string(),
   v.maxLength(254),
+  v.check((value) => !CONTROL_CHARACTER.test(value), "must not contain control characters (U+0000–U+001F, U+007F)"),
   v.regex(/^[^\s@]+@[^\s@]+$/, "must be an email address local@domain"),
 );
 
@@ -169,7 +177,7 @@ const isHttpsUrl = (value: string): boolean => URL.canParse(value) && new URL(va
 export const httpsUrlAsGiven = v.pipe(
   v.string(),
   v.maxLength(2048),
-  v.check((value) => !/[\u0000-\u001f\u007f]/.test(value), "must not contain control characters"),
+  v.check((value) => !CONTROL_CHARACTER.test(value), "must not contain control characters"),
   v.check(isHttpsUrl, "must be an https URL"),
 );
 
