@@ -20,7 +20,7 @@ const official = officialValidation();
 
 let env: TestEnv;
 let alice: TestUser;
-let invoice: { id: number; invoiceNumber: string; publicToken: string; issueDate: string };
+let invoice: { id: number; invoiceNumber: string; publicToken: string; issueDate: string; clientId: number };
 let note: {
   id: number;
   creditNoteNumber: string;

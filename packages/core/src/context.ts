@@ -44,6 +44,10 @@ export interface Deps {
    * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
+  /** The Peppol access point provider (docs/peppol.md), when the operator configured one. */
+  peppol?: import("./peppol/provider").PeppolProvider;
+  /** Writes a document's Peppol UBL: only in what hands documents over (the subscriber, the jobs, local). */
+  peppolUbl?: import("./peppol/provider").PeppolUblWriter;
   [capability: string]: unknown;
 }
 

@@ -28,7 +28,10 @@ export type DomainErrorCode =
   | "email_quota_exceeded"
   | "credit_exceeds_invoice"
   | "empty_credit_note"
-  | "insufficient_scope";
+  | "insufficient_scope"
+  | "peppol_not_configured"
+  | "peppol_not_registered"
+  | "peppol_recipient_unreachable";
 
 export class DomainError extends Error {
   constructor(

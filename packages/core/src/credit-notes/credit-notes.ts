@@ -272,6 +272,7 @@ function newCreditNoteItem(
     seller: invoice.seller ?? null,
     publicToken: newPublicToken(),
     sentAt: null,
+    peppolDelivery: null,
     createdAt: now,
   };
 }

@@ -16,6 +16,7 @@ import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { countChange } from "../reports/stream";
+import { handOverNew } from "../peppol/delivery";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -94,6 +95,7 @@ export async function handleStreamBatch(
   };
   const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
   const emails: OutboxItem[] = [];
+  const handOvers: Record<string, unknown>[] = [];
   const outcome: BatchOutcome = {
     events: 0,
     attempts: { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 },
@@ -115,6 +117,9 @@ export async function handleStreamBatch(
       const after = image(record.dynamodb?.NewImage);
       if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("OUTBOX#")) {
         emails.push(after as unknown as OutboxItem);
+      }
+      if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("PEPPOL#")) {
+        handOvers.push(after);
       }
       const derived = deriveEvents(change, before, after);
       for (const [index, event] of derived.entries()) {
@@ -178,6 +183,8 @@ export async function handleStreamBatch(
     withConcurrency(emails, EMAIL_CONCURRENCY, "email delivery", async (email) => {
       if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
     }),
+    // A Peppol send's first hand-over (peppol/delivery.ts); what it leaves is the peppol job's.
+    withConcurrency(handOvers, EMAIL_CONCURRENCY, "Peppol hand-over", (item) => handOverNew(deps, item)),
   ]);
   return outcome;
 }

@@ -47,6 +47,10 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   credit_exceeds_invoice:
     "A credit note that would credit more than what is left of the invoice's `total` (the totals of its credit notes never exceed it), or more of a line than is left of it.",
   empty_credit_note: "A credit note with no line, or with a total ≤ 0.",
+  peppol_not_configured: "A Peppol action while the operator has configured no access point provider (docs/peppol.md).",
+  peppol_not_registered: "A Peppol send before the business's registration (`PUT /profile/peppol-registration`) is active.",
+  peppol_recipient_unreachable:
+    "A Peppol send to a buyer whose `peppolId` cannot receive the document on the network (the provider's lookup).",
   email_quota_exceeded:
     "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
