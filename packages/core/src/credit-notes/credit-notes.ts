@@ -297,4 +297,4 @@ const SEND_RULES: SendRules<CreditNoteItem & { clientEmail: string | null }> = {
  * client's current one; the email quota counted in the same transaction); sets sentAt.
  */
 export const sendCreditNote = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<CreditNoteItem> =>
-  sendDocument(ctx, SEND_RULES, id, options.to);
+  sendDocument(ctx, SEND_RULES, id, options.to, options.peppol);

@@ -1,6 +1,7 @@
 import type { Deps } from "@invoicing/core/context";
 import { createBaseDeps } from "./base";
 import { cardProcessor } from "./card-processor";
+import { peppolProvider } from "./peppol";
 
 /**
  * Production dependencies, built once per Lambda container (or local process). What requests need
@@ -10,5 +11,5 @@ import { cardProcessor } from "./card-processor";
  * capabilities/ themselves, so each bundle carries only the SDKs its routes use.
  */
 export function createDeps(env: NodeJS.ProcessEnv = process.env): Deps {
-  return createBaseDeps(env, [cardProcessor]);
+  return createBaseDeps(env, [cardProcessor, peppolProvider]);
 }

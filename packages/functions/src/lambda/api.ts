@@ -1,6 +1,7 @@
 import { handle } from "hono/aws-lambda";
 import { buildApp } from "../app/build-app";
 import { lazyRoutes, routeTableOf, type RouteEntry } from "../app/lazy-routes";
+import { peppolProvider } from "../capabilities/peppol";
 import { createBaseDeps } from "../capabilities/base";
 import { errorToResponse } from "../http/problems";
 
@@ -26,5 +27,5 @@ const table = typeof API_ROUTE_TABLE === "undefined" ? routeTableOf(await loadMo
  * this bundle (npm run bench lists every function's bundle and init).
  */
 export const handler = handle(
-  buildApp(createBaseDeps(process.env), [lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error))]),
+  buildApp(createBaseDeps(process.env, [peppolProvider]), [lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error))]),
 );

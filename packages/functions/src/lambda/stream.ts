@@ -1,6 +1,7 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
+import { peppolHandOver } from "../capabilities/peppol-hand-over";
 import { createBaseDeps } from "../capabilities/base";
 import { cardProcessor } from "../capabilities/card-processor";
 import { documentRenderer } from "../capabilities/document-deps";
@@ -15,7 +16,7 @@ import { eventBus } from "../capabilities/event-bus";
  * timeout (the rest comes again), and every log line carries the invocation's id.
  */
 // Email delivery, the bus, the card processor (expires ended checkout sessions), PDFs for attachments.
-const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, documentRenderer]);
+const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, documentRenderer, peppolHandOver]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {
