@@ -190,7 +190,9 @@ describe("the credit note's e-invoices, as served", () => {
     const served = mkdtempSync(join(tmpdir(), "credit-note-einvoice-"));
     // Both parties' Peppol identifiers, which format=peppol needs (and the others carry).
     expect((await alice.call("PATCH", "/profile", { peppolId: "9930:DE123456789" })).status).toBe(200);
-    expect((await alice.call("PATCH", `/clients/${invoice.clientId}`, { peppolId: "9930:DE987654321" })).status).toBe(200);
+    expect((await alice.call("PATCH", `/clients/${invoice.clientId}`, { peppolId: "9930:DE987654321" })).status).toBe(
+      200,
+    );
     for (const [format, marker] of [
       ["ubl", "<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>"],
       ["cii", "<ram:TypeCode>381</ram:TypeCode>"],

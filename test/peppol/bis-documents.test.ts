@@ -63,7 +63,7 @@ describe("the Peppol set", () => {
 
   test("a Danish seller's pay link is no payment means (DK-R-005), its CVR carries scheme 0184", () => {
     const dk = peppolDocs.find((d) => d.name === "dk-standard-card")!.xml;
-    expect(dk).not.toContain("<cbc:PaymentMeansCode name=\"Pay online");
+    expect(dk).not.toContain('<cbc:PaymentMeansCode name="Pay online');
     expect(dk).toContain('<cbc:CompanyID schemeID="0184">12345678</cbc:CompanyID>');
     const nl = peppolDocs.find((d) => d.name === "nl-nl-standard")!.xml;
     expect(nl).toContain('<cbc:CompanyID schemeID="0106">12345678</cbc:CompanyID>');
@@ -115,7 +115,12 @@ describe("e_invoice_incomplete for Peppol", () => {
     expect(
       paths({
         ...nl,
-        seller: { ...nl.seller!, companyId: "KVK-1", bankAccount: null, address: { ...nl.seller!.address!, line1: null } },
+        seller: {
+          ...nl.seller!,
+          companyId: "KVK-1",
+          bankAccount: null,
+          address: { ...nl.seller!.address!, line1: null },
+        },
         clientTaxId: "123",
       }),
     ).toEqual(["profile.address.line1", "profile.companyId", "profile.bankAccount", "client.taxId"]);
@@ -136,7 +141,10 @@ describe("e_invoice_incomplete for Peppol", () => {
       lines: [["A", "1", "10.00", "0.19"]],
     });
     expect(paths(seNineteen)).toEqual(["lineItems"]);
-    const gr = { ...dk, seller: { ...dk.seller!, taxId: "EL123456789", address: { ...dk.seller!.address!, country: "GR" } } };
+    const gr = {
+      ...dk,
+      seller: { ...dk.seller!, taxId: "EL123456789", address: { ...dk.seller!.address!, country: "GR" } },
+    };
     expect(paths(gr)).toEqual(["profile.taxId"]);
   });
 });
@@ -159,7 +167,10 @@ describe.runIf(officialValidation())("the official validators (EN 16931 UBL, PEP
     // Controls: a Peppol invoice and credit note without their endpoints must fail R010 and R020.
     mkdirSync(join(dir, "controls"));
     for (const name of ["single-rate", "cn-single-rate-full"]) {
-      const bare = writeEInvoiceXml(PEPPOL_CASES[name]!, "peppol").replace(/\s*<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/g, "");
+      const bare = writeEInvoiceXml(PEPPOL_CASES[name]!, "peppol").replace(
+        /\s*<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/g,
+        "",
+      );
       writeFileSync(join(dir, "controls", `${name}.xml`), bare);
     }
     const wf = await checkXml(peppolDocs.map((d) => join(dir, "peppol", `${d.name}.xml`)));

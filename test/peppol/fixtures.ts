@@ -18,7 +18,13 @@ const address = (line1: string, city: string, postalCode: string, country: strin
   country,
 });
 
-const seller = (over: Partial<Seller>): Seller => ({ ...SELLER, legalName: null, website: null, footer: null, ...over });
+const seller = (over: Partial<Seller>): Seller => ({
+  ...SELLER,
+  legalName: null,
+  website: null,
+  footer: null,
+  ...over,
+});
 
 const BELGIAN = seller({
   businessName: "Atelier Bruxelles SRL",
@@ -283,7 +289,14 @@ const ABROAD: Record<string, EInvoiceSource> = {
     sellerPeppolId: "9935:IE6388047V",
     taxExemptionReason: "Export of goods outside the EU",
     clientName: "Example Inc.",
-    clientAddress: { line1: "1 Main St", line2: "Suite 100", city: "Springfield", postalCode: "62701", region: "IL", country: "US" },
+    clientAddress: {
+      line1: "1 Main St",
+      line2: "Suite 100",
+      city: "Springfield",
+      postalCode: "62701",
+      region: "IL",
+      country: "US",
+    },
     clientTaxId: null,
     buyerPeppolId: "0060:123456789",
     lines: [
@@ -305,7 +318,11 @@ const cnOf = (name: string, spec: Parameters<typeof creditNote>[1]): EInvoiceSou
 };
 
 const ABROAD_CREDIT_NOTES: Record<string, EInvoiceSource> = {
-  "cn-be-standard-partial": cnOf("be-standard", { creditNoteNumber: "CN-000101", credit: [[1, "100"]], reason: "order_change" }),
+  "cn-be-standard-partial": cnOf("be-standard", {
+    creditNoteNumber: "CN-000101",
+    credit: [[1, "100"]],
+    reason: "order_change",
+  }),
   "cn-be-nl-intra-community": cnOf("be-nl-intra-community", { creditNoteNumber: "CN-000102", credit: [[0, "4"]] }),
   "cn-nl-nl-discount": cnOf("nl-nl-standard", { creditNoteNumber: "CN-000103", credit: [[0], [2]], reason: "other" }),
   "cn-fr-reverse-charge": cnOf("fr-de-reverse-charge", { creditNoteNumber: "CN-000104", reason: "duplicate" }),
@@ -317,7 +334,11 @@ const ABROAD_CREDIT_NOTES: Record<string, EInvoiceSource> = {
   }),
   "cn-no-full": cnOf("no-standard", { creditNoteNumber: "CN-000106", reason: "duplicate" }),
   "cn-dk-partial": cnOf("dk-standard-card", { creditNoteNumber: "CN-000107", credit: [[0, "2.5"]] }),
-  "cn-at-ch-export": cnOf("at-ch-export", { creditNoteNumber: "CN-000108", credit: [[0, "1"]], reason: "product_unsatisfactory" }),
+  "cn-at-ch-export": cnOf("at-ch-export", {
+    creditNoteNumber: "CN-000108",
+    credit: [[0, "1"]],
+    reason: "product_unsatisfactory",
+  }),
 };
 
 /** German parties' identifiers for the e-invoice set, by the buyer's country. */

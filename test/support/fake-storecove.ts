@@ -89,7 +89,11 @@ export async function startFakeStorecove(apiKey = "sc_test_key_0123456789"): Pro
       const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
       if (req.method === "POST" && path === "/legal_entities") {
         const missing = ["party_name", "line1", "city", "zip", "country"].filter((k) => !b[k]);
-        if (missing.length > 0) return send(422, missing.map((k) => ({ source: k, details: `${k} is required` })));
+        if (missing.length > 0)
+          return send(
+            422,
+            missing.map((k) => ({ source: k, details: `${k} is required` })),
+          );
         const id = nextEntity++;
         fake.legalEntities.set(id, { party_name: b.party_name, country: b.country, identifiers: [] });
         return send(200, { id, party_name: b.party_name, country: b.country, peppol_identifiers: [] });

@@ -145,7 +145,8 @@ async function sendByPeppol<T extends SendableItem & Sent>(
       op: putIfVersion(ctx.db.table, next, current.version, [rules.from]),
       onConditionFailed: (old) => {
         if (!old) return notFound(rules.noun, current.id);
-        if (old.status !== rules.from) return invalidTransition(`${rules.noun} ${current.id}`, String(old.status), "send");
+        if (old.status !== rules.from)
+          return invalidTransition(`${rules.noun} ${current.id}`, String(old.status), "send");
         return new Raced();
       },
     },

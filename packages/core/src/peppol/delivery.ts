@@ -31,7 +31,6 @@ export interface PeppolDelivery {
   updatedAt: string;
 }
 
-
 interface DeliveryItem {
   pk: string;
   sk: string;
@@ -47,7 +46,6 @@ interface DeliveryItem {
   duePk: string;
   dueSk: string;
 }
-
 
 const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
 /** Waits before the next attempt or poll: 1 min, 5 min, 30 min, 2 h, then every 6 h (within the 24 h). */
@@ -118,7 +116,8 @@ async function processDelivery(deps: Deps, item: DeliveryItem, now: Date): Promi
   try {
     if (item.stage === "handover") {
       const registration = await findRegistration({ db: deps.db, userId: item.userId });
-      if (!registration) return await finish(deps, item, now, "failed", "the business is no longer registered on Peppol");
+      if (!registration)
+        return await finish(deps, item, now, "failed", "the business is no longer registered on Peppol");
       const ubl = await writeUbl(deps.db, item.userId, item.kind, item.documentId);
       const { reference } = await provider.submit({
         sender: registration.providerReference,
@@ -196,7 +195,8 @@ async function submitted(deps: Deps, item: DeliveryItem, now: Date, reference: s
 
 /** Not done yet (a retry after an outage, or a poll without evidence): again later, or failed after 24 hours. */
 async function later(deps: Deps, item: DeliveryItem, now: Date, giveUpReason: string): Promise<boolean> {
-  if (now.getTime() - Date.parse(item.since) >= GIVE_UP_AFTER_MS) return finish(deps, item, now, "failed", giveUpReason);
+  if (now.getTime() - Date.parse(item.since) >= GIVE_UP_AFTER_MS)
+    return finish(deps, item, now, "failed", giveUpReason);
   const wait = BACKOFF_MS[Math.min(item.attempts, BACKOFF_MS.length - 1)]!;
   const next = new Date(now.getTime() + wait).toISOString();
   return step(deps, [

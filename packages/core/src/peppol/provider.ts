@@ -51,10 +51,7 @@ export interface PeppolSubmission {
   idempotencyKey: string;
 }
 
-export type PeppolOutcome =
-  | { status: "pending" }
-  | { status: "delivered" }
-  | { status: "failed"; error: string };
+export type PeppolOutcome = { status: "pending" } | { status: "delivered" } | { status: "failed"; error: string };
 
 /** The provider could not be reached or failed (5xx, a timeout): the hand-over is tried again later. */
 export class PeppolProviderUnavailable extends Error {

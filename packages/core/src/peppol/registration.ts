@@ -94,16 +94,18 @@ export async function deregisterPeppol(ctx: Ctx): Promise<void> {
   const current = await findRegistration(ctx);
   if (!current) throw notFound("Peppol registration");
   await atProvider(() => provider.deregister(current.providerReference, current.peppolId));
-  await ctx.db.doc.send(
-    new DeleteCommand({
-      TableName: ctx.db.table,
-      Key: registrationKey(ctx.userId),
-      ConditionExpression: "providerReference = :r",
-      ExpressionAttributeValues: { ":r": current.providerReference },
-    }),
-  ).catch((error: Error) => {
-    if (error.name !== "ConditionalCheckFailedException") throw error;
-  });
+  await ctx.db.doc
+    .send(
+      new DeleteCommand({
+        TableName: ctx.db.table,
+        Key: registrationKey(ctx.userId),
+        ConditionExpression: "providerReference = :r",
+        ExpressionAttributeValues: { ":r": current.providerReference },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== "ConditionalCheckFailedException") throw error;
+    });
 }
 
 /**
@@ -115,7 +117,11 @@ export async function atProvider<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (error instanceof PeppolProviderUnavailable)
-      throw new DomainError("service_unavailable", "the Peppol access point provider is unreachable; retry shortly", 30);
+      throw new DomainError(
+        "service_unavailable",
+        "the Peppol access point provider is unreachable; retry shortly",
+        30,
+      );
     if (error instanceof PeppolProviderRefused)
       throw new DomainError("invalid_transition", `the Peppol access point provider refused: ${error.message}`);
     throw error;

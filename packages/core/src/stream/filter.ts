@@ -48,7 +48,10 @@ export const STREAM_FILTERS: Pattern[] = [
   {
     eventName: ["INSERT"],
     dynamodb: {
-      Keys: { pk: { S: [{ prefix: "USER#" }] }, sk: { S: [{ prefix: OUTBOX_KEY_PREFIX }, { prefix: PEPPOL_KEY_PREFIX }] } },
+      Keys: {
+        pk: { S: [{ prefix: "USER#" }] },
+        sk: { S: [{ prefix: OUTBOX_KEY_PREFIX }, { prefix: PEPPOL_KEY_PREFIX }] },
+      },
     },
   },
 ];

@@ -15,7 +15,7 @@ import { peppolProvider } from "./peppol";
  * provider and the writer of a document's Peppol UBL, with the parties' identifiers as they are now.
  * Carries the e-invoice writer: never imported by the API function.
  */
-const writePeppolUbl: PeppolUblWriter = async (db, userId, kind, id) => {
+export const writePeppolUbl: PeppolUblWriter = async (db, userId, kind, id) => {
   const read = async (key: Record<string, unknown>) =>
     (await db.doc.send(new GetCommand({ TableName: db.table, Key: key, ConsistentRead: true }))).Item;
   const document = await read(entityKey(userId, kind, id));
@@ -32,4 +32,7 @@ const writePeppolUbl: PeppolUblWriter = async (db, userId, kind, id) => {
   return writeEInvoiceXml({ ...creditNoteSourceOf(toCreditNote(note), invoice), ...peppolIds }, "peppol");
 };
 
-export const peppolHandOver: Capability = (config, env) => ({ ...peppolProvider(config, env), peppolUbl: writePeppolUbl });
+export const peppolHandOver: Capability = (config, env) => ({
+  ...peppolProvider(config, env),
+  peppolUbl: writePeppolUbl,
+});

@@ -37,7 +37,10 @@ export function missingForPeppol(source: EInvoiceSource, need: Need): void {
   if (sellerCountry === "NL") {
     addressLines(source.seller?.address ?? null, "profile", need, "a Dutch seller (NL-R-002)");
     if (seller?.companyId && !/^(\d{8}|\d{20})$/.test(seller.companyId))
-      need("profile.companyId", "a Dutch seller's registration must be its KvK (8 digits) or OIN (20 digits) (NL-R-003)");
+      need(
+        "profile.companyId",
+        "a Dutch seller's registration must be its KvK (8 digits) or OIN (20 digits) (NL-R-003)",
+      );
     const owed = !source.correcting && centsOf(source.amountDue) > 0n;
     const bothDutch = buyerCountry === "NL";
     // A pay link is no payment means between Dutch parties (NL-R-008): only the bank account is.
@@ -99,7 +102,10 @@ export function missingForPeppol(source: EInvoiceSource, need: Need): void {
   // Greece: Peppol invoices of Greek sellers carry myDATA's numbering and MARK (GR-R-001, GR-R-004),
   // which this service does not issue.
   if (sellerVat?.startsWith("EL") || sellerVat?.startsWith("GR") || sellerCountry === "GR") {
-    need("profile.taxId", "Peppol invoices of Greek sellers need myDATA numbering and a MARK (GR-R-001, GR-R-004), not supported");
+    need(
+      "profile.taxId",
+      "Peppol invoices of Greek sellers need myDATA numbering and a MARK (GR-R-001, GR-R-004), not supported",
+    );
   }
 }
 

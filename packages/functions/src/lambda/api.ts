@@ -27,5 +27,7 @@ const table = typeof API_ROUTE_TABLE === "undefined" ? routeTableOf(await loadMo
  * this bundle (npm run bench lists every function's bundle and init).
  */
 export const handler = handle(
-  buildApp(createBaseDeps(process.env, [peppolProvider]), [lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error))]),
+  buildApp(createBaseDeps(process.env, [peppolProvider]), [
+    lazyRoutes(table, loadModules, (error, c) => errorToResponse(c, error)),
+  ]),
 );

@@ -48,7 +48,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
     "A credit note that would credit more than what is left of the invoice's `total` (the totals of its credit notes never exceed it), or more of a line than is left of it.",
   empty_credit_note: "A credit note with no line, or with a total ≤ 0.",
   peppol_not_configured: "A Peppol action while the operator has configured no access point provider (docs/peppol.md).",
-  peppol_not_registered: "A Peppol send before the business's registration (`PUT /profile/peppol-registration`) is active.",
+  peppol_not_registered:
+    "A Peppol send before the business's registration (`PUT /profile/peppol-registration`) is active.",
   peppol_recipient_unreachable:
     "A Peppol send to a buyer whose `peppolId` cannot receive the document on the network (the provider's lookup).",
   email_quota_exceeded:
