@@ -6,7 +6,7 @@ import { withAccessLogFormat } from "./access-log";
  * per route for the whole stage (HTTP APIs throttle by route, not by caller; AWS WAF does not attach
  * to HTTP APIs): they cap what anonymous traffic can cost, the card processor's shared rate limit
  * first of all — the pay link is the only public path that may call it, and only when no stored
- * session can be reused (core/src/payments/checkout.ts). Every `/public/…` route infra declares gets
+ * session can be reused (core/src/public/checkout.ts). Every `/public/…` route infra declares gets
  * the limit of its kind; authenticated routes keep the account's default limits.
  */
 const PUBLIC_THROTTLING = {

@@ -11,7 +11,7 @@ import { DomainError, invalidTransition, notFound } from "../errors";
 import { getDocument, type DocumentRules } from "./editing";
 import type { DocumentItem } from "./item";
 import { peppolSendWrites } from "../peppol/delivery";
-import type { PeppolDocumentKind } from "../peppol/provider";
+import type { PeppolDocumentKind } from "../capabilities/peppol-provider";
 
 /** What `send` reads of a document (an invoice, an estimate, a credit note). */
 type SendableItem = Pick<DocumentItem, "pk" | "sk" | "id" | "status" | "version" | "clientId" | "clientEmail">;

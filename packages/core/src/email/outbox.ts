@@ -3,14 +3,13 @@ import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { dueKeys, userPk } from "../db/keys";
+import { dueKeys, OFF_DUE_LIST, onDueList, userPk } from "../db/keys";
 import { DomainError } from "../errors";
-import { attachmentsFor, type AttachmentSpec } from "./attachments";
 import { errorName, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
-import type { EmailMessage } from "./transport";
+import type { AttachmentSpec, EmailMessage } from "../capabilities/email-transport";
 
 /**
  * The email outbox: every email is first a record in the table, written in the SAME transaction as
@@ -92,7 +91,7 @@ interface QueuedEmail {
   deliver(): Promise<DeliveryOutcome>;
 }
 
-type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "publicBaseUrl">;
+type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "emailAttachments" | "publicBaseUrl">;
 
 /** An email for `userId`, queued at `at` (the request's or the job's now). */
 export function queueEmail(
@@ -138,12 +137,12 @@ export function queueEmail(
 export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise<DeliveryOutcome> {
   const transport = deps.outbox;
   if (!transport) return "no_transport";
-  if (item.attachment && !deps.renderPdf) return "no_transport";
+  if (item.attachment && (!deps.renderPdf || !deps.emailAttachments)) return "no_transport";
   const attempt = item.attempts + 1;
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
   const claimedAt = nowIso(deps);
-  const claimEnds = dueKeys("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
+  const claimEnds = onDueList("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
   try {
     await commit(db, [
       {
@@ -151,8 +150,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
           Update: {
             TableName: deps.db.table,
             Key: key,
-            UpdateExpression:
-              "SET #status = :sending, attempts = :attempt, claimedAt = :now, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, attempts = :attempt, claimedAt = :now, ${claimEnds.set}`,
             ConditionExpression: "#status = :pending AND attempts = :seen",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -161,8 +159,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
               ":attempt": attempt,
               ":seen": item.attempts,
               ":now": claimedAt,
-              ":duePk": claimEnds.duePk,
-              ":dueSk": claimEnds.dueSk,
+              ...claimEnds.values,
             },
           },
         },
@@ -176,7 +173,10 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 
   let receipt;
   try {
-    receipt = await transport.deliver({ ...toMessage(item), attachments: await attachmentsFor(deps, item) });
+    receipt = await transport.deliver({
+      ...toMessage(item),
+      attachments: item.attachment ? await deps.emailAttachments!(deps, item) : [],
+    });
   } catch (error) {
     log("email delivery failed", item, error);
     await release(deps, item, attempt, error).catch((e: unknown) => log("outbox release failed", item, e));
@@ -189,8 +189,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
         Update: {
           TableName: deps.db.table,
           Key: key,
-          UpdateExpression:
-            "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
@@ -212,7 +211,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, error: unknown): Promise<void> {
   const giveUp = attempt >= MAX_ATTEMPTS;
   const retryAt = new Date(deps.clock().getTime() + RETRY_BASE_MS * 4 ** (attempt - 1)).toISOString();
-  const due = dueKeys("outbox", item.userId, item.sk, retryAt);
+  const due = onDueList("outbox", item.userId, item.sk, retryAt);
   await commit({ db: deps.db }, [
     {
       op: {
@@ -220,15 +219,15 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
           TableName: deps.db.table,
           Key: outboxKey(item.userId, item.id),
           UpdateExpression: giveUp
-            ? "SET #status = :failed, lastError = :error REMOVE duePk, dueSk"
-            : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
+            ? `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`
+            : `SET #status = :pending, lastError = :error, ${due.set}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":sending": "sending",
             ":attempt": attempt,
             ":error": error instanceof Error ? error.name : "Error",
-            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ...due.values }),
           },
         },
       },
@@ -252,7 +251,7 @@ async function reclaim(deps: OutboxDeps, item: OutboxItem, now: string): Promise
           Update: {
             TableName: deps.db.table,
             Key: outboxKey(item.userId, item.id),
-            UpdateExpression: "SET #status = :failed, lastError = :error REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :sending AND attempts = :attempt AND claimedAt = :claimedAt",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -296,7 +295,7 @@ export async function sweepOutbox(
   if (!deps.outbox) return counts;
   const clockNow = nowIso(deps);
   const bound = clockNow > now ? clockNow : now;
-  for await (const raw of dueItems(deps.db, "outbox", bound, { inclusive: true })) {
+  for await (const raw of dueItems(deps.db, "outbox", bound)) {
     const item = raw as unknown as OutboxItem;
     if (item.status === "sending") {
       if (await reclaim(deps, item, bound)) counts.reclaimed++;

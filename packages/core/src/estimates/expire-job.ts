@@ -2,7 +2,7 @@ import type { Deps } from "../context";
 import { dueItems } from "../db/due";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobResult } from "../jobs/registry";
+import type { JobResult } from "../job";
 
 /**
  * The `expire-estimates` job: a sent estimate whose validUntil is earlier than `now` becomes
@@ -15,7 +15,7 @@ export async function runExpireEstimatesJob(deps: Deps, now: Date): Promise<JobR
   const nowIso = now.toISOString();
   let changed = 0;
   let skipped = 0;
-  for await (const due of dueItems(deps.db, "expire-estimates", nowIso, { inclusive: false })) {
+  for await (const due of dueItems(deps.db, "expire-estimates", nowIso)) {
     const userId = due.userId as string;
     try {
       await transition(

@@ -2,10 +2,10 @@ import type { Deps } from "../context";
 import { dueItems } from "../db/due";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobResult } from "../jobs/registry";
+import type { JobResult } from "../job";
 
 /**
- * The `overdue` job: a sent invoice whose dueDate is earlier than `now` becomes overdue. It reads
+ * The `overdue` job: a sent invoice whose dueDate has passed (db/keys.ts isDue) becomes overdue. It reads
  * only the byDue list of sent invoices; the transition is conditional on `sent`, so a second or
  * concurrent run changes nothing (the invoice has already left the list or fails the condition).
  */
@@ -13,7 +13,7 @@ export async function runOverdueJob(deps: Deps, now: Date): Promise<JobResult> {
   const nowIso = now.toISOString();
   let changed = 0;
   let skipped = 0;
-  for await (const item of dueItems(deps.db, "overdue", nowIso, { inclusive: false })) {
+  for await (const item of dueItems(deps.db, "overdue", nowIso)) {
     const userId = item.userId as string;
     const id = item.id as number;
     try {

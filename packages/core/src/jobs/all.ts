@@ -1,10 +1,10 @@
 import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
-import { runRemindersJob } from "../reminders/reminders-job";
+import { runRemindersJob } from "../invoices/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
 import { runWebhooksJob } from "../webhooks/deliveries";
 import { runPeppolJob } from "../peppol/delivery";
-import type { Job, JobName } from "./registry";
+import type { Job, JobName } from "../job";
 
 /** Every scheduled job by name: a name in JOB_NAMES without its job does not compile. */
 export const jobs: Record<JobName, Job> = {
@@ -16,4 +16,4 @@ export const jobs: Record<JobName, Job> = {
   peppol: runPeppolJob,
 };
 
-export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "./registry";
+export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "../job";

@@ -2,15 +2,15 @@ import { createHash } from "node:crypto";
 import type { Deps } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { dueKeys, entityKey, pad, userPk } from "../db/keys";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import { dueKeys, entityKey, onDueList, pad, stillOnDueList, userPk } from "../db/keys";
+import type { JobOptions, JobResult } from "../job";
 import { errorName, log } from "../observability/context-log";
 import {
   type PeppolDocumentKind,
   type PeppolDocumentType,
   PeppolProviderRefused,
   PeppolProviderUnavailable,
-} from "./provider";
+} from "../capabilities/peppol-provider";
 import { findRegistration } from "./registration";
 
 /**
@@ -91,7 +91,7 @@ export function peppolSendWrites(
 export async function runPeppolJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const at = now.toISOString();
   let changed = 0;
-  for await (const item of dueItems(deps.db, "peppol", at, { inclusive: true })) {
+  for await (const item of dueItems(deps.db, "peppol", at)) {
     if (options.deadline && Date.now() > options.deadline) break;
     if (await processDelivery(deps, item as unknown as DeliveryItem, now)) changed++;
   }
@@ -147,12 +147,16 @@ async function processDelivery(deps: Deps, item: DeliveryItem, now: Date): Promi
   }
 }
 
-/** The record as read, or nothing changes (another runner took this step). */
-const asRead = (table: string, item: DeliveryItem) => ({
-  TableName: table,
-  Key: { pk: item.pk, sk: item.sk },
-  ConditionExpression: "dueSk = :seen",
-});
+/** The record as read (its due-list entry), or nothing changes (another runner took this step). */
+const asRead = (table: string, item: DeliveryItem) => {
+  const seen = stillOnDueList(item);
+  return {
+    TableName: table,
+    Key: { pk: item.pk, sk: item.sk },
+    ConditionExpression: seen.condition,
+    seenValues: seen.values,
+  };
+};
 
 /** The document's `peppolDelivery`, with a version bump (its ETag changes; the stream sees it). */
 function documentWrite(deps: Deps, item: DeliveryItem, delivery: PeppolDelivery): Write {
@@ -173,19 +177,15 @@ function documentWrite(deps: Deps, item: DeliveryItem, delivery: PeppolDelivery)
 async function submitted(deps: Deps, item: DeliveryItem, now: Date, reference: string): Promise<boolean> {
   const next = new Date(now.getTime() + BACKOFF_MS[0]!).toISOString();
   const at = now.toISOString();
+  const { seenValues, ...read } = asRead(deps.db.table, item);
+  const due = onDueList("peppol", item.userId, item.sk, next);
   return step(deps, [
     {
       op: {
         Update: {
-          ...asRead(deps.db.table, item),
-          UpdateExpression: "SET stage = :s, providerReference = :r, attempts = :zero, duePk = :dp, dueSk = :ds",
-          ExpressionAttributeValues: {
-            ":seen": item.dueSk,
-            ":s": "outcome",
-            ":r": reference,
-            ":zero": 0,
-            ...dueValues(item, next),
-          },
+          ...read,
+          UpdateExpression: `SET stage = :s, providerReference = :r, attempts = :zero, ${due.set}`,
+          ExpressionAttributeValues: { ...seenValues, ...due.values, ":s": "outcome", ":r": reference, ":zero": 0 },
         },
       },
     },
@@ -199,13 +199,15 @@ async function later(deps: Deps, item: DeliveryItem, now: Date, giveUpReason: st
     return finish(deps, item, now, "failed", giveUpReason);
   const wait = BACKOFF_MS[Math.min(item.attempts, BACKOFF_MS.length - 1)]!;
   const next = new Date(now.getTime() + wait).toISOString();
+  const { seenValues, ...read } = asRead(deps.db.table, item);
+  const due = onDueList("peppol", item.userId, item.sk, next);
   return step(deps, [
     {
       op: {
         Update: {
-          ...asRead(deps.db.table, item),
-          UpdateExpression: "SET attempts = attempts + :one, duePk = :dp, dueSk = :ds",
-          ExpressionAttributeValues: { ":seen": item.dueSk, ":one": 1, ...dueValues(item, next) },
+          ...read,
+          UpdateExpression: `SET attempts = attempts + :one, ${due.set}`,
+          ExpressionAttributeValues: { ...seenValues, ...due.values, ":one": 1 },
         },
       },
     },
@@ -222,10 +224,9 @@ async function finish(
   return step(deps, [
     {
       op: {
-        Delete: {
-          ...asRead(deps.db.table, item),
-          ExpressionAttributeValues: { ":seen": item.dueSk },
-        },
+        Delete: (({ seenValues, ...read }) => ({ ...read, ExpressionAttributeValues: seenValues }))(
+          asRead(deps.db.table, item),
+        ),
       },
     },
     documentWrite(deps, item, {
@@ -235,11 +236,6 @@ async function finish(
       updatedAt: now.toISOString(),
     }),
   ]);
-}
-
-function dueValues(item: DeliveryItem, at: string) {
-  const keys = dueKeys("peppol", item.userId, item.sk, at);
-  return { ":dp": keys.duePk, ":ds": keys.dueSk };
 }
 
 /** One step's writes in one transaction; a lost race (another runner's step) changes nothing. */

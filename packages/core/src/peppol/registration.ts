@@ -5,7 +5,7 @@ import { userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { getProfile } from "../profile/profile";
 import { samePeppolId } from "./participant-id";
-import { type PeppolProvider, PeppolProviderRefused, PeppolProviderUnavailable } from "./provider";
+import { type PeppolProvider, PeppolProviderRefused, PeppolProviderUnavailable } from "../capabilities/peppol-provider";
 
 /**
  * The business's registration at the access point provider (API.md section 19): its Peppol

@@ -7,7 +7,7 @@ import {
   PeppolProviderRefused,
   PeppolProviderUnavailable,
   type PeppolSubmission,
-} from "./provider";
+} from "../capabilities/peppol-provider";
 
 /**
  * The Storecove adapter (REST API v2, https://api.storecove.com/api/v2; the endpoints and shapes of

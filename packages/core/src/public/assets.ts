@@ -3,7 +3,7 @@ import { batchGet, batchKey } from "../db/batch-get";
 import type { Logo } from "../profile/image";
 import { logoKey } from "../profile/logo";
 import { profileKey, readProfile, sellerOf, type Seller } from "../profile/profile";
-import type { DocumentAssets } from "./view";
+import type { DocumentAssets } from "../documents/view";
 
 /**
  * The seller and logo a document is drawn with, in one round trip: the seller frozen on the

@@ -2,7 +2,7 @@ import type { ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
-import { DUE_SHARDS, duePartition, withIndexKeys } from "../db/keys";
+import { duePartitions, OFF_DUE_LIST, stillOnDueList, withIndexKeys } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError } from "../errors";
@@ -113,9 +113,7 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
  * (no recipient, a negative total) or the invoice left the path (voided, paid). Delivery is made
  * of conditional transitions, so concurrent runs delivering one invoice send it once.
  */
-const RECURRING_PARTITIONS = new Set(
-  Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)),
-);
+const RECURRING_PARTITIONS = new Set(duePartitions("recurring"));
 
 const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
   invoice.duePk !== undefined && RECURRING_PARTITIONS.has(invoice.duePk);
@@ -174,9 +172,9 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: "REMOVE deliverAt, duePk, dueSk",
-            ConditionExpression: "duePk = :pk AND dueSk = :sk",
-            ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+            UpdateExpression: `REMOVE deliverAt, ${OFF_DUE_LIST}`,
+            ConditionExpression: stillOnDueList(invoice).condition,
+            ExpressionAttributeValues: stillOnDueList(invoice).values,
           },
         },
         onConditionFailed: () => new MarkerMoved(),

@@ -5,7 +5,7 @@ import { dueItems } from "../db/due";
 import { nextId } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { DomainError } from "../errors";
-import type { JobResult } from "../jobs/registry";
+import type { JobResult } from "../job";
 import {
   advanceWrites,
   buildOccurrence,
@@ -67,7 +67,7 @@ export async function runRecurringJob(deps: Deps, now: Date): Promise<JobResult>
   };
   // Clients read in this run, per user and id: many schedules bill the same client.
   const clients = new Map<string, ClientItem>();
-  for await (const entry of dueItems(deps.db, "recurring", at, { inclusive: true })) {
+  for await (const entry of dueItems(deps.db, "recurring", at)) {
     // The job's clock is its `now`: invoices it creates, finalizes or sends are stamped with it.
     const ctx: Ctx = { ...deps, clock: () => new Date(at), userId: entry.userId as string };
     const sk = entry.sk as string;

@@ -15,7 +15,7 @@
  *   record (the subscriber makes its first hand-over: peppol/delivery.ts).
  *
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
- * checks every kind `kindOf` (events/derive.ts) recognises against these patterns.
+ * checks every kind `kindOf` (stream/derive.ts) recognises against these patterns.
  */
 const RESOURCE_KEY_PREFIXES = [
   "CLIENT#",
@@ -24,7 +24,7 @@ const RESOURCE_KEY_PREFIXES = [
   "ESTIMATE#",
   "SCHEDULE#",
   "CREDITNOTE#",
-  // Only its `webhook_endpoint.disabled` makes an event (events/derive.ts).
+  // Only its `webhook_endpoint.disabled` makes an event (stream/derive.ts).
   "WEBHOOK_ENDPOINT#",
 ];
 

@@ -4,10 +4,10 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
+import { DUE_SHARDS, dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import {
   endpointKey,
   findEndpoint,
@@ -20,7 +20,7 @@ import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
-import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
+import { attemptFairly, type AttemptResult, type FairLimits } from "./fairness";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -160,7 +160,7 @@ export async function runAttempt(
           Update: {
             TableName: deps.db.table,
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, claims = :claims, ${onDueList("webhooks", item.userId, item.sk, lease).set}`,
             ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -168,7 +168,7 @@ export async function runAttempt(
               ":pending": "pending",
               ":claims": claims,
               ":seen": item.claims,
-              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+              ...onDueList("webhooks", item.userId, item.sk, lease).values,
             },
           },
         },
@@ -262,8 +262,7 @@ async function record(
         Update: {
           TableName: deps.db.table,
           Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression:
-            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "claims = :claims AND #status = :sending",
           ExpressionAttributeNames: { "#status": "status", "#error": "error" },
           ExpressionAttributeValues: {
@@ -304,10 +303,8 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
   return out.Item as EventItem | undefined;
 }
 
-const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
-
 /**
- * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
+ * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one
  * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
  * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
  */
@@ -327,7 +324,7 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 /**
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
- * lease left, redeliveries), read in a bounded window and made fairly (./scheduling.ts). It starts
+ * lease left, redeliveries), read in a bounded window and made fairly (./fairness.ts). It starts
  * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
  * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
  * start stays due for the next run, counted as `deferred`.
@@ -371,7 +368,7 @@ async function readDue(
     shards.map(async (shard) => {
       let read = 0;
       let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
@@ -416,18 +413,19 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
   const now = nowIso(ctx);
   if (latest.status === "pending") {
-    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    const due = onDueList("webhooks", latest.userId, latest.sk, now);
+    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
     await commit(ctx, [
       {
         op: {
           Update: {
             TableName: ctx.db.table,
             Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
             ConditionExpression: "#status = :pending AND claims = :claims",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
-              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ...due.values,
               ":now": now,
               ":pending": "pending",
               ":claims": latest.claims,

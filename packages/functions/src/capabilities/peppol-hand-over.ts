@@ -4,7 +4,7 @@ import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { entityKey } from "@invoicing/core/db/keys";
 import { invoiceKey, toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { peppolAddresses } from "@invoicing/core/peppol/addresses";
-import type { PeppolUblWriter } from "@invoicing/core/peppol/provider";
+import type { PeppolUblWriter } from "@invoicing/core/capabilities/peppol-provider";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { writeEInvoiceXml } from "../einvoice/index";
 import type { Capability } from "./base";

@@ -4,7 +4,7 @@ import { matchedRoutes } from "hono/route";
 import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
-import { partOf } from "../openapi/describe";
+import { partOf } from "./describe";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 

@@ -4,8 +4,8 @@ import { isIdParam } from "../http/params";
 import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
 import { hasIdParameter, pathParameters, type Operation } from "./operations";
-import { PROBLEM_TYPES } from "./problem-types";
-import { TAGS } from "./tags";
+import { PROBLEM_TYPES } from "../schemas/problem-types";
+import { TAGS } from "../http/tags";
 
 /**
  * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations the routes

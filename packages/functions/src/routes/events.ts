@@ -12,7 +12,7 @@ import {
   updateEndpoint,
 } from "@invoicing/core/webhooks/endpoints";
 import type { AppEnv } from "../http/env";
-import { deleted, describe, list, one } from "../openapi/describe";
+import { deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";

@@ -5,7 +5,7 @@ import { DomainError, invalidTransition } from "@invoicing/core/errors";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
 import { invoiceKey, toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { peppolAddresses } from "@invoicing/core/peppol/addresses";
-import type { PeppolDocumentKind } from "@invoicing/core/peppol/provider";
+import type { PeppolDocumentKind } from "@invoicing/core/capabilities/peppol-provider";
 import { PeppolRegistrationOut } from "@invoicing/core/peppol/resource";
 import {
   atProvider,
@@ -21,7 +21,7 @@ import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { missingForEInvoice } from "../einvoice/requirements";
 import type { AppEnv } from "../http/env";
 import { HttpProblem } from "../http/problems";
-import { describe, one } from "../openapi/describe";
+import { describe, one } from "../http/describe";
 
 /**
  * The business's Peppol registration (API.md section 19, docs/peppol.md) and the checks of a send

@@ -6,9 +6,9 @@ import { DomainError, notFound } from "../errors";
 import { optimistic, Raced } from "../db/optimistic";
 import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
-import { findPublicInvoice } from "../public/documents";
-import { publicInvoicePath, publicInvoicePayUrl, publicInvoiceUrl } from "../public/links";
-import { CardProcessorError, type CheckoutSession } from "./card-processor";
+import { findPublicInvoice } from "./documents";
+import { publicInvoicePath, publicInvoiceUrl } from "../documents/links";
+import { CardProcessorError, type CheckoutSession } from "../capabilities/card-processor";
 
 /**
  * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as
@@ -30,15 +30,6 @@ interface CardSessionFields {
 
 /** A session closer to its expiry than this is replaced: the payer needs time to type a card number. */
 const MIN_REMAINING_MS = 10 * 60_000;
-
-/** For sendInvoice: the pay link to store, when a card processor is configured. No call to it. */
-export function payLinkForSend(
-  ctx: Ctx,
-  invoice: Pick<InvoiceItem, "publicToken">,
-): { cardProcessorPaymentLink?: string } {
-  if (!ctx.cardPayments || !ctx.publicBaseUrl) return {};
-  return { cardProcessorPaymentLink: publicInvoicePayUrl(ctx, invoice.publicToken) };
-}
 
 /**
  * Where the pay link leads (a 303 target): the stored checkout session for the current amount due

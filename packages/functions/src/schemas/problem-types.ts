@@ -1,4 +1,16 @@
-import type { ProblemCode } from "../http/problems";
+import type { DomainErrorCode } from "@invoicing/core/errors";
+
+/** Every problem code: the domain's (core/errors.ts) and those HTTP adds (status and title of each: http/problems.ts). */
+export type ProblemCode =
+  | DomainErrorCode
+  | "malformed_json"
+  | "validation_error"
+  | "unauthorized"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "e_invoice_incomplete"
+  | "internal_error";
 
 /**
  * What each problem code means, for the OpenAPI document and the /docs page,

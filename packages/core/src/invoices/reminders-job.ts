@@ -1,6 +1,7 @@
 import type { Deps } from "../context";
 import { commit } from "../db/commit";
 import { dueItems } from "../db/due";
+import { OFF_DUE_LIST } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { queueEmail, sweepOutbox } from "../email/outbox";
 import {
@@ -11,11 +12,11 @@ import {
   reserveWithoutReading,
   type QuotaItem,
 } from "../email/quota";
-import { reminderEmail } from "../email/templates";
-import { findInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem } from "../invoices/model";
-import type { JobResult } from "../jobs/registry";
-import { effectiveStatus, reminderKey, type ReminderItem } from "./model";
+import { reminderEmail } from "./emails";
+import { findInvoice } from "./invoices";
+import { invoiceKey, type InvoiceItem } from "./model";
+import type { JobResult } from "../job";
+import { effectiveStatus, reminderKey, type ReminderItem } from "./reminder-model";
 
 /**
  * The `reminders` job: every scheduled reminder whose time is at or before `now` is emailed once
@@ -32,7 +33,7 @@ export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult>
   // waitingForQuota: due, but the user's email quota is used up; they stay due for a later run.
   const counts = { sent: 0, cancelled: 0, skipped: 0, waitingForQuota: 0 };
   const quotas: KnownQuotas = new Map();
-  for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
+  for await (const raw of dueItems(deps.db, "reminders", nowIso)) {
     const reminder = raw as unknown as ReminderItem;
     const outcome = await handleReminder(deps, quotas, reminder, nowIso);
     counts[outcome]++;
@@ -102,7 +103,7 @@ async function send(
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -152,7 +153,7 @@ async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :cancelled, cancelledAt = :now REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
