@@ -149,12 +149,14 @@ async function processDelivery(deps: Deps, item: DeliveryItem, now: Date): Promi
 
 /** The record as read (its due-list entry), or nothing changes (another runner took this step). */
 const asRead = (table: string, item: DeliveryItem) => {
+  // Its own placeholders: the same write may put the record on the list again (onDueList's).
   const seen = stillOnDueList(item);
+  const renamed = (name: string) => name.replace(/:due/g, ":seenDue");
   return {
     TableName: table,
     Key: { pk: item.pk, sk: item.sk },
-    ConditionExpression: seen.condition,
-    seenValues: seen.values,
+    ConditionExpression: renamed(seen.condition),
+    seenValues: Object.fromEntries(Object.entries(seen.values).map(([k, v]) => [renamed(k), v])),
   };
 };
 
