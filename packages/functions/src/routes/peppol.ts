@@ -21,12 +21,15 @@ import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { missingForEInvoice } from "../einvoice/requirements";
 import type { AppEnv } from "../http/env";
 import { HttpProblem } from "../http/problems";
-import { describe, one } from "../http/describe";
+import { describe } from "../http/describe";
 
 /**
  * The business's Peppol registration (API.md section 19, docs/peppol.md) and the checks of a send
  * with `channel: "peppol"`, made before anything changes.
  */
+/** The registration has no version of its own: no ETag. */
+const REGISTRATION = { status: 200, description: "The registration.", schema: PeppolRegistrationOut } as const;
+
 export const peppol = new Hono<AppEnv>()
   .put(
     "/profile/peppol-registration",
@@ -36,7 +39,7 @@ export const peppol = new Hono<AppEnv>()
       summary: "Register the business on Peppol",
       description:
         "Registers the profile's `peppolId` at the access point provider as a participant that sends and receives invoices. Repeating it changes nothing; a changed `peppolId` replaces the registration. No provider configured: 422 peppol_not_configured.",
-      success: one(PeppolRegistrationOut, "The registration."),
+      success: REGISTRATION,
       problems: ["peppol_not_configured", "invalid_transition"],
     }),
     async (c) => c.json(await registerPeppol(c.get("ctx")), 200),
@@ -48,7 +51,7 @@ export const peppol = new Hono<AppEnv>()
       tag: "Profile",
       summary: "The business's Peppol registration",
       description: "404 when never registered.",
-      success: one(PeppolRegistrationOut, "The registration."),
+      success: REGISTRATION,
     }),
     async (c) => {
       const found = await findRegistration(c.get("ctx"));
