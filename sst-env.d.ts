@@ -36,9 +36,17 @@ declare module "sst" {
       "arn": string
       "type": "sst.aws.SnsTopic"
     }
+    "EmailFeedbackFailures": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "Payments": {
       "name": string
       "type": "sst.aws.Function"
+    }
+    "PublicUrl": {
+      "type": "sst.sst.Linkable"
+      "url": string
     }
     "StreamFailures": {
       "type": "sst.aws.Queue"
@@ -55,6 +63,10 @@ declare module "sst" {
     "Table": {
       "name": string
       "type": "sst.aws.Dynamo"
+    }
+    "Warnings": {
+      "arn": string
+      "type": "sst.aws.SnsTopic"
     }
   }
 }

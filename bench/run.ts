@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { measureFirstFacturX, measureLogo, measurePayLink } from "./abuse";
 import { measureCalls } from "./calls";
+import { measureColdStart, printColdStart } from "./coldstart";
 import { ASSUMPTIONS, measureCost, PRICES } from "./cost";
 import { measureInit } from "./init";
 import { measureConcurrentFinalizes } from "./finalize";
@@ -20,6 +21,8 @@ import { createWorld } from "./world";
 async function main() {
   const dynamo = await startDynamoLocal();
   try {
+    // `npm run bench -- coldstart`: that part alone (callgrind runs take minutes on a shared machine).
+    if (process.argv[2] === "coldstart") return printColdStart(await measureColdStart(dynamo.endpoint));
     const world = await createWorld(dynamo.endpoint);
     console.error("bench: DynamoDB requests per API call…");
     const calls = await measureCalls(world.app, world.meter, world.key);
@@ -27,6 +30,8 @@ async function main() {
     const render = await measureRender(await createWorld(dynamo.endpoint));
     console.error("bench: every function's bundle size and init…");
     const init = await measureInit();
+    console.error("bench: a cold start's init and first routed response (API vs baseline)…");
+    const coldStart = await measureColdStart(dynamo.endpoint);
     console.error("bench: throughput…");
     const throughput = await measureThroughput(dynamo.endpoint);
     console.error("bench: job cost against table size…");
@@ -70,6 +75,7 @@ async function main() {
         met: verdict(r.meetsGoal),
       })),
     );
+    printColdStart(coldStart);
     printThroughput(throughput);
     console.log(
       "Render time of the largest valid invoice (100 × 1000-character words, 5000-character notes and terms)",
@@ -118,6 +124,7 @@ async function main() {
       calls,
       render,
       init,
+      coldStart,
       throughput,
       jobs,
       finalizes,

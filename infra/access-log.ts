@@ -3,8 +3,11 @@
  * holds its token (/public/invoices/{token}): whoever reads the logs could open every invoice viewed
  * in the last year. This format logs the route key instead (`$default`, or the route's template such
  * as `ANY /public/invoices/{token}/pdf`, never the value), with what an operator needs to follow a
- * request: its id (also the app's X-Request-Id log field), time, method, status and latencies. No
- * caller IP or user agent either: personal data the service has no use for.
+ * request: API Gateway's id, time, method, status and latencies, and the integration's request id,
+ * which for a Lambda integration is the invocation's id: the app logs it on every line of that
+ * request as `awsRequestId` (packages/functions/src/http/middleware.ts), so an access-log line
+ * joins its function's log lines (docs/operations.md, "Logs and metrics"). No caller IP or user
+ * agent either: personal data the service has no use for.
  */
 export const accessLogFormat: Record<string, string> = {
   requestId: `"$context.requestId"`,
@@ -13,6 +16,7 @@ export const accessLogFormat: Record<string, string> = {
   routeKey: `"$context.routeKey"`,
   status: `$context.status`, // a number: not quoted
   responseLatency: `$context.responseLatency`,
+  integrationRequestId: `"$context.integration.requestId"`,
   integrationStatus: `"$context.integration.status"`,
   integrationLatency: `"$context.integration.latency"`,
   integrationError: `"$context.integrationErrorMessage"`,

@@ -1,9 +1,13 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { functionPaths } from "./route-paths";
-import { functionBase, installedBeside, isProduction, lambdaRuntime, logRetention } from "./runtime";
+import { functionBase, installedBeside, isProduction, logRetention } from "./runtime";
 import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
 import { apiStage, routesDeclared } from "./stage";
+import { stageSettings } from "./stages";
+
+const settings = stageSettings($app.stage);
+const production = isProduction($app.stage);
 
 /**
  * The HTTP API: one `$default` route to the Hono app, which does its own routing, 404 and 405
@@ -14,9 +18,16 @@ import { apiStage, routesDeclared } from "./stage";
  * functions' logs (infra/runtime.ts), in a format without the raw path (infra/access-log.ts). Public
  * routes are throttled (infra/stage.ts, publicThrottling).
  *
- * Production retains the API (its stage, routes, log group and the $default route's function) even
- * if it leaves this file: its URL is in every email already sent and in the card processor's
- * webhook, so a new one would break both.
+ * The stage's custom domain (infra/stages.ts, `domain`): on Route 53 SST makes the certificate, the
+ * API Gateway domain, the mapping and the alias record; elsewhere the ACM certificate named by the
+ * settings (validated by hand) is used and the deploy prints the target to point a CNAME at
+ * (`apiDomainTarget`). Emailed links and the card processor's webhook name the domain, so they
+ * outlive any re-creation of the API.
+ *
+ * Production retains the API and everything each route makes (the route, its integration, its
+ * invoke permission, the $default route's function): `route.args` below marks every route
+ * component, whose children inherit it (SST's Component). If the API ever left this file, the domain
+ * would still answer.
  */
 export const api = new sst.aws.ApiGatewayV2(
   "Api",
@@ -29,10 +40,40 @@ export const api = new sst.aws.ApiGatewayV2(
       maxAge: "1 day",
     },
     accessLog: { retention: logRetention($app.stage) },
-    transform: { stage: apiStage },
+    ...(settings.domain
+      ? {
+          domain: {
+            name: settings.domain.name,
+            ...(settings.domain.dns === "route53"
+              ? { dns: sst.aws.dns() }
+              : { dns: false as const, cert: settings.domain.dns.cert }),
+          },
+        }
+      : {}),
+    transform: {
+      stage: apiStage,
+      // Each api.route() is a component of its own, not a child of the API: retained explicitly.
+      route: {
+        args: (_args, opts) => {
+          if (production) opts.retainOnDelete = true;
+          return undefined;
+        },
+      },
+    },
   },
-  { retainOnDelete: isProduction($app.stage) },
+  { retainOnDelete: production },
 );
+
+/**
+ * The base of every public link (emailed pay links and public pages, checkout's return URL) and of
+ * the card processor's webhook: `https://<domain>` as a constant when the stage has a domain, else
+ * API Gateway's own URL (personal stages). A constant, not the API's `url` output: with a domain that
+ * output comes from the API mapping, which waits for the stage, which waits for the routes
+ * (infra/stage.ts), which wait for the functions linking it: a cycle.
+ */
+export const publicUrl = new sst.Linkable("PublicUrl", {
+  properties: { url: settings.domain ? `https://${settings.domain.name}` : api.url },
+});
 
 /**
  * The app runs as three HTTP functions, each with only the dependencies its routes need, because the
@@ -48,8 +89,8 @@ export const api = new sst.aws.ApiGatewayV2(
  *
  * The API function links what its requests use: the table, whether card payments are on (the
  * CardPayments flag, never the key: `send` then stores the pay link; the function carries no Stripe
- * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the API itself
- * (its URL is the base of the public links in emails).
+ * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the public base
+ * URL (of the public links in emails).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
  * (infra/storage.ts).
@@ -58,8 +99,7 @@ const defaultRoute = api.route("$default", {
   ...functionBase("Api", "25 seconds"),
   handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
-  link: [table, cardPayments, api],
-  nodejs: apiLazyRoutes(),
+  link: [table, cardPayments, publicUrl],
 });
 
 /**
@@ -69,31 +109,17 @@ const defaultRoute = api.route("$default", {
 const paths = functionPaths();
 
 /**
- * The API function loads each route module at its first request, not at its cold start
- * (packages/functions/src/app/lazy-routes.ts): built with code splitting, so each module is a chunk
- * of its own in the zip, and given its route table (methods, paths, which are public), derived
- * from the modules here, as the constant `API_ROUTE_TABLE` (esbuild's `define`).
- */
-function apiLazyRoutes() {
-  return {
-    ...lambdaRuntime.nodejs,
-    splitting: true,
-    esbuild: { define: { API_ROUTE_TABLE: JSON.stringify(functionPaths().api) } },
-  };
-}
-
-/**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):
  * packages/functions/src/app/documents-routes.ts serves them.
  */
 const DOCUMENT_PATHS = paths.documents;
 
-/** Reads the table; the API's URL is printed on documents (the pay link). */
+/** Reads the table; the public base URL is printed on documents (the pay link). */
 const documents = new sst.aws.Function("Documents", {
   ...functionBase("Documents", "25 seconds"),
   handler: "packages/functions/src/lambda/documents.handler",
   memory: "1024 MB",
-  link: [table, api],
+  link: [table, publicUrl],
   // The Factur-X PDF embeds its fonts (PDF/A): fontkit, which does it, is installed beside the
   // code rather than bundled (900 KiB that every cold start would parse, for a rare request), and
   // the fonts are read from disk at the first one (packages/functions/src/pdf/fonts.ts).
@@ -116,16 +142,23 @@ const PAYMENT_PATHS = paths.payments;
 
 /**
  * Creates checkout sessions (the processor's key), verifies its webhooks (the webhook secret: this
- * function alone has it), records payments in the table; the API's URL is where checkout returns.
+ * function alone has it), records payments in the table; the public base URL is where checkout returns.
  */
 const payments = new sst.aws.Function("Payments", {
   ...functionBase("Payments", "25 seconds"),
   handler: "packages/functions/src/lambda/payments.handler",
   memory: "1024 MB",
-  link: [table, stripeSecretKey, stripeWebhookSecret, api],
+  link: [table, stripeSecretKey, stripeWebhookSecret, publicUrl],
 });
 const paymentRoutes = PAYMENT_PATHS.map((path) => api.route(`ANY ${path}`, payments.arn));
 routesDeclared(
   ["$default", ...[...DOCUMENT_PATHS, ...PAYMENT_PATHS].map((path) => `ANY ${path}`)],
   [defaultRoute, ...documentRoutes, ...paymentRoutes].filter((route) => route !== undefined),
+  settings.publicThrottling,
 );
+
+/** A domain whose DNS is elsewhere: the host its CNAME must point at (printed by the deploy). */
+export const apiDomainTarget =
+  settings.domain && settings.domain.dns !== "route53"
+    ? api.nodes.domainName.domainNameConfiguration.targetDomainName
+    : undefined;

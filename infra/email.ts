@@ -47,11 +47,28 @@ new aws.sns.TopicPolicy("EmailFeedbackPolicy", {
     emailFeedback.arn.apply((topicArn) => JSON.stringify(sesPublishPolicy(topicArn, setArn))),
   ),
 });
-emailFeedback.subscribe("EmailFeedbackHandler", {
+/**
+ * Where the feedback function's failures go. SNS invokes it asynchronously: Lambda retries a failed
+ * notice twice, then, without a destination, drops it (a bounce never marked, the address emailed
+ * again). The on-failure destination keeps the whole invocation (the SNS event, the error) 14 days;
+ * an alarm fires when it is not empty (infra/alarms.ts) and
+ * `npm run jobs -- replay-email-feedback-failures` runs the handler on it again (docs/operations.md).
+ */
+export const feedbackFailures = new sst.aws.Queue("EmailFeedbackFailures", {
+  transform: { queue: { messageRetentionSeconds: 14 * 86_400 } },
+});
+const feedbackSubscriber = emailFeedback.subscribe("EmailFeedbackHandler", {
   ...functionBase("EmailFeedback", "30 seconds"),
   handler: "packages/functions/src/lambda/email-feedback.handler",
   memory: "256 MB",
   link: [table],
+  // Lambda sends to the destination with the function's own role.
+  permissions: [{ actions: ["sqs:SendMessage"], resources: [feedbackFailures.arn] }],
+});
+new aws.lambda.FunctionEventInvokeConfig("EmailFeedbackOnFailure", {
+  functionName: feedbackSubscriber.apply((subscriber) => subscriber.nodes.function.name),
+  maximumRetryAttempts: 2,
+  destinationConfig: { onFailure: { destination: feedbackFailures.arn } },
 });
 
 /**

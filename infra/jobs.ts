@@ -1,4 +1,4 @@
-import { api } from "./api";
+import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, pdfLibBeside } from "./runtime";
 import { cardPayments } from "./secrets";
@@ -33,38 +33,55 @@ const jobFunction = (
   retries: 0,
 });
 
-export const jobs = {
+/**
+ * Each job: its function and its schedule. The schedules are listed in docs/deploying.md (a test
+ * compares them).
+ */
+const JOBS = {
   // Sent invoices past their due date become overdue: every 15 minutes, so "overdue" is never
   // more than a quarter of an hour late.
-  overdue: new sst.aws.CronV2("OverdueJob", {
-    schedule: "rate(15 minutes)",
-    function: jobFunction("OverdueJob", "overdue", [table]),
-    retries: 0,
-  }),
+  OverdueJob: { schedule: "rate(15 minutes)", function: jobFunction("OverdueJob", "overdue", [table]) },
   // Recurring schedules generate (and auto-send) every occurrence due by now.
-  recurring: new sst.aws.CronV2("RecurringJob", {
+  RecurringJob: {
     schedule: "rate(15 minutes)",
-    function: jobFunction("RecurringJob", "recurring", [table, api, cardPayments]),
-    retries: 0,
-  }),
+    function: jobFunction("RecurringJob", "recurring", [table, publicUrl, cardPayments]),
+  },
   // Reminder emails (due − 3 days, due date, + 7, + 14, + 30 days) go out within 15 minutes.
-  reminders: new sst.aws.CronV2("RemindersJob", {
+  RemindersJob: {
     schedule: "rate(15 minutes)",
-    function: { ...jobFunction("RemindersJob", "reminders", [table, email, api]), ...pdfLibBeside },
-    retries: 0,
-  }),
+    function: { ...jobFunction("RemindersJob", "reminders", [table, email, publicUrl]), ...pdfLibBeside },
+  },
   // Estimates past their expiry date become expired; dates are whole days, so hourly is plenty.
-  expireEstimates: new sst.aws.CronV2("ExpireEstimatesJob", {
+  ExpireEstimatesJob: {
     schedule: "rate(1 hour)",
     function: jobFunction("ExpireEstimatesJob", "expire-estimates", [table]),
-    retries: 0,
-  }),
+  },
   // Webhook attempts that are due: retries (the first comes 1 minute after a failure) and first
   // attempts a crashed subscriber left. Every 2 minutes, so a retry is at most 2 minutes late; a
   // minute's run makes ~40 attempts (8 at a time, 10 s each at worst), the next run the rest.
-  webhooks: new sst.aws.CronV2("WebhooksJob", {
+  WebhooksJob: {
     schedule: "rate(2 minutes)",
     function: jobFunction("WebhooksJob", "webhooks", [table], "1 minute"),
-    retries: 0,
-  }),
-};
+  },
+} as const;
+
+export const jobs = Object.fromEntries(
+  Object.entries(JOBS).map(([name, job]) => [
+    name,
+    new sst.aws.CronV2(name, { schedule: job.schedule, function: job.function, retries: 0 }),
+  ]),
+);
+
+/**
+ * Each job's interval in seconds, read from its schedule (`rate(…)`): the "stopped running" alarms
+ * (infra/alarms.ts) expect an invocation within twice it.
+ */
+export const jobIntervals: Record<string, number> = Object.fromEntries(
+  Object.entries(JOBS).map(([name, job]) => [name, rateSeconds(job.schedule)]),
+);
+
+function rateSeconds(schedule: string): number {
+  const match = /^rate\((\d+) (minute|hour)s?\)$/.exec(schedule);
+  if (!match) throw new Error(`infra/jobs.ts: ${schedule} is not a rate(n minutes|hours) expression`);
+  return Number(match[1]) * (match[2] === "hour" ? 3600 : 60);
+}

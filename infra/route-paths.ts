@@ -1,13 +1,9 @@
 import { execFileSync } from "node:child_process";
 
-/**
- * `api`: the API function's route table (RouteEntry[] of packages/functions/src/app/lazy-routes.ts),
- * which infra passes through to the build as it is (infra is type-checked without the app's code).
- */
-type Derived = { documents: string[]; payments: string[]; api: unknown[] };
+type Derived = { documents: string[]; payments: string[] };
 
 /**
- * The paths the documents and payments functions serve, and the API function's route table,
+ * The paths the documents and payments functions serve,
  * derived from their route modules (packages/functions/src/app/route-paths.ts) by running
  * scripts/route-paths.ts with tsx: SST evaluates infra in its own process, which cannot load the
  * route modules itself. So a route added to a module is routed at the next deploy, with nothing

@@ -1,3 +1,4 @@
+import { limitsOf } from "./limits";
 /**
  * What every Lambda of the app runs on, in one place: api.ts, jobs.ts and email.ts spread it into
  * their function args, and scripts/bundle.mjs reads `runtime` and `nodejs` from what infra declares,
@@ -63,11 +64,20 @@ export const declaredFunctions: { logicalName: string; name: string; timeoutSeco
 
 /**
  * What every function of the app declares besides its handler: the runtime above, its fixed name,
- * its timeout, its log group's retention, and in production a log group that outlives the function
- * (`sst remove` is refused there anyway; a function taken out of the config keeps its logs).
+ * its timeout, and its logs.
+ *
+ * Log format Text, pinned: the app's metrics are CloudWatch Embedded Metric Format lines written by
+ * console.log (packages/core/src/observability/metrics.ts). Lambda's Text format passes such a line
+ * through as it is, and CloudWatch extracts the metric; with the JSON format Lambda wraps every line
+ * in its own object and no metric is made (every app alarm would go quiet).
+ *
+ * The log group keeps its logs for the stage's retention and is deleted with its function, in
+ * production too: its name is fixed (`/aws/lambda/<function name>`), so a retained group would make
+ * re-adding a function of that name fail (the group already exists). A year of production logs
+ * stays while the function exists; exporting them first is part of removing one (docs/operations.md,
+ * "What production keeps").
  */
 export function functionBase(logicalName: string, timeout: Timeout) {
-  const production = isProduction($app.stage);
   const name = functionName(logicalName);
   const [amount, unit] = timeout.split(" ");
   const timeoutSeconds = Number(amount) * (unit!.startsWith("minute") ? 60 : 1);
@@ -76,12 +86,11 @@ export function functionBase(logicalName: string, timeout: Timeout) {
     ...lambdaRuntime,
     name,
     timeout,
-    logging: { retention: logRetention($app.stage) },
-    transform: {
-      logGroup: (_args: unknown, opts: { retainOnDelete?: boolean }) => {
-        if (production) opts.retainOnDelete = true;
-        return undefined;
-      },
-    },
+    // The stage's per-tenant limits and this function's reserved concurrency (infra/limits.ts).
+    ...limitsOf(isProduction($app.stage), logicalName),
+    logging: { retention: logRetention($app.stage), format: LAMBDA_LOG_FORMAT },
   };
 }
+
+/** The Lambda log format every function is pinned to (see functionBase): EMF by console.log needs Text. */
+export const LAMBDA_LOG_FORMAT = "text" as const;

@@ -1,8 +1,10 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
-import { api } from "./api";
+import { STREAM_MAX_RETRY_ATTEMPTS } from "../packages/core/src/stream/retry";
+import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, installedBeside } from "./runtime";
 import { stripeSecretKey } from "./secrets";
+import { stageSettings } from "./stages";
 import { table } from "./storage";
 
 /**
@@ -27,11 +29,15 @@ export const streamFailures = new sst.aws.Queue("StreamFailures", {
   transform: { queue: { messageRetentionSeconds: 14 * 86_400 } },
 });
 
+/** Paused by the stage's settings (infra/stages.ts, streamPaused) for a restore's copy-back. */
+const streamPaused = stageSettings($app.stage).streamPaused === true;
+
 /** The subscription's failure handling, in one place for the tests and docs/operations.md. */
 const STREAM_RETRY = {
   // A record that fails is retried from itself (ReportBatchItemFailures) this many times, the batch
   // split in halves on each (bisect), so one bad record ends up alone and only it is given up on.
-  maximumRetryAttempts: 5,
+  // The same bound as npm start's reader (core/src/stream/retry.ts).
+  maximumRetryAttempts: STREAM_MAX_RETRY_ATTEMPTS,
   bisectBatchOnFunctionError: true,
   // And never held longer than an hour: what is older goes to the queue, so a stuck record delays its
   // shard (every later change of the users whose keys hash there) by an hour at most, not the
@@ -63,7 +69,7 @@ table.subscribe(
     // Both are needed now and then, not at a cold start: PDFs for attachments, Stripe for an expiry.
     ...installedBeside("pdf-lib", "stripe"),
     memory: "1024 MB",
-    link: [table, email, api, bus, stripeSecretKey],
+    link: [table, email, publicUrl, bus, stripeSecretKey],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
   },
   {
@@ -78,6 +84,8 @@ table.subscribe(
         args.bisectBatchOnFunctionError = STREAM_RETRY.bisectBatchOnFunctionError;
         args.maximumRecordAgeInSeconds = STREAM_RETRY.maximumRecordAgeInSeconds;
         args.destinationConfig = { onFailure: { destinationArn: streamFailures.arn } };
+        // Paused by the stage's settings (a restore's copy-back): it resumes from where it stopped.
+        args.enabled = !streamPaused;
       },
     },
   },

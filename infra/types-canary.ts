@@ -1,3 +1,5 @@
+import { STAGES } from "./stages";
+
 /**
  * Proof that `npm run typecheck` really checks infra against SST's component types: each call below
  * passes an argument SST rejects, and the @ts-expect-error above it demands that rejection. If the
@@ -12,4 +14,13 @@ export function wrongArgumentsAreRejected(): void {
   new sst.aws.Dynamo("Canary", { fields: { pk: "text" }, primaryIndex: { hashKey: "pk" } });
   // @ts-expect-error: no such ApiGatewayV2 argument
   new sst.aws.ApiGatewayV2("Canary", { accessLogs: { retention: "1 month" } });
+}
+
+/** Production must page someone and have a domain: the stage map's type refuses either missing (infra/stages.ts). */
+export function productionWithoutPagerIsRejected(): void {
+  // @ts-expect-error: production's alarms are AlarmTargets, never false
+  const noPager: (typeof STAGES)["production"] = { ...STAGES.production, alarms: false };
+  // @ts-expect-error: production's domain is required
+  const noDomain: (typeof STAGES)["production"] = { ...STAGES.production, domain: undefined };
+  void [noPager, noDomain];
 }

@@ -9,11 +9,8 @@ import { join, relative } from "node:path";
 import { bundleFunctions } from "./bundle.mjs";
 import { evaluateInfra, functionsOf, root } from "./infra.mjs";
 
-// Infra needs a sender to evaluate; which one does not change any handler's bundle.
-const infra = await evaluateInfra({
-  stage: "dev",
-  env: { EMAIL_SENDER: process.env.EMAIL_SENDER ?? "build@example.com" },
-});
+// dev's settings (infra/stages.ts); no stage setting changes any handler's bundle.
+const infra = await evaluateInfra({ stage: "dev", env: {} });
 const outdir = join(root, "dist");
 rmSync(outdir, { recursive: true, force: true });
 const built = await bundleFunctions(functionsOf(infra), outdir);

@@ -128,7 +128,9 @@ function fakeSst(recorder) {
     subscribers: [],
     subscribe(subscriberName, subscriber, args = {}) {
       self.subscribers.push({ name: subscriberName, subscriber, args });
-      return new FakeOutput(undefined);
+      // SST's Output<SnsTopicLambdaSubscriber>: its function's name is the fixed one infra gives it.
+      const functionName = typeof subscriber === "object" && subscriber.name ? subscriber.name : subscriberName;
+      return new FakeOutput({ nodes: { function: { name: new FakeOutput(functionName) } } });
     },
   }));
   const known = {
@@ -155,9 +157,20 @@ function fakeSst(recorder) {
         return { name: busName, arn: arn("events", `event-bus/${busName}`) };
       }),
       Email,
-      ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name) => ({
-        url: fakeOutput(name.toLowerCase()),
-        nodes: { api: { id: new FakeOutput(`${name.toLowerCase()}123abc`) } },
+      ApiGatewayV2: component("sst.aws.ApiGatewayV2", (self, name, args) => ({
+        // With a domain, SST's url is the domain's (apigatewayv2.ts, `get url`).
+        url: args.domain ? `https://${args.domain.name}` : fakeOutput(name.toLowerCase()),
+        nodes: {
+          api: { id: new FakeOutput(`${name.toLowerCase()}123abc`) },
+          get domainName() {
+            if (!args.domain) throw new Error(`"nodes.domainName" is not available when domain is not configured`);
+            return {
+              domainNameConfiguration: {
+                targetDomainName: new FakeOutput(`d-abc123.execute-api.${REGION}.amazonaws.com`),
+              },
+            };
+          },
+        },
         routes: [],
         route(rawRoute, handler, args = {}) {
           self.routes.push({ rawRoute, handler, args });
@@ -180,6 +193,8 @@ function fakeSst(recorder) {
         };
       }),
       permission,
+      // sst.aws.dns(): Route 53, the zone found by the domain's name at deploy.
+      dns: (args = {}) => ({ provider: "aws", ...args }),
     },
     Secret: class extends Recorded {
       constructor(name, placeholder) {
@@ -191,14 +206,17 @@ function fakeSst(recorder) {
         return defaultLinks["sst.sst.Secret"](this);
       }
     },
-    Linkable: Object.assign(component("sst.sst.Linkable"), {
-      // As SST's Linkable.wrap: every instance of `cls` links as `cb` says.
-      wrap(cls, cb) {
-        cls.prototype.getSSTLink = function () {
-          return cb(this);
-        };
+    Linkable: Object.assign(
+      component("sst.sst.Linkable", (_self, _name, args) => ({ properties: args.properties })),
+      {
+        // As SST's Linkable.wrap: every instance of `cls` links as `cb` says.
+        wrap(cls, cb) {
+          cls.prototype.getSSTLink = function () {
+            return cb(this);
+          };
+        },
       },
-    }),
+    ),
   };
   return guard(known, "sst");
 }
@@ -231,6 +249,13 @@ function fakeAws(recorder) {
       },
       cloudwatch: {
         MetricAlarm: resource("aws.cloudwatch.MetricAlarm"),
+        Dashboard: resource("aws.cloudwatch.Dashboard"),
+      },
+      lambda: {
+        FunctionEventInvokeConfig: resource("aws.lambda.FunctionEventInvokeConfig"),
+      },
+      budgets: {
+        Budget: resource("aws.budgets.Budget"),
       },
     },
     "aws",
@@ -272,7 +297,14 @@ export async function evaluateInfra({ stage = "dev", env = {} } = {}) {
       target: "node20",
       logLevel: "silent",
     });
-    const globals = { $config: (config) => config, $dev: false, sst: fakeSst(recorder), aws: fakeAws(recorder) };
+    const globals = {
+      $config: (config) => config,
+      $dev: false,
+      sst: fakeSst(recorder),
+      aws: fakeAws(recorder),
+      // Pulumi's all(), on placeholders: the values now.
+      $util: { all: (values) => new FakeOutput(resolveOutputs(values)) },
+    };
     for (const [name, value] of Object.entries(globals)) {
       saved.globals[name] = Object.getOwnPropertyDescriptor(globalThis, name);
       globalThis[name] = value;

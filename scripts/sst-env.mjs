@@ -73,7 +73,7 @@ function renderSstEnv(infra) {
 
 /** The files for the app, whatever the deploying shell's email settings (they change no type). */
 export async function sstEnvFiles() {
-  return renderSstEnv(await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "types@example.com" } }));
+  return renderSstEnv(await evaluateInfra({ stage: "dev", env: {} }));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -764,3 +764,34 @@ async function sentInvoice(
   await finalizeInvoice(ctx, draft.id);
   return sendInvoice(ctx, draft.id, {});
 }
+
+/**
+ * Issue 39 item 8: every HTTP function runs its requests under the invocation's deadline (the
+ * Lambda's remaining time less a margin; functions/src/lambda/deadline.ts). Invoked with less time
+ * left than the margin, a request's first table call (the key's lookup, the token's) stops at once:
+ * a clean 503 with Retry-After, not a Lambda killed at its timeout.
+ */
+describe("the invocation's deadline, from each HTTP function's bundle", () => {
+  const cases = [
+    ["Api", () => apiFunctions[0]!, "/clients"],
+    ["Documents", () => documentFunctions[0]!, "/invoices/1/pdf"],
+    ["Payments", () => paymentFunctions[0]!, "/public/invoices/abcdefghijklmnopqrstuvwxyz012345/pay"],
+  ] as const;
+  it.each(cases)(
+    "%s: a request with less time left than the margin answers 503, its calls stopped",
+    async (_name, fnOf, path) => {
+      const fn = fnOf();
+      const routeKey = routesOf(fn).includes("$default") ? "$default" : routeFor(fn, path);
+      const event = httpApiEvent("GET", path, {
+        routeKey,
+        headers: { Authorization: `Bearer inv_nobody_${"x".repeat(43)}` },
+      });
+      const [answer] = (await invoke(fn, [event], "environment", linked, undefined, { INVOKE_TIMEOUT_MS: "1000" })).map(
+        httpApiResponse,
+      );
+      expect(answer!.status).toBe(503);
+      expect(answer!.body.type).toMatch(/service_unavailable$/);
+      expect(answer!.headers["retry-after"]).toBeDefined();
+    },
+  );
+});

@@ -99,14 +99,6 @@ describe("each function's bundle carries only what its routes use", () => {
     expect(holds(api.atInit, HEAVY.ses)).toBe(false);
   });
 
-  it("the API: no route module at init: they are a chunk loaded at the first routed request (app/lazy-routes.ts)", async () => {
-    const api = await staticallyLoaded("packages/functions/src/lambda/api.ts");
-    const routes = "packages/functions/src/routes/";
-    expect(holds(api.all, `${routes}invoices.ts`)).toBe(true);
-    expect(api.atInit.filter((file) => file.includes(routes))).toEqual([]);
-    expect(holds(api.atInit, "node_modules/valibot/")).toBe(false);
-  });
-
   it("documents: pdf-lib, and neither Stripe nor SES", async () => {
     const documents = await staticallyLoaded("packages/functions/src/lambda/documents.ts");
     expect(holds(documents.all, HEAVY.pdf)).toBe(true);

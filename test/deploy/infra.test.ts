@@ -77,13 +77,17 @@ describe("stages", () => {
     expect(only(dev, "sst.aws.Dynamo").args.deletionProtection).toBe(false);
   });
 
-  it("a deploy (or diff) without EMAIL_SENDER stops with a message naming it and where to set it", async () => {
-    await expect(evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: undefined } })).rejects.toThrow(
-      /EMAIL_SENDER.*\.env\.<stage>/,
+  it("dev and production take their sender from infra/stages.ts: a shell or .env.<stage> may not change it", async () => {
+    await expect(evaluateInfra({ stage: "production", env: { EMAIL_SENDER: "other@example.com" } })).rejects.toThrow(
+      /EMAIL_SENDER=other@example.com differs from production's sender .* infra\/stages.ts/,
     );
+    // Without anything in the environment, the map's sender.
+    const bare = await evaluateInfra({ stage: "production", env: { EMAIL_SENDER: undefined } });
+    expect(only(bare, "sst.aws.Email").args).toEqual({ sender: "billing@example.com" });
   });
 
-  it("the deploy outputs the API's URL", () => {
+  it("the deploy outputs the public base URL (the stage's domain) and API Gateway's own", () => {
+    expect(production.outputs.url).toBe("https://api.example.com");
     expect(production.outputs.api).toBe(only(production, "sst.aws.ApiGatewayV2").url);
   });
 });
@@ -137,16 +141,16 @@ describe("links: each function gets what it uses and nothing more", () => {
    * - documents read the table and print the API's URL (the pay link).
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "Api", "CardPayments"],
-    documents: ["Table", "Api"],
-    payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
+    api: ["Table", "PublicUrl", "CardPayments"],
+    documents: ["Table", "PublicUrl"],
+    payments: ["Table", "PublicUrl", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table"],
     "email-feedback": ["Table"],
-    recurring: ["Table", "Api", "CardPayments"],
-    reminders: ["Table", "Email", "Api"],
+    recurring: ["Table", "PublicUrl", "CardPayments"],
+    reminders: ["Table", "Email", "PublicUrl"],
     "expire-estimates": ["Table"],
     webhooks: ["Table"],
-    stream: ["Table", "Email", "Api", "Bus", "StripeSecretKey"],
+    stream: ["Table", "Email", "PublicUrl", "Bus", "StripeSecretKey"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {
@@ -162,6 +166,7 @@ describe("links: each function gets what it uses and nothing more", () => {
       Email: "sst.aws.Email",
       EmailFeedback: "sst.aws.SnsTopic",
       Api: "sst.aws.ApiGatewayV2",
+      PublicUrl: "sst.sst.Linkable",
       StripeSecretKey: "sst.sst.Secret",
       StripeWebhookSecret: "sst.sst.Secret",
       CardPayments: "sst.sst.Linkable",
@@ -170,8 +175,7 @@ describe("links: each function gets what it uses and nothing more", () => {
   });
 
   it("the CardPayments flag says whether the key is set, and carries nothing of it", () => {
-    const flag = only(production, "sst.sst.Linkable");
-    expect(flag.logicalName).toBe("CardPayments");
+    const flag = componentsOf(production, "sst.sst.Linkable").find((c) => c.logicalName === "CardPayments")!;
     // The placeholder "" (no key): off. The property is a boolean, never the key's text.
     expect(flag.link!.properties).toEqual({ enabled: false });
   });
@@ -261,7 +265,9 @@ describe("the API", () => {
     const format = stageArgs.accessLogSettings.format;
     expect(JSON.parse(format)).toEqual(accessLogFormat);
     const variables = [...format.matchAll(/\$context\.([A-Za-z.]+)/g)].map((m) => m[1]).sort();
-    expect(variables).toEqual(expect.arrayContaining(["requestId", "routeKey", "status", "responseLatency"]));
+    expect(variables).toEqual(
+      expect.arrayContaining(["requestId", "routeKey", "status", "responseLatency", "integration.requestId"]),
+    );
     // Only variables that cannot hold a path, query, token or personal data.
     const allowed = [
       "requestId",
@@ -270,6 +276,7 @@ describe("the API", () => {
       "routeKey",
       "status",
       "responseLatency",
+      "integration.requestId",
       "integration.status",
       "integration.latency",
       "integrationErrorMessage",
@@ -304,9 +311,10 @@ describe("the API", () => {
       const s = settings.find((x) => x.routeKey === key)!;
       return [s.throttlingRateLimit, s.throttlingBurstLimit];
     };
-    expect(limit("ANY /public/invoices/{token}/pay")).toEqual([10, 20]);
-    expect(limit("ANY /public/invoices/{token}/pdf")).toEqual([20, 40]);
-    expect(limit("ANY /public/invoices/{token}")).toEqual([50, 100]);
+    // Stage-wide ceilings, far above one token's limit (PUBLIC_RATE_LIMIT, per token in the app).
+    expect(limit("ANY /public/invoices/{token}/pay")).toEqual([50, 100]);
+    expect(limit("ANY /public/invoices/{token}/pdf")).toEqual([200, 400]);
+    expect(limit("ANY /public/invoices/{token}")).toEqual([500, 1000]);
     for (const s of settings) {
       expect(s.throttlingRateLimit, s.routeKey).toBeGreaterThanOrEqual(10);
       expect(s.throttlingBurstLimit, s.routeKey).toBe(2 * s.throttlingRateLimit);
@@ -334,41 +342,44 @@ describe("email: one SES identity per sender, owned by one stage", () => {
 
   it("production owns its identity: shared is refused; a wrong value is refused", async () => {
     await expect(evaluateInfra({ stage: "production", env: { ...sender, EMAIL_IDENTITY: "shared" } })).rejects.toThrow(
-      /production owns its SES identity/,
+      /EMAIL_IDENTITY=shared differs from production's identity "own"/,
     );
-    await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_IDENTITY: "borrowed" } })).rejects.toThrow(
+    await expect(evaluateInfra({ stage: "alice", env: { ...sender, EMAIL_IDENTITY: "borrowed" } })).rejects.toThrow(
       /EMAIL_IDENTITY must be one of own, shared/,
     );
-    await expect(evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing at example" } })).rejects.toThrow(
+    await expect(evaluateInfra({ stage: "alice", env: { EMAIL_SENDER: "billing at example" } })).rejects.toThrow(
       /neither an email address nor a domain/,
     );
   });
 
   it("a domain on Route 53 gets its records from SST; no records are printed", async () => {
-    const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
-    expect(emailOf(domain).args).toEqual({ sender: "example.com" });
+    const domain = await evaluateInfra({
+      stage: "alice",
+      env: { EMAIL_SENDER: "mail.example.com", EMAIL_IDENTITY: "own" },
+    });
+    expect(emailOf(domain).args).toEqual({ sender: "mail.example.com" });
     expect(domain.outputs.emailDnsRecords).toBeUndefined();
   });
 
   it("EMAIL_DNS=manual: an identity that does not wait for verification; DKIM tokens and records are outputs", async () => {
     const manual = await evaluateInfra({
-      stage: "production",
-      env: { EMAIL_SENDER: "mail.example.com", EMAIL_DNS: "manual" },
+      stage: "alice",
+      env: { EMAIL_SENDER: "mail.example.com", EMAIL_DNS: "manual", EMAIL_IDENTITY: "own" },
     });
     // Not SST's Email, which always adds a ses.DomainIdentityVerification that blocks the deploy until
-    // DNS verifies: a plain SES identity, retained in production, linked as "Email" all the same.
+    // DNS verifies: a plain SES identity (retained in production), linked as "Email" all the same.
     expect(componentsOf(manual, "sst.aws.Email")).toEqual([]);
     const identity = only(manual, "aws.sesv2.EmailIdentity");
     expect(identity.args.emailIdentity).toBe("mail.example.com");
-    expect(identity.opts.retainOnDelete).toBe(true);
+    expect(identity.opts.retainOnDelete).toBe(false);
     const linked = componentsOf(manual, "sst.sst.Linkable").find((c) => c.logicalName === "Email")!;
-    expect(linked.link!.properties).toEqual({ sender: "mail.example.com", configSet: "invoicing-production-email" });
+    expect(linked.link!.properties).toEqual({ sender: "mail.example.com", configSet: "invoicing-alice-email" });
     const emailing = functionsOf(manual).find((fn) => linkNames(fn).includes("Email"))!;
     expect(linkPermissions(emailing).find((p) => p.actions.includes("ses:SendEmail"))).toEqual({
       actions: ["ses:SendEmail", "ses:SendRawEmail"],
       resources: [
         "arn:aws:ses:us-east-1:123456789012:identity/*",
-        "arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-production-email",
+        "arn:aws:ses:us-east-1:123456789012:configuration-set/invoicing-alice-email",
       ],
       conditions: [{ test: "StringLike", variable: "ses:FromAddress", values: ["*@mail.example.com"] }],
     });
@@ -380,7 +391,7 @@ describe("email: one SES identity per sender, owned by one stage", () => {
       "CNAME dkimtoken3._domainkey.mail.example.com dkimtoken3.dkim.amazonses.com",
       'TXT _dmarc.mail.example.com "v=DMARC1; p=none;"',
     ]);
-    await expect(evaluateInfra({ stage: "dev", env: { ...sender, EMAIL_DNS: "manual" } })).rejects.toThrow(
+    await expect(evaluateInfra({ stage: "alice", env: { ...sender, EMAIL_DNS: "manual" } })).rejects.toThrow(
       /EMAIL_DNS=manual is for a domain sender/,
     );
   });
@@ -471,10 +482,12 @@ describe("IAM: the statements each function's role gets from its links", () => {
   );
 
   it("a domain sender may send from any of its addresses, and nothing else", async () => {
-    const domain = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "example.com" } });
+    const domain = await evaluateInfra({ stage: "alice", env: { EMAIL_SENDER: "mail.example.com" } });
     const sender = functionsOf(domain).find((fn) => linkNames(fn).includes("Email"))!;
     const ses = linkPermissions(sender).find((s) => s.actions.includes("ses:SendEmail"));
-    expect(ses?.conditions).toEqual([{ test: "StringLike", variable: "ses:FromAddress", values: ["*@example.com"] }]);
+    expect(ses?.conditions).toEqual([
+      { test: "StringLike", variable: "ses:FromAddress", values: ["*@mail.example.com"] },
+    ]);
   });
 
   /**
@@ -539,7 +552,7 @@ describe("docs/deploying.md", () => {
       "EMAIL_SENDER",
       "EMAIL_IDENTITY=shared",
       "EMAIL_DNS=manual",
-      ".env.production",
+      "infra/stages.ts",
       "emailDnsRecords",
     ]) {
       expect(docs).toContain(text);

@@ -77,6 +77,8 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
     case "sst.sst.Linkable":
       // infra/secrets.ts CardPayments: on when the card processor's key is set.
       if (name === "CardPayments") return { enabled: Boolean(values.secrets?.StripeSecretKey), type: kind };
+      // infra/api.ts PublicUrl: the base of public links (the stage's domain; here the test's URL).
+      if (name === "PublicUrl") return { url: values.apiUrl, type: kind };
       throw new Error(`no test value for the linked ${name}: add one to test/deploy/lambda.ts`);
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { handleStreamBatch } from "@invoicing/core/stream/subscriber";
 import { failedBatchOf, replayBatch } from "@invoicing/local/stream-replay";
 import { createTestEnv, type TestEnv } from "../support/env";
+import { startFaultProxy } from "../support/fault-proxy";
 
 /**
  * Issue 30 C: what the stream subscriber gave up on is replayed from the failure queue's message
@@ -134,4 +135,67 @@ it("a replay that fails again reports where, so the message stays in the queue",
 it("a message that is not a stream batch's failure is recognised as such", () => {
   expect(failedBatchOf("not json")).toBeUndefined();
   expect(failedBatchOf(JSON.stringify({ DDBStreamBatchInfo: { shardId: "s" } }))).toBeUndefined();
+});
+
+/** Issue 39 item 4: AWS may answer empty GetRecords pages on an open shard before the records that follow. */
+it("empty pages before the range do not end the replay: it reads on until the range's end, then it is done", async () => {
+  const user = await env.user();
+  for (const name of ["After Empty A", "After Empty B"])
+    expect((await user.call("POST", "/clients", { name })).status).toBe(201);
+  const { streamArn, shardId, sequences } = await clientRecords();
+  const [first, second] = sequences.slice(-2);
+  // A stand-in speaking the Streams protocol: the first three GetRecords answer empty pages.
+  const proxy = await startFaultProxy(env.endpoint);
+  const viaProxy = new DynamoDBStreamsClient({ endpoint: proxy.url, region: "local", credentials });
+  try {
+    const empty = proxy.inject({ match: (operation) => operation === "GetRecords", fault: "empty-page", times: 3 });
+    const seen: string[] = [];
+    const result = await replayBatch(
+      viaProxy,
+      { streamArn, shardId, startSequenceNumber: first!, endSequenceNumber: second! },
+      async (records) => {
+        for (const r of records) {
+          const image = unmarshall(r.dynamodb!.NewImage as never);
+          if (String(image.sk).startsWith("CLIENT#")) seen.push(String(image.name));
+        }
+        return {};
+      },
+      { timeLimitMs: 60_000, emptyPageWaitMs: 0 },
+    );
+    expect(empty.hits).toBe(3);
+    expect(result.outcome).toBe("replayed");
+    expect(seen).toEqual(["After Empty A", "After Empty B"]);
+  } finally {
+    viaProxy.destroy();
+    await proxy.close();
+  }
+});
+
+it("a range whose end never comes within the time cap is incomplete: the message stays", async () => {
+  const user = await env.user();
+  expect((await user.call("POST", "/clients", { name: "Never Read" })).status).toBe(201);
+  const { streamArn, shardId, sequences } = await clientRecords();
+  const last = sequences.at(-1)!;
+  const proxy = await startFaultProxy(env.endpoint);
+  const viaProxy = new DynamoDBStreamsClient({ endpoint: proxy.url, region: "local", credentials });
+  // A clock that moves a second per reading: the cap is reached without waiting for it.
+  let clock = 0;
+  try {
+    proxy.inject({ match: (operation) => operation === "GetRecords", fault: "empty-page", times: Infinity });
+    const handled: unknown[] = [];
+    const result = await replayBatch(
+      viaProxy,
+      { streamArn, shardId, startSequenceNumber: last, endSequenceNumber: last },
+      async (records) => {
+        handled.push(...records);
+        return {};
+      },
+      { timeLimitMs: 10_000, emptyPageWaitMs: 0, now: () => (clock += 1_000), wait: async () => {} },
+    );
+    expect(result).toEqual({ outcome: "incomplete", records: 0 });
+    expect(handled).toEqual([]);
+  } finally {
+    viaProxy.destroy();
+    await proxy.close();
+  }
 });

@@ -22,6 +22,9 @@ import type { AddressInfo, Socket } from "node:net";
  * - `timeout-after-write`: forwarded, DynamoDB applies it, the response is withheld until the client
  *   gives up (its request timeout) — the "did my write happen?" case;
  * - `reset-after-write`: forwarded and applied, then the connection is cut before the response.
+ * - `empty-page`: for DynamoDB Streams' GetRecords (`DynamoDBStreams_20120810.GetRecords`), a page
+ *   with no records and a next iterator that reads on from the same place: what AWS may answer on
+ *   an open shard even when records follow.
  */
 export type FaultKind =
   | "throttle"
@@ -29,8 +32,10 @@ export type FaultKind =
   | "server-error"
   | "conflict"
   | "timeout-after-write"
-  | "reset-after-write";
+  | "reset-after-write"
+  | "empty-page";
 
+/** The DynamoDB faults (not empty-page, which is a Streams answer). */
 export const FAULT_KINDS: readonly FaultKind[] = [
   "throttle",
   "provisioned",
@@ -193,6 +198,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         await forward(req, raw);
         req.socket.destroy();
         return;
+      case "empty-page": {
+        const iterator = (body as { ShardIterator?: string } | undefined)?.ShardIterator;
+        res.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
+        res.end(JSON.stringify({ Records: [], NextShardIterator: iterator }));
+        return;
+      }
       default: {
         const upstreamRes = await forward(req, raw);
         res.writeHead(upstreamRes.status, upstreamRes.headers);

@@ -32,6 +32,8 @@ export interface CoreConfig {
   eventBridgeEndpoint?: string;
   /** The stream subscriber's failure queue (the stage's StreamFailures, under `sst shell`): for its replay. */
   streamFailuresQueueUrl?: string;
+  /** The SES feedback function's on-failure queue (under `sst shell`), for its replay. */
+  feedbackFailuresQueueUrl?: string;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
   /** PEPPOL_PROVIDER: the Peppol access point provider ("storecove"), unset: none (docs/peppol.md). */
@@ -66,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     storecoveApiKey: nonEmpty(env.STORECOVE_API_KEY),
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-    publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("Api")?.url?.replace(/\/+$/, "")),
+    publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("PublicUrl")?.url?.replace(/\/+$/, "")),
     // Only the linked Email turns SES on: EMAIL_SENDER is infra's deploy-time input, and a developer
     // who deployed from this shell must still get the local .eml outbox from `npm start`.
     emailSender: email?.sender,
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
     streamFailuresQueueUrl: linked("StreamFailures")?.url,
+    feedbackFailuresQueueUrl: linked("EmailFeedbackFailures")?.url,
     cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

@@ -39,6 +39,12 @@ export interface Deps {
   /** Emails a user may queue in any 24 hours (EMAIL_DAILY_QUOTA, default 200; see email/quota.ts). */
   emailDailyQuota?: number;
   /**
+   * Request rate limits (API.md section 16; limits/rate-limit.ts): per second, for each user on
+   * authenticated routes (API_RATE_LIMIT, default 50) and for each public token (PUBLIC_RATE_LIMIT,
+   * default 10), bursts of twice that. Unset: no limits (in-process tests that do not test them).
+   */
+  rateLimits?: { requestsPerSecond: number; publicPerSecond: number };
+  /**
    * Draws a document as a PDF (pdf-lib), for an email's attachment. Given only to what delivers
    * emails with a PDF attached — the stream subscriber, the reminders job and the local server
    * (functions/src/capabilities/document-deps.ts) — never to the API function, whose bundle stays

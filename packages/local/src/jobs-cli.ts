@@ -2,12 +2,14 @@ import "./quiet-sdk";
 import { parseArgs } from "node:util";
 import { parseTimestamp } from "@invoicing/core/time";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
-import { redeliverNow } from "@invoicing/core/webhooks/deliveries";
+import { redeliverNow } from "@invoicing/core/webhooks/redelivery";
 import { loadConfig } from "@invoicing/core/config";
 import { resendEmail } from "@invoicing/core/email/resend";
 import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
 import { runCommandLine } from "./stack";
-import { replayFailureQueue } from "./stream-replay";
+import { localFailureFile } from "./stream-failures";
+import { replayFeedbackFailures } from "./feedback-replay";
+import { replayFailureQueue, replayLocalFailures } from "./stream-replay";
 import { runJobs } from "./ticker";
 
 /**
@@ -21,8 +23,12 @@ import { runJobs } from "./ticker";
  * (as POST /email-deliveries/{id}/resend does) and prints the new email; the stream subscriber
  * delivers it (docs/operations.md).
  * `npm run --silent jobs -- replay-stream-failures [--queue-url <url>]` replays every batch the
- * stream subscriber gave up on (the StreamFailures queue; packages/local/src/stream-replay.ts) and
- * prints one line per message (exit 1 when one is left in the queue).
+ * stream subscriber gave up on (the StreamFailures queue under `sst shell`, or locally npm start's
+ * failure list, DATA_DIR/stream-failures.jsonl; packages/local/src/stream-replay.ts) and prints one
+ * line per message (exit 1 when one is left).
+ * `npm run --silent jobs -- replay-email-feedback-failures [--queue-url <url>]` records again the SES
+ * notices the feedback function gave up on (the EmailFeedbackFailures queue;
+ * packages/local/src/feedback-replay.ts), one line per message (exit 1 when one is left).
  * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users` rebuilds the report
  * aggregates from the records, one JSON line per user; safe while the stream runs.
  */
@@ -31,6 +37,7 @@ const USAGE = [
   "       npm run --silent jobs -- redeliver-webhook --user <userId> --endpoint <id> --event <evt_…>",
   "       npm run --silent jobs -- resend-email --user <userId> --email <id>",
   "       npm run --silent jobs -- replay-stream-failures [--queue-url <url>]",
+  "       npm run --silent jobs -- replay-email-feedback-failures [--queue-url <url>]",
   "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users",
 ].join("\n");
 
@@ -62,18 +69,36 @@ runCommandLine(async (open) => {
     // Given, or the stage's StreamFailures queue under `sst shell`.
     const queueUrl = values["queue-url"] ?? config.streamFailuresQueueUrl;
     if (!queueUrl) {
-      console.error(
-        "no failure queue here: run it in the stage's shell (npx sst shell --stage <stage> -- npm run --silent jobs -- " +
-          "replay-stream-failures) or give --queue-url. Locally there is none: npm start's reader retries a failing " +
-          "record itself.",
-      );
-      return 2;
+      // Locally: npm start's failure list (what its reader gave up on), from DynamoDB Local's stream.
+      const deps = await open();
+      const endpoint = process.env.DYNAMODB_ENDPOINT;
+      if (!endpoint) {
+        console.error("no failure queue here: give --queue-url, or run it in the stage's shell (npx sst shell)");
+        return 2;
+      }
+      const results = await replayLocalFailures(deps, { file: localFailureFile(), streamsEndpoint: endpoint });
+      for (const line of results) console.log(JSON.stringify(line));
+      return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
     }
     const results = await replayFailureQueue(await open(), {
       queueUrl,
       region: config.region,
       streamsEndpoint: config.dynamoEndpoint,
     });
+    for (const line of results) console.log(JSON.stringify(line));
+    return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
+  }
+  if (which === "replay-email-feedback-failures") {
+    const config = loadConfig();
+    const queueUrl = values["queue-url"] ?? config.feedbackFailuresQueueUrl;
+    if (!queueUrl) {
+      console.error(
+        "no feedback failure queue here: run it in the stage's shell (npx sst shell --stage <stage> -- npm run " +
+          "--silent jobs -- replay-email-feedback-failures) or give --queue-url. Locally SES sends no feedback.",
+      );
+      return 2;
+    }
+    const results = await replayFeedbackFailures(await open(), { queueUrl, region: config.region });
     for (const line of results) console.log(JSON.stringify(line));
     return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
   }

@@ -77,6 +77,8 @@ async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<voi
     return { deps: createDeps(), close: async () => {} };
   }
   const database = await openLocalDatabase({ allowShared: true });
+  // What reads the stream besides the table (the replay of the local failure list) reaches the same one.
+  process.env.DYNAMODB_ENDPOINT ??= database.endpoint;
   try {
     return { deps: await localDeps(database.endpoint, serverPort()), close: () => database.stop() };
   } catch (error) {

@@ -7,6 +7,7 @@ import { createApp } from "@invoicing/functions/app/create-app";
 import { JavaMissingError } from "./dynamo";
 import { dataDir, devKeyFile, endpointFile, portFile, readIfExists } from "./paths";
 import { localDeps, openLocalDatabase } from "./stack";
+import { appendLocalFailure, localFailureFile } from "./stream-failures";
 import { createStreamReader } from "./stream-reader";
 import { startTicker } from "./ticker";
 import { loadConfig } from "@invoicing/core/config";
@@ -51,7 +52,19 @@ async function main(): Promise<void> {
   const stopTicker = startTicker(deps, interval, (line) => console.log(line));
   // The table's change stream, read continuously whatever CRON_INTERVAL_SECONDS says: events,
   // webhook first attempts and email delivery happen within a second of the change.
-  const reader = createStreamReader(deps, { endpoint: database.endpoint, tableName: loadConfig().tableName });
+  // A record that keeps failing goes to the local failure list after the deployed bound of retries
+  // (packages/local/src/stream-failures.ts): `npm run jobs -- replay-stream-failures` replays it.
+  const reader = createStreamReader(deps, {
+    endpoint: database.endpoint,
+    tableName: loadConfig().tableName,
+    onGiveUp: (record) => {
+      appendLocalFailure(localFailureFile(), record);
+      console.log(
+        `stream record ${record.sequenceNumber} gave up after its retries; listed in ${localFailureFile()} ` +
+          "(npm run --silent jobs -- replay-stream-failures)",
+      );
+    },
+  });
   const stopReader = reader.start(500, (line) => console.log(line));
 
   console.log(`Invoicing API listening on http://${host.includes(":") ? `[${host}]` : host}:${port}`);

@@ -10,7 +10,9 @@ import {
 } from "@aws-sdk/client-dynamodb-streams";
 import type { Deps } from "@invoicing/core/context";
 import { passesStreamFilters } from "@invoicing/core/stream/filter";
+import { STREAM_MAX_RETRY_ATTEMPTS } from "@invoicing/core/stream/retry";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
+import type { GivenUpRecord } from "./stream-failures";
 
 /**
  * The local stand-in for Lambda's stream event source: reads DynamoDB Local's stream of the table
@@ -19,6 +21,11 @@ import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoic
  * only past records the handler finished: a record that failed is read again on the next poll.
  * Positions live in memory: a restart reads the stream from its start (24 hours back), which the
  * handler's idempotence makes harmless (no event twice, no email twice).
+ *
+ * A record that keeps failing is retried STREAM_MAX_RETRY_ATTEMPTS times, as the deployed mapping
+ * does (infra/stream.ts), then given up on: `onGiveUp` puts it on the local failure list
+ * (packages/local/src/stream-failures.ts, which `npm run jobs -- replay-stream-failures` reads)
+ * and the shard moves past it, so one bad record does not stop every later change of its shard.
  */
 interface StreamReaderOptions {
   endpoint: string;
@@ -26,6 +33,10 @@ interface StreamReaderOptions {
   tableName: string;
   /** The handler; default: the subscriber over `deps`. */
   handle?: (records: StreamRecord[]) => Promise<Pick<BatchOutcome, "failedSequenceNumber">>;
+  /** Retries of a failing record before it is given up on (default: the deployed bound). */
+  maxRetryAttempts?: number;
+  /** Told of each record given up on (npm start: the local failure list). */
+  onGiveUp?: (record: GivenUpRecord) => void;
 }
 
 export interface StreamReader {
@@ -43,8 +54,11 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region, credentials });
   const dynamo = new DynamoDBClient({ endpoint: options.endpoint, region, credentials });
   const handle = options.handle ?? ((records) => handleStreamBatch(deps, records));
-  /** Per shard: the last sequence number handled. */
+  /** Per shard: the last sequence number handled (or given up on). */
   const positions = new Map<string, string>();
+  /** Per failing record (shard and sequence number): how many times it failed so far. */
+  const failures = new Map<string, number>();
+  const maxRetries = options.maxRetryAttempts ?? STREAM_MAX_RETRY_ATTEMPTS;
   let streamArn: string | undefined;
 
   async function arn(): Promise<string> {
@@ -111,7 +125,20 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
       const last = done[done.length - 1]?.dynamodb?.SequenceNumber;
       if (last) positions.set(shardId, last);
       handled += done.length;
-      if (failedSequenceNumber !== undefined) break; // read again from there on the next drain
+      if (failedSequenceNumber !== undefined) {
+        const key = `${shardId} ${failedSequenceNumber}`;
+        const failed = (failures.get(key) ?? 0) + 1;
+        if (failed <= maxRetries) {
+          failures.set(key, failed);
+          break; // read again from there on the next drain
+        }
+        // Its first attempt and every retry failed: give it up, move past it, and read on afresh.
+        failures.delete(key);
+        options.onGiveUp?.({ streamArn: await arn(), shardId, sequenceNumber: failedSequenceNumber });
+        positions.set(shardId, failedSequenceNumber);
+        it = await iterator(shardId);
+        continue;
+      }
       it = out.NextShardIterator;
     }
     return handled;

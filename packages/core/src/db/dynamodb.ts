@@ -1,4 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { deadlineSignal } from "./deadline";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { CoreConfig } from "../config";
 
@@ -44,6 +45,13 @@ export function createDb(
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+  // Every call of an invocation stops at its deadline (db/deadline.ts): the SDK reads the abort
+  // signal from each send's options, so send passes the running invocation's.
+  const send = doc.send.bind(doc) as (command: unknown, options?: { abortSignal?: unknown }) => Promise<unknown>;
+  (doc as unknown as { send: typeof send }).send = (command, options) => {
+    const abortSignal = deadlineSignal();
+    return send(command, abortSignal && !options?.abortSignal ? { ...options, abortSignal } : options);
+  };
   return { doc, table: config.tableName };
 }
 

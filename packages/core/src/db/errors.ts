@@ -10,6 +10,8 @@ const UNAVAILABLE = new Set([
   "RequestTimeout",
   "RequestTimeoutException",
   "TransactionInProgressException",
+  // The invocation's deadline stopped the call (db/deadline.ts): as unavailable as a timeout.
+  "AbortError",
 ]);
 const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
 

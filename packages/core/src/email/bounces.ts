@@ -164,3 +164,39 @@ export async function recordFeedback(
 }
 
 class EmailGone extends Error {}
+
+/** SNS's event as it invokes the feedback function: each record's Message is an SES event (JSON). */
+export interface FeedbackNotices {
+  Records?: { Sns: { Message: string } }[];
+}
+
+/**
+ * Every SES event an SNS invocation carries, recorded (the feedback Lambda, and the replay of its
+ * failures: `npm run jobs -- replay-email-feedback-failures`). What is not such an event, or not
+ * about one of our emails, is counted and skipped; a database failure throws (the delivery is tried
+ * again; marking twice is harmless).
+ */
+export async function recordFeedbackNotices(
+  deps: Pick<Deps, "db" | "clock">,
+  event: FeedbackNotices,
+): Promise<{ recorded: number; emailGone: number; ignored: number }> {
+  const counts = { recorded: 0, emailGone: 0, ignored: 0 };
+  for (const record of event.Records ?? []) {
+    let message: unknown;
+    try {
+      message = JSON.parse(record.Sns.Message);
+    } catch {
+      counts.ignored++;
+      continue;
+    }
+    const feedback = parseSesEvent(message);
+    if (!feedback) {
+      counts.ignored++;
+      continue;
+    }
+    const outcome = await recordFeedback(deps, feedback);
+    if (outcome === "recorded") counts.recorded++;
+    else counts.emailGone++;
+  }
+  return counts;
+}

@@ -5,7 +5,7 @@ import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
 import { dueKeys, OFF_DUE_LIST, onDueList, userPk } from "../db/keys";
 import { DomainError } from "../errors";
-import { errorName, log as logLine } from "../observability/context-log";
+import { errorFields, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
@@ -326,5 +326,5 @@ class ClaimLost extends Error {}
 
 function log(message: string, item: OutboxItem, error: unknown): void {
   // The record's id only: addresses and contents stay out of logs.
-  logLine("warn", message, { outboxId: item.id, error: errorName(error) });
+  logLine("warn", message, { outboxId: item.id, ...errorFields(error) });
 }

@@ -94,12 +94,26 @@ const isInvalidRequest = (error: unknown): boolean => {
   );
 };
 
+/** Per attempt, connection to response (ms): PutEvents answers in tens of milliseconds. */
+export const EVENTBRIDGE_TIMEOUT_MS = 3_000;
+
 export function createEventBridgeBus(busName: string, region: string, endpoint?: string): EventBus {
   let client: Promise<{ client: EventBridgeClient; sdk: typeof import("@aws-sdk/client-eventbridge") }> | undefined;
   const open = () =>
     (client ??= import("@aws-sdk/client-eventbridge").then((sdk) => ({
       sdk,
-      client: new sdk.EventBridgeClient({ region, endpoint }),
+      // Bounded like the table's calls (db/dynamodb.ts): a lost answer fails the record (retried
+      // by the stream) instead of holding the subscriber until its timeout.
+      client: new sdk.EventBridgeClient({
+        region,
+        endpoint,
+        maxAttempts: 3,
+        requestHandler: {
+          requestTimeout: EVENTBRIDGE_TIMEOUT_MS,
+          connectionTimeout: 1_000,
+          throwOnRequestTimeout: true,
+        },
+      }),
     })));
   return {
     async publish(events) {

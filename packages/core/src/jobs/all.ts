@@ -2,7 +2,7 @@ import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
 import { runRemindersJob } from "../invoices/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
-import { runWebhooksJob } from "../webhooks/deliveries";
+import { runWebhooksJob } from "../webhooks/webhooks-job";
 import { runPeppolJob } from "../peppol/delivery";
 import type { Job, JobName } from "../job";
 

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
  * Written by hand, not Powertools' Logger, for the API function's cold start: AsyncLocalStorage is
  * Node's own, and these lines cost nothing in the bundle (docs/operations.md, "Logs and metrics",
  * has the measured cost of Powertools). Fields never carry secrets, addresses or contents: ids,
- * counts and error names.
+ * counts and errors (name, and message and stack redacted: errorFields).
  */
 interface LogContext {
   requestId?: string;
@@ -51,5 +51,42 @@ export function log(level: LogLevel, message: string, fields: Record<string, unk
   else console.log(line);
 }
 
-/** An error as a log field: its name only (a message may quote the input, an address, a key). */
+/** An error's name alone (for a metric dimension or a short summary). */
 export const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
+
+/**
+ * What a log line says of an error: its name, message and stack, so an operator can find the cause
+ * from the log alone. A message may quote what it was given (an address, a key, a token in a URL),
+ * so both are passed through redact() first; the stack is cut to its first frames.
+ */
+export function errorFields(error: unknown): { error: string; errorMessage?: string; stack?: string } {
+  if (!(error instanceof Error)) return { error: typeof error };
+  const stack = error.stack?.split("\n").slice(0, STACK_LINES).join("\n");
+  return {
+    error: error.name,
+    errorMessage: redact(error.message),
+    ...(stack ? { stack: redact(stack) } : {}),
+  };
+}
+
+const STACK_LINES = 12;
+
+/**
+ * Secrets and personal data that can turn up in an error's text, replaced by what they were: email
+ * addresses, the app's API keys (inv_…), card processor keys and webhook secrets (sk_…, rk_…,
+ * whsec_…), bearer tokens, and any long opaque token (public page tokens, signatures).
+ */
+const REDACTIONS: [RegExp, string][] = [
+  // Not a stack frame's node_modules/@scope/…: an address's local part and domain have no "/".
+  [/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g, "<email>"],
+  [/\binv_[A-Za-z0-9_-]+/g, "<api-key>"],
+  [/\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]+/g, "<processor-key>"],
+  [/\bwhsec_[A-Za-z0-9+/=]+/g, "<webhook-secret>"],
+  [/\b[Bb]earer\s+[^\s),;]+/g, "Bearer <redacted>"],
+  // Long and with a digit: a random token, not a function name such as processTicksAndRejections.
+  [/\b(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{24,}\b/g, "<token>"],
+];
+
+export function redact(text: string): string {
+  return REDACTIONS.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
+}

@@ -12,7 +12,7 @@ import { withConcurrency } from "../concurrency";
 import type { InvoiceItem } from "../invoices/model";
 import { expireEndedSession } from "../public/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
-import { errorName, log } from "../observability/context-log";
+import { errorFields, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { countChange } from "../reports/stream";
@@ -157,7 +157,7 @@ export async function handleStreamBatch(
       outcome.failedSequenceNumber = record.dynamodb?.SequenceNumber;
       log("warn", "stream record failed; it will be delivered again", {
         sequenceNumber: record.dynamodb?.SequenceNumber,
-        error: errorName(error),
+        ...errorFields(error),
       });
       countMetric(METRIC.streamRecordsFailed);
       break;

@@ -1,26 +1,16 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { GetCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { dueItems } from "../db/due";
-import { DUE_SHARDS, dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
-import { DomainError, notFound } from "../errors";
+import { dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobOptions, JobResult } from "../job";
-import {
-  endpointKey,
-  findEndpoint,
-  getEndpoint,
-  signingSecrets,
-  subscribes,
-  type WebhookEndpointItem,
-} from "./endpoints";
+import { endpointKey, findEndpoint, signingSecrets, subscribes, type WebhookEndpointItem } from "./endpoints";
 import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
-import { attemptFairly, type AttemptResult, type FairLimits } from "./fairness";
+import type { AttemptResult, FairLimits } from "./fairness";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -36,7 +26,7 @@ import { signatureHeaders } from "./signing";
  * the job repeats the attempt: the receiver may then get the event twice and dedupes by webhook-id.
  */
 const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 24 * 3_600_000];
-const ATTEMPT_TIMEOUT_MS = 10_000;
+export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take, so a live attempter always records before anyone re-claims. */
 const CLAIM_LEASE_MS = 2 * 60_000;
 /**
@@ -87,10 +77,10 @@ export const toDelivery = (item: AttemptItem): Delivery => ({
   nextAttemptAt: item.nextAttemptAt ?? null,
 });
 
-const attemptsPrefix = (endpointId: number) => `${SK_PREFIX}${pad(endpointId)}#`;
+export const attemptsPrefix = (endpointId: number) => `${SK_PREFIX}${pad(endpointId)}#`;
 
 /** A pending attempt of `event` to `endpointId`, due at `dueAt`. */
-function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
+export function pendingAttempt(event: EventItem, endpointId: number, attempt: number, dueAt: string): AttemptItem {
   const userId = event.pk.slice("USER#".length);
   const sk = `${attemptsPrefix(endpointId)}${dueAt}#${event.id}#${String(attempt).padStart(2, "0")}`;
   return {
@@ -296,7 +286,7 @@ async function record(
   }
 }
 
-async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<EventItem | undefined> {
+export async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<EventItem | undefined> {
   const out = await deps.db.doc.send(
     new GetCommand({ TableName: deps.db.table, Key: { pk: item.pk, sk: item.eventSk } }),
   );
@@ -309,183 +299,3 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
  * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
  */
 export const ATTEMPT_LIMITS: FairLimits = { total: 8, perUser: 4, perEndpoint: 1 };
-/**
- * What one run reads of the due list, at most: per shard (oldest due first), and per user across
- * the run, so a user with a deep backlog cannot fill the window the others' attempts are read in.
- */
-const MAX_DUE_PER_SHARD = 500;
-const MAX_DUE_PER_USER = 100;
-/** Due items looked at per shard, taken or not: what a run's read costs at most (about 10 pages). */
-const MAX_SCANNED_PER_SHARD = 20_000;
-/** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
-const LOCAL_RUN_BUDGET_MS = 50_000;
-/** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
-const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
-
-/**
- * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
- * lease left, redeliveries), read in a bounded window and made fairly (./fairness.ts). It starts
- * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
- * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
- * start stays due for the next run, counted as `deferred`.
- */
-export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
-  const nowIsoString = now.toISOString();
-  const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
-  const due = await readDue(deps, nowIsoString, takeUntil);
-  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0 };
-  // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
-  const jobDeps = { ...deps, clock: () => now };
-  const { deferred } = await attemptFairly(
-    due.items,
-    ATTEMPT_LIMITS,
-    async (item) => {
-      const result = await runAttempt(jobDeps, item);
-      counts[result]++;
-      return result;
-    },
-    { takeUntil },
-  );
-  return {
-    job: "webhooks",
-    now: nowIsoString,
-    changed: counts.succeeded + counts.failed + counts.dropped,
-    ...counts,
-    deferred: deferred + due.leftUnread,
-  };
-}
-
-async function readDue(
-  deps: Deps,
-  now: string,
-  takeUntil: number,
-): Promise<{ items: AttemptItem[]; leftUnread: number }> {
-  const items: AttemptItem[] = [];
-  const perUser = new Map<string, number>();
-  let leftUnread = 0;
-  const shards = Array.from({ length: DUE_SHARDS }, (_, shard) => shard);
-  await Promise.all(
-    shards.map(async (shard) => {
-      let read = 0;
-      let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
-        const item = raw as unknown as AttemptItem;
-        const ofUser = perUser.get(item.userId) ?? 0;
-        scanned++;
-        const full = read >= MAX_DUE_PER_SHARD || scanned > MAX_SCANNED_PER_SHARD;
-        // Out of time: still counted (reading is quick, and bounded by the scan), never taken.
-        if (full || ofUser >= MAX_DUE_PER_USER || Date.now() >= takeUntil) {
-          leftUnread++;
-          if (full) break;
-          continue;
-        }
-        perUser.set(item.userId, ofUser + 1);
-        items.push(item);
-        read++;
-      }
-    }),
-  );
-  // Oldest due first across shards: each user's endpoints then take their attempts in due order.
-  items.sort((a, b) => (String(a.dueSk) < String(b.dueSk) ? -1 : 1));
-  return { items, leftUnread };
-}
-
-/**
- * Redeliver (docs/events.md, "Redelivering"): the event again, to an endpoint it was sent to.
- * - Its automatic retry is pending (the receiver is fixed and should not wait hours): that retry is
- *   moved to now, keeping its place in the schedule — no second copy.
- * - Its attempts are over (succeeded, or failed and given up): one more attempt, due now, made once
- *   (`redelivery`: not retried by itself).
- * - An attempt is in flight, or a redelivery of it is pending already: 422 invalid_transition.
- * The `webhooks` job makes it (the operator's command line at once). The endpoint must be enabled.
- * The event is looked for among the endpoint's attempts, newest first (a redelivery is rare, and
- * the attempts kept are 30 days').
- */
-const REDELIVERY_SEARCH_PAGES = 10;
-
-export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): Promise<AttemptItem> {
-  const endpoint = await getEndpoint(ctx, endpointId);
-  const latest = await latestAttempt(ctx, ctx.userId, endpointId, eventId);
-  if (!latest) throw notFound("delivery of event", eventId);
-  if (!endpoint.enabled)
-    throw new DomainError("invalid_transition", "the endpoint is disabled: enable it (PATCH enabled: true) first");
-  const inFlight = () => new DomainError("invalid_transition", "an attempt of this event is in flight already");
-  if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
-  const now = nowIso(ctx);
-  if (latest.status === "pending") {
-    const due = onDueList("webhooks", latest.userId, latest.sk, now);
-    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
-    await commit(ctx, [
-      {
-        op: {
-          Update: {
-            TableName: ctx.db.table,
-            Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
-            ConditionExpression: "#status = :pending AND claims = :claims",
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: {
-              ...due.values,
-              ":now": now,
-              ":pending": "pending",
-              ":claims": latest.claims,
-            },
-          },
-        },
-        onConditionFailed: inFlight,
-      },
-    ]);
-    return moved;
-  }
-  if (!(await readEvent(ctx, latest))) throw notFound("event", eventId);
-  const item: AttemptItem = {
-    ...pendingAttempt(
-      { pk: latest.pk, sk: latest.eventSk, id: latest.eventId, type: latest.type } as EventItem,
-      endpointId,
-      latest.attempt + 1,
-      now,
-    ),
-    redelivery: true,
-  };
-  await commit(ctx, [{ ...putAttempt(ctx, item), onConditionFailed: inFlight }]);
-  return item;
-}
-
-async function latestAttempt(
-  deps: Pick<Deps, "db">,
-  userId: string,
-  endpointId: number,
-  eventId: string,
-): Promise<AttemptItem | undefined> {
-  let startKey: Record<string, unknown> | undefined;
-  for (let page = 0; page < REDELIVERY_SEARCH_PAGES; page++) {
-    const out: QueryCommandOutput = await deps.db.doc.send(
-      new QueryCommand({
-        TableName: deps.db.table,
-        KeyConditionExpression: "pk = :p AND begins_with(sk, :s)",
-        FilterExpression: "eventId = :e",
-        ExpressionAttributeValues: { ":p": userPk(userId), ":s": attemptsPrefix(endpointId), ":e": eventId },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const found = (out.Items ?? []) as AttemptItem[];
-    // Newest due first: the latest attempt (a retry is always due after the attempt before it).
-    if (found.length > 0) return found.reduce((a, b) => (b.attempt > a.attempt ? b : a));
-    startKey = out.LastEvaluatedKey;
-    if (!startKey) return undefined;
-  }
-  return undefined;
-}
-
-/**
- * The operator's redelivery (`npm run jobs -- redeliver-webhook`): the same checks and new attempt
- * as the endpoint's owner gets through the API, then the attempt itself at once. Returns the
- * attempt as `GET …/deliveries` lists it.
- */
-export async function redeliverNow(deps: Deps, userId: string, endpointId: number, eventId: string): Promise<Delivery> {
-  const item = await redeliver({ ...deps, userId }, endpointId, eventId);
-  await runAttempt(deps, item);
-  const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: { pk: item.pk, sk: item.sk } }));
-  return toDelivery(out.Item as AttemptItem);
-}

@@ -1,4 +1,4 @@
-import { errorName, log } from "../observability/context-log";
+import { errorFields, log } from "../observability/context-log";
 
 /**
  * Fair scheduling of webhook attempts (docs/events.md, "Fairness"): what the stream subscriber and
@@ -95,7 +95,7 @@ export async function attemptFairly<T extends { userId: string; endpointId: numb
             (result) => {
               if (result === "failed") next.endpoint.stopped = true;
             },
-            (error: unknown) => log("warn", "webhook attempt failed to run", { error: errorName(error) }),
+            (error: unknown) => log("warn", "webhook attempt failed to run", errorFields(error)),
           )
           .finally(() => {
             running--;

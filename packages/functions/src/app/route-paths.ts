@@ -1,7 +1,5 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../http/env";
-import { apiRouteModules } from "./api-routes";
-import { routeTableOf, type RouteEntry } from "./lazy-routes";
 import { documentRouteModules } from "./documents-routes";
 import { paymentRouteModules } from "./payments-routes";
 
@@ -23,9 +21,3 @@ export const functionPaths = (): { documents: string[]; payments: string[] } => 
   documents: pathsOf(documentRouteModules),
   payments: pathsOf(paymentRouteModules),
 });
-
-/**
- * The API function's route table (app/lazy-routes.ts), from its modules: infra/api.ts builds it into
- * the function, which then loads the modules at the first request that reaches a route.
- */
-export const apiRouteTable = (): RouteEntry[] => routeTableOf(apiRouteModules);

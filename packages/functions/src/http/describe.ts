@@ -1,5 +1,7 @@
 import type { MiddlewareHandler } from "hono";
+import type { RouterRoute } from "hono/types";
 import type * as v from "valibot";
+import type { Kind } from "@invoicing/core/db/keys";
 import type { AppEnv } from "./env";
 import type { ProblemCode } from "./problems";
 import type { Tag } from "./tags";
@@ -12,7 +14,8 @@ import type { Tag } from "./tags";
  * Each piece of the chain that says something about the operation — `describe()` here, the body,
  * query and If-Match middleware of http/validators.ts — is tagged with what it says (a RoutePart).
  * GET /openapi.json walks the app's routes, reads the parts of each (openapi/operations.ts) and
- * derives the rest from the route itself: method and path, path parameters, idempotency (http/idempotency.ts). So nothing is written twice, and this module,
+ * derives the rest from the route itself: method and path, path parameters, idempotency (http/idempotency.ts reads the
+ * description too: `idempotency`, `rebuilds`). So nothing is written twice, and this module,
  * which every route loads, holds no JSON Schema code: that loads with the document only.
  */
 
@@ -48,7 +51,23 @@ export interface Description {
    * webhook). Paths under /public/ are public without saying so (http/middleware.ts).
    */
   public?: true;
+  /**
+   * A POST's Idempotency-Key record (http/idempotency.ts), when not the whole response:
+   * `not_kept`, the response is never kept (POST /api-keys shows its secret once; the header is
+   * ignored); `kept_without_secret`, kept with `secret` set to null, so the secret lives only where
+   * it is used (the endpoint item) and a replay still never repeats the change.
+   */
+  idempotency?: "not_kept" | "kept_without_secret";
+  /**
+   * A GET that reads one record of this kind: a lost idempotent response that created or changed
+   * such a record is rebuilt through it (http/idempotency.ts recover). Its path parameters are the
+   * record's ids, in order (`PAYMENT#<invoice id>#<payment id>` → `/invoices/:id/payments/:paymentId`).
+   */
+  rebuilds?: RecordKind;
 }
+
+/** The kinds of record a kept POST may create or change (their sort key's prefix). */
+export type RecordKind = Exclude<Kind, "APIKEY"> | "WEBHOOK_ENDPOINT" | "PAYMENT";
 
 /** What one handler of a route's chain tells the document. */
 type RoutePart =
@@ -78,6 +97,16 @@ export function withPart<H extends object>(handler: H, part: RoutePart): H {
 /** What a registered handler tells the document, if anything. */
 export const partOf = (handler: unknown): RoutePart | undefined =>
   typeof handler === "function" ? parts.get(handler) : undefined;
+
+/** The description among the handlers of one route (method and path), as registered or matched. */
+export function descriptionOf(routes: readonly RouterRoute[], method: string, path: string): Description | undefined {
+  for (const route of routes) {
+    if (route.method !== method || route.path !== path) continue;
+    const part = partOf(route.handler);
+    if (part?.kind === "description") return part.description;
+  }
+  return undefined;
+}
 
 /** The operation's words, as a middleware that does nothing at request time. */
 export function describe(description: Description): MiddlewareHandler<AppEnv> {

@@ -2,7 +2,11 @@ import type { Ctx, Deps } from "@invoicing/core/context";
 import type { WriteEInvoice } from "../einvoice/write-einvoice";
 import type { RenderPdf } from "../pdf/render-pdf";
 
-/** Hono's per-request variables, typed once for every module. */
+/**
+ * Hono's per-request variables, typed once for every module. The last three are what only a
+ * route's response uses, given by the apps that serve it; what core's use cases call is in `deps`
+ * (docs/routes.md says why two mechanisms remain).
+ */
 export interface AppEnv {
   Variables: {
     requestId: string;

@@ -12,8 +12,8 @@
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";
+import type { RouterRoute } from "hono/types";
 import type { Ctx } from "@invoicing/core/context";
-import type { Kind } from "@invoicing/core/db/keys";
 import { DomainError } from "@invoicing/core/errors";
 import {
   claimHook,
@@ -28,47 +28,33 @@ import {
   type StoredResponse,
 } from "@invoicing/core/idempotency/records";
 import { readJson } from "./body";
+import { descriptionOf, partOf, type RecordKind } from "./describe";
 import type { AppEnv } from "./env";
 import { errorToResponse, log, validationProblem } from "./problems";
 
 /** 1–255 visible ASCII characters. */
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-/** POST routes whose responses are never kept: POST /api-keys shows a secret once. */
-export const NOT_KEPT = new Set(["/api-keys"]);
-
-/**
- * POST routes whose response shows a signing secret: their record keeps the response with `secret`
- * set to null, so the secret lives only where it is used (the endpoint item) — a replay still never
- * repeats the change (no second endpoint, no second rotation), and says that the secret is not shown.
- */
-const SECRET_NOT_KEPT = new Set(["/webhook-endpoints", "/webhook-endpoints/:id/rotate-secret"]);
-
 /** What a replay gives back besides status and body (API.md: Location, ETag; and the body's type). */
 const KEPT_HEADERS = ["content-type", "location", "etag"];
-
-/** Where each kind of record is served, to rebuild a lost response from the record (see recover). */
-const COLLECTIONS: Record<Exclude<Kind, "APIKEY"> | "WEBHOOK_ENDPOINT", string> = {
-  CLIENT: "/clients",
-  INVOICE: "/invoices",
-  ESTIMATE: "/estimates",
-  SCHEDULE: "/recurring-schedules",
-  CREDITNOTE: "/credit-notes",
-  WEBHOOK_ENDPOINT: "/webhook-endpoints",
-};
 
 /** The app itself, to read a record through its own GET route when a response must be rebuilt. */
 interface SelfFetch {
   fetch(request: Request, env?: unknown): Response | Promise<Response>;
+  /** Its routes, whose descriptions name the GET that reads each kind of record (`rebuilds`). */
+  readonly routes: RouterRoute[];
 }
 
 export function idempotency(app: SelfFetch): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const route = matchedRoutes(c).find((r) => r.method === "POST")?.path;
+    const matched = matchedRoutes(c);
+    const route = matched.find((r) => r.method === "POST")?.path;
+    // What the route keeps is in its description (describe({ idempotency })).
+    const keeps = route === undefined ? undefined : descriptionOf(matched, "POST", route)?.idempotency;
     // Public POSTs (the card processor webhook) have no user to scope a key to.
     const ctx = c.get("ctx") as Ctx | undefined;
     const key = c.req.header("idempotency-key");
-    if (route === undefined || NOT_KEPT.has(route) || !ctx || key === undefined) return next();
+    if (route === undefined || keeps === "not_kept" || !ctx || key === undefined) return next();
 
     const body = await readJson(c, { optional: true }); // 413 → 415 → malformed 400, cached for the route
     if (!KEY_SHAPE.test(key)) {
@@ -76,7 +62,7 @@ export function idempotency(app: SelfFetch): MiddlewareHandler<AppEnv> {
     }
     const print = requestFingerprint(c.req.method, c.req.path, body);
     const outcome = await claimKey(ctx, key, print);
-    const withoutSecret = SECRET_NOT_KEPT.has(route);
+    const withoutSecret = keeps === "kept_without_secret";
     if ("claimed" in outcome) return runClaimed(c, next, ctx, outcome.claimed, withoutSecret);
 
     const record = outcome.existing;
@@ -218,7 +204,7 @@ async function recover(
   record: KeyRecord,
   withoutSecret: boolean,
 ): Promise<Response> {
-  const path = resourcePath(record.resultRef);
+  const path = resourcePath(app, record.resultRef);
   if (!path) throw new Error(`cannot rebuild the response of idempotency record ${record.sk}: no result recorded`);
   const url = new URL(path, c.req.url);
   const read = await app.fetch(
@@ -248,13 +234,24 @@ async function recover(
   return replay(response);
 }
 
-function resourcePath(ref: string | undefined): string | undefined {
-  // A payment lives under its invoice: PAYMENT#<invoice id>#<payment id>.
-  const payment = ref ? /^PAYMENT#0*(\d+)#0*(\d+)$/.exec(ref) : null;
-  if (payment) return `/invoices/${payment[1]}/payments/${payment[2]}`;
-  const match = ref ? /^([A-Z_]+)#0*(\d+)$/.exec(ref) : null;
-  const collection = match ? COLLECTIONS[match[1] as keyof typeof COLLECTIONS] : undefined;
-  return collection ? `${collection}/${match![2]}` : undefined;
+/**
+ * The path of the record a ref names (`KIND#<id>…`, ids zero-padded): the GET route whose
+ * description `rebuilds` that kind, its path parameters filled with the ids in order.
+ */
+function resourcePath(app: SelfFetch, ref: string | undefined): string | undefined {
+  const [kind, ...ids] = ref?.split("#") ?? [];
+  if (!kind || !/^[A-Z_]+$/.test(kind) || ids.length === 0 || !ids.every((id) => /^\d+$/.test(id))) return undefined;
+  const route = app.routes.find((r) => r.method === "GET" && readerOf(r) === kind);
+  const params = route?.path.match(/:\w+/g) ?? [];
+  if (!route || params.length !== ids.length) return undefined;
+  let i = 0;
+  return route.path.replace(/:\w+/g, () => ids[i++]!.replace(/^0+(?=\d)/, ""));
+}
+
+/** The kind of record a GET route reads, from its description. */
+function readerOf(route: RouterRoute): RecordKind | undefined {
+  const part = partOf(route.handler);
+  return part?.kind === "description" ? part.description.rebuilds : undefined;
 }
 
 const isSuccess = (res: Response): boolean => res.status >= 200 && res.status < 300;

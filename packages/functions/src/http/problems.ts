@@ -1,57 +1,15 @@
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, ValidationError, type FieldError } from "@invoicing/core/errors";
-import type { ProblemCode } from "../schemas/problem-types";
-import { log as logLine } from "@invoicing/core/observability/context-log";
+import { PROBLEMS, problemStatus, type ProblemCode } from "../schemas/problem-types";
+import { errorFields, log as logLine } from "@invoicing/core/observability/context-log";
 import { isUnavailable } from "@invoicing/core/db/errors";
 import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
 export type { ProblemCode };
+export { problemStatus };
 
-/**
- * RFC 9457 problem details: the one place where errors become HTTP responses.
- */
-const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: string }> = {
-  malformed_json: { status: 400, title: "Malformed JSON" },
-  validation_error: { status: 400, title: "Validation failed" },
-  invalid_signature: { status: 400, title: "Invalid signature" },
-  unauthorized: { status: 401, title: "Unauthorized" },
-  insufficient_scope: { status: 403, title: "Insufficient scope" },
-  not_found: { status: 404, title: "Not found" },
-  method_not_allowed: { status: 405, title: "Method not allowed" },
-  idempotency_key_in_use: { status: 409, title: "Idempotency key in use" },
-  precondition_failed: { status: 412, title: "Precondition failed" },
-  payload_too_large: { status: 413, title: "Payload too large" },
-  unsupported_media_type: { status: 415, title: "Unsupported media type" },
-  invoice_not_editable: { status: 422, title: "Invoice not editable" },
-  estimate_not_editable: { status: 422, title: "Estimate not editable" },
-  schedule_not_editable: { status: 422, title: "Schedule not editable" },
-  invalid_transition: { status: 422, title: "Invalid transition" },
-  client_not_found: { status: 422, title: "Client not found" },
-  client_in_use: { status: 422, title: "Client in use" },
-  empty_invoice: { status: 422, title: "Empty invoice" },
-  negative_total: { status: 422, title: "Negative total" },
-  client_email_missing: { status: 422, title: "Client email missing" },
-  already_converted: { status: 422, title: "Already converted" },
-  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
-  e_invoice_incomplete: { status: 422, title: "E-invoice incomplete" },
-  tax_exemption_reason_required: { status: 422, title: "Tax exemption reason required" },
-  webhook_url_not_allowed: { status: 422, title: "Webhook URL not allowed" },
-  limit_exceeded: { status: 422, title: "Limit exceeded" },
-  overpayment: { status: 422, title: "Overpayment" },
-  payment_not_deletable: { status: 422, title: "Payment not deletable" },
-  refund_not_possible: { status: 422, title: "Refund not possible" },
-  credit_exceeds_invoice: { status: 422, title: "Credit exceeds invoice" },
-  empty_credit_note: { status: 422, title: "Empty credit note" },
-  peppol_not_configured: { status: 422, title: "Peppol not configured" },
-  peppol_not_registered: { status: 422, title: "Peppol not registered" },
-  peppol_recipient_unreachable: { status: 422, title: "Peppol recipient unreachable" },
-  email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
-  service_unavailable: { status: 503, title: "Service unavailable" },
-  internal_error: { status: 500, title: "Internal error" },
-};
-
-export const problemStatus = (code: ProblemCode): ContentfulStatusCode => PROBLEMS[code].status;
+// RFC 9457 problem details: the one place where errors become HTTP responses. Each code's status,
+// title and documentation are one table, PROBLEMS in schemas/problem-types.ts.
 
 /** An error the HTTP layer raises itself (415, 413, 401 …), thrown and rendered like domain errors. */
 export class HttpProblem extends Error {
@@ -143,10 +101,9 @@ export function errorToResponse(c: Context, error: unknown): Response {
 
 /** One JSON log line with the request and user ids; never the request body, headers or query string. */
 export function log(c: Context, level: "warn" | "error", message: string, error: unknown): void {
-  const e =
-    error instanceof Error
-      ? { name: error.name, message: error.message, stack: error.stack }
-      : { value: String(error) };
+  // Name, message and stack, with addresses, keys and tokens redacted (core's errorFields).
+  const { error: name, errorMessage, stack } = errorFields(error);
+  const e = { name, message: errorMessage, stack };
   // The request's log context adds the request id and, once the key named it, the user id.
   logLine(level, message, {
     requestId: c.get("requestId"),

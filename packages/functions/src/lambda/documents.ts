@@ -1,4 +1,5 @@
 import { handle } from "hono/aws-lambda";
+import { withInvocationDeadline } from "./deadline";
 import { createBaseDeps } from "../capabilities/base";
 import { documentRouteModules } from "../app/documents-routes";
 import { eInvoiceWriter } from "../http/einvoice-writer";
@@ -13,6 +14,6 @@ import { buildApp } from "../app/build-app";
  * keeps both out of the API's bundle.
  * It needs no capability: it reads the table and renders.
  */
-export const handler = handle(
-  buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, openApiSource, ...documentRouteModules]),
+export const handler = withInvocationDeadline(
+  handle(buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, openApiSource, ...documentRouteModules])),
 );

@@ -1,5 +1,7 @@
 import type { Context, SNSEvent } from "aws-lambda";
-import { parseSesEvent, recordFeedback } from "@invoicing/core/email/bounces";
+import { withDeadline } from "@invoicing/core/db/deadline";
+import { invocationDeadline } from "./deadline";
+import { recordFeedbackNotices } from "@invoicing/core/email/bounces";
 import { createBaseDeps } from "../capabilities/base";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 
@@ -8,7 +10,8 @@ import { log, withLogContext } from "@invoicing/core/observability/context-log";
  * events for the emails this stage sent. Each marks its outbox record and recipients
  * (core/src/email/bounces.ts). A message that is not such an event, or not about one of our emails,
  * is counted and skipped; a database failure throws, so Lambda retries the delivery (marking twice
- * is harmless). Logs counts only: addresses are personal data.
+ * is harmless), twice, then sends it to the EmailFeedbackFailures queue (infra/email.ts), which
+ * `npm run jobs -- replay-email-feedback-failures` replays. Logs counts only: addresses are personal data.
  */
 // Marks outbox records and recipients: the table is all it touches.
 const deps = createBaseDeps(process.env);
@@ -17,28 +20,13 @@ export function handler(
   event: SNSEvent,
   context?: Context,
 ): Promise<{ recorded: number; emailGone: number; ignored: number }> {
-  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () => handle(event));
+  return withLogContext({ source: "email-feedback", requestId: context?.awsRequestId }, () =>
+    withDeadline(invocationDeadline(context), () => handle(event)),
+  );
 }
 
 async function handle(event: SNSEvent): Promise<{ recorded: number; emailGone: number; ignored: number }> {
-  const counts = { recorded: 0, emailGone: 0, ignored: 0 };
-  for (const record of event.Records ?? []) {
-    let message: unknown;
-    try {
-      message = JSON.parse(record.Sns.Message);
-    } catch {
-      counts.ignored++;
-      continue;
-    }
-    const feedback = parseSesEvent(message);
-    if (!feedback) {
-      counts.ignored++;
-      continue;
-    }
-    const outcome = await recordFeedback(deps, feedback);
-    if (outcome === "recorded") counts.recorded++;
-    else counts.emailGone++;
-  }
+  const counts = await recordFeedbackNotices(deps, event);
   log("info", "email feedback", counts);
   return counts;
 }

@@ -1,4 +1,5 @@
 import { handle } from "hono/aws-lambda";
+import { withInvocationDeadline } from "./deadline";
 import { createBaseDeps } from "../capabilities/base";
 import { cardProcessor } from "../capabilities/card-processor";
 import { paymentRouteModules } from "../app/payments-routes";
@@ -11,4 +12,6 @@ import { buildApp } from "../app/build-app";
  * request here calls Stripe, and loading the SDK's files at the first one costs more than parsing it
  * at init (docs/benchmarks.md).
  */
-export const handler = handle(buildApp(createBaseDeps(process.env, [cardProcessor]), paymentRouteModules));
+export const handler = withInvocationDeadline(
+  handle(buildApp(createBaseDeps(process.env, [cardProcessor]), paymentRouteModules)),
+);

@@ -1,4 +1,6 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import { withDeadline } from "@invoicing/core/db/deadline";
+import { invocationDeadline } from "./deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { peppolHandOver } from "../capabilities/peppol-hand-over";
@@ -20,9 +22,12 @@ const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, 
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {
-    const outcome = await handleStreamBatch(deps, event.Records as StreamRecord[], {
-      remainingMs: context ? () => context.getRemainingTimeInMillis() : undefined,
-    });
+    // The batch stops taking records 30 s before the timeout; the deadline bounds every table call.
+    const outcome = await withDeadline(invocationDeadline(context), () =>
+      handleStreamBatch(deps, event.Records as StreamRecord[], {
+        remainingMs: context ? () => context.getRemainingTimeInMillis() : undefined,
+      }),
+    );
     log("info", "stream batch", {
       records: event.Records.length,
       events: outcome.events,

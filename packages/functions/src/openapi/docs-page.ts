@@ -1,5 +1,4 @@
-import { problemStatus, type ProblemCode } from "../http/problems";
-import { PROBLEM_TYPES } from "../schemas/problem-types";
+import { PROBLEMS, problemStatus, type ProblemCode } from "../schemas/problem-types";
 import { rendererAssets } from "./renderer";
 
 /**
@@ -14,12 +13,12 @@ const escapeHtml = (s: string) =>
 const inlineMarkdown = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, "<code>$1</code>");
 
 function problemTable(): string {
-  const rows = (Object.keys(PROBLEM_TYPES) as ProblemCode[])
+  const rows = (Object.keys(PROBLEMS) as ProblemCode[])
     .map((code) => ({ code, status: problemStatus(code) }))
     .sort((a, b) => a.status - b.status)
     .map(
       ({ code, status }) =>
-        `<tr id="problem-${code}"><td>${status}</td><td><code>${code}</code></td><td>${inlineMarkdown(PROBLEM_TYPES[code])}</td></tr>`,
+        `<tr id="problem-${code}"><td>${status}</td><td><code>${code}</code></td><td>${inlineMarkdown(PROBLEMS[code].type)}</td></tr>`,
     )
     .join("\n");
   return `<section id="problem-types">

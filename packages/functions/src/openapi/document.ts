@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import type { JsonSchema } from "@valibot/to-json-schema";
 import { isIdParam } from "../http/params";
-import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
 import { hasIdParameter, pathParameters, type Operation } from "./operations";
-import { PROBLEM_TYPES } from "../schemas/problem-types";
+import { PROBLEMS, problemStatus, type ProblemCode } from "../schemas/problem-types";
 import { TAGS } from "../http/tags";
 
 /**
@@ -24,6 +23,8 @@ function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
   if (!op.public && op.method !== "get") codes.add("insufficient_scope");
+  // Every authenticated route counts against its user's rate, every public link against its token's.
+  if (!op.public || op.path.startsWith("/public/")) codes.add("rate_limited");
   const hasPathId = hasIdParameter(op.path);
   const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {
@@ -152,7 +153,7 @@ function problemResponses(op: Operation): Record<string, Json> {
       Object.assign(narrowed, { if: ifValidation, then: { required: ["errors"] } });
     }
     out[String(status)] = {
-      description: codes.map((c) => `\`${c}\`: ${PROBLEM_TYPES[c]}`).join("\n\n"),
+      description: codes.map((c) => `\`${c}\`: ${PROBLEMS[c].type}`).join("\n\n"),
       headers,
       content: {
         "application/problem+json": { schema: { allOf: [{ $ref: `${COMPONENT_PREFIX}Problem` }, narrowed] } },

@@ -1,6 +1,5 @@
 import type { RouterRoute } from "hono/types";
 import type * as v from "valibot";
-import { NOT_KEPT } from "../http/idempotency";
 import { isPublicSpace } from "../http/middleware";
 import { isIdParam } from "../http/params";
 import type { ProblemCode } from "../http/problems";
@@ -98,7 +97,7 @@ function operationOf(chain: RouterRoute[]): Operation {
   if (!description) throw new Error(`${where} has no describe(): every route describes its operation (docs/routes.md)`);
   const lower = method.toLowerCase() as Method;
   const isPublic = description.public === true || isPublicSpace(path);
-  const { problems = [], ...words } = description;
+  const { problems = [], idempotency, rebuilds: _, ...words } = description;
   return {
     ...words,
     method: lower,
@@ -108,7 +107,7 @@ function operationOf(chain: RouterRoute[]): Operation {
     ...(paginated ? { paginated: true as const } : {}),
     ...(body ? { body } : {}),
     ...(ifMatch ? { ifMatch: true as const } : {}),
-    idempotency: lower === "post" && !isPublic ? (NOT_KEPT.has(path) ? "ignored" : "kept") : "none",
+    idempotency: lower === "post" && !isPublic ? (idempotency === "not_kept" ? "ignored" : "kept") : "none",
     problems,
   };
 }

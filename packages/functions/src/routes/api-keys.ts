@@ -22,6 +22,7 @@ export const apiKeys = new Hono<AppEnv>()
     "/api-keys",
     describe({
       operationId: "createApiKey",
+      idempotency: "not_kept",
       tag,
       summary: "Create an API key",
       description:

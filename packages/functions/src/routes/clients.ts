@@ -49,6 +49,7 @@ export const clients = new Hono<AppEnv>()
     "/clients/:id",
     describe({
       operationId: "getClient",
+      rebuilds: "CLIENT",
       tag: "Clients",
       summary: "Get a client",
       success: one(Client, "The client."),

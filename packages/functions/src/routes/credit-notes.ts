@@ -72,6 +72,7 @@ export const creditNotes = new Hono<AppEnv>()
     "/credit-notes/:id",
     describe({
       operationId: "getCreditNote",
+      rebuilds: "CREDITNOTE",
       tag,
       summary: "Get a credit note",
       success: one(CreditNote, "The credit note."),

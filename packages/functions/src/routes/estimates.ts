@@ -57,7 +57,13 @@ export const estimates = new Hono<AppEnv>()
   )
   .get(
     "/estimates/:id",
-    describe({ operationId: "getEstimate", tag, summary: "Get an estimate", success: one(Estimate, "The estimate.") }),
+    describe({
+      operationId: "getEstimate",
+      rebuilds: "ESTIMATE",
+      tag,
+      summary: "Get an estimate",
+      success: one(Estimate, "The estimate."),
+    }),
     async (c) => estimateResponse(c, await getEstimate(c.get("ctx"), idParam(c))),
   )
   .patch(

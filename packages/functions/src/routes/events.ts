@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { etagOf } from "@invoicing/core/db/versioning";
 import { listEvents, toEvent } from "@invoicing/core/events/store";
-import { listDeliveries, redeliver, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { listDeliveries, toDelivery } from "@invoicing/core/webhooks/deliveries";
+import { redeliver } from "@invoicing/core/webhooks/redelivery";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -14,6 +15,7 @@ import {
 import type { AppEnv } from "../http/env";
 import { deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
+import { verifiedKey } from "../http/middleware";
 import { idParam } from "../http/params";
 import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";
 import { CreatedWebhookEndpoint, DeliveryResource, EventResource, WebhookEndpointResource } from "../schemas/resources";
@@ -45,6 +47,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints",
     describe({
       operationId: "createWebhookEndpoint",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Create a webhook endpoint",
       description:
@@ -62,6 +65,7 @@ export const events = new Hono<AppEnv>()
     }),
     jsonBody(createEndpointBody),
     async (c) => {
+      await verifiedKey(c); // the URL's name is resolved: never for a key not yet known good
       const item = await createEndpoint(c.get("ctx"), c.req.valid("json"));
       return c.json({ ...toWebhookEndpoint(item), secret: item.secret }, 201, {
         Location: `/webhook-endpoints/${item.id}`,
@@ -89,6 +93,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id",
     describe({
       operationId: "getWebhookEndpoint",
+      rebuilds: "WEBHOOK_ENDPOINT",
       tag,
       summary: "Get a webhook endpoint",
       success: one(WebhookEndpointResource, "The endpoint (no secret)."),
@@ -110,6 +115,7 @@ export const events = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateEndpointBody),
     async (c) => {
+      await verifiedKey(c); // a new URL's name is resolved: never for a key not yet known good
       const item = await updateEndpoint(
         c.get("ctx"),
         idParam(c),
@@ -147,6 +153,7 @@ export const events = new Hono<AppEnv>()
     "/webhook-endpoints/:id/rotate-secret",
     describe({
       operationId: "rotateWebhookEndpointSecret",
+      idempotency: "kept_without_secret",
       tag,
       summary: "Rotate a webhook endpoint's signing secret",
       description:

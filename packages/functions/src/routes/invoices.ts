@@ -61,7 +61,13 @@ export const invoices = new Hono<AppEnv>()
   )
   .get(
     "/invoices/:id",
-    describe({ operationId: "getInvoice", tag, summary: "Get an invoice", success: one(Invoice, "The invoice.") }),
+    describe({
+      operationId: "getInvoice",
+      rebuilds: "INVOICE",
+      tag,
+      summary: "Get an invoice",
+      success: one(Invoice, "The invoice."),
+    }),
     async (c) => invoiceResponse(c, await getInvoice(c.get("ctx"), idParam(c))),
   )
   .patch(

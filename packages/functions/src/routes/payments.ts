@@ -64,6 +64,7 @@ export const payments = new Hono<AppEnv>()
     "/invoices/:id/payments/:paymentId",
     describe({
       operationId: "getInvoicePayment",
+      rebuilds: "PAYMENT",
       tag,
       summary: "Get a payment",
       success: { status: 200, description: "The payment.", schema: Payment },

@@ -65,6 +65,7 @@ export const schedules = new Hono<AppEnv>()
     "/recurring-schedules/:id",
     describe({
       operationId: "getRecurringSchedule",
+      rebuilds: "SCHEDULE",
       tag,
       summary: "Get a recurring schedule",
       success: one(RecurringSchedule, "The schedule."),

@@ -1,5 +1,7 @@
 import type { Context } from "aws-lambda";
+import { withDeadline } from "@invoicing/core/db/deadline";
 import type { Job, JobName, JobResult } from "@invoicing/core/job";
+import { invocationDeadline } from "../deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createBaseDeps, type Capability } from "../../capabilities/base";
 
@@ -20,7 +22,8 @@ export function scheduledJob(
   return (_event, context) =>
     withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
       const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
-      const result = await job(deps, new Date(), { deadline });
+      // The job bounds its own work by the invocation's end; every table call stops a margin before it.
+      const result = await withDeadline(invocationDeadline(context), () => job(deps, new Date(), { deadline }));
       // The run's summary (counts, never record contents) in the function's log.
       log("info", "job run", { ...result });
       return result;
