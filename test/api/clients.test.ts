@@ -24,6 +24,7 @@ describe("clients", () => {
       paymentTermsDays: 30,
       address: null,
       taxId: null,
+      peppolId: null,
       createdAt: "2026-11-22T09:30:00.000Z",
       updatedAt: "2026-11-22T09:30:00.000Z",
     });

@@ -20,7 +20,7 @@ const official = officialValidation();
 
 let env: TestEnv;
 let alice: TestUser;
-let invoice: { id: number; invoiceNumber: string; publicToken: string; issueDate: string };
+let invoice: { id: number; invoiceNumber: string; publicToken: string; issueDate: string; clientId: number };
 let note: {
   id: number;
   creditNoteNumber: string;
@@ -186,12 +186,18 @@ describe("the credit note's documents", () => {
 });
 
 describe("the credit note's e-invoices, as served", () => {
-  it("four formats named after its number; type 381 with the invoice it corrects; officially valid", async () => {
+  it("five formats named after its number; type 381 with the invoice it corrects; officially valid", async () => {
     const served = mkdtempSync(join(tmpdir(), "credit-note-einvoice-"));
+    // Both parties' Peppol identifiers, which format=peppol needs (and the others carry).
+    expect((await alice.call("PATCH", "/profile", { peppolId: "9930:DE123456789" })).status).toBe(200);
+    expect((await alice.call("PATCH", `/clients/${invoice.clientId}`, { peppolId: "9930:DE987654321" })).status).toBe(
+      200,
+    );
     for (const [format, marker] of [
       ["ubl", "<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>"],
       ["cii", "<ram:TypeCode>381</ram:TypeCode>"],
       ["xrechnung", "<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>"],
+      ["peppol", '<cbc:EndpointID schemeID="9930">DE987654321</cbc:EndpointID>'],
     ] as const) {
       const res = await fetchRaw(`/credit-notes/${note.id}/e-invoice?format=${format}`);
       expect(res.status, format).toBe(200);
@@ -217,7 +223,9 @@ describe("the credit note's e-invoices, as served", () => {
     mkdirSync(join(served, "facturx"));
     writeFileSync(join(served, "facturx", "CN-000001.xml"), embedded);
     expect(await pdfText(facturx.bytes)).toContain("CREDIT NOTE");
-    if (official) await expectServedValid(served, ["ubl", "cii", "xrechnung", "facturx"]);
+    if (official) await expectServedValid(served, ["ubl", "cii", "xrechnung", "facturx", "peppol"]);
+    await alice.call("PATCH", "/profile", { peppolId: null });
+    await alice.call("PATCH", `/clients/${invoice.clientId}`, { peppolId: null });
   }, 300_000);
 
   it("e_invoice_incomplete names what the invoice lacks, as for invoices (invoice.buyerReference for XRechnung)", async () => {

@@ -300,6 +300,7 @@ export function creditNote(
       seller: inv.seller,
       publicToken: "cn_public_token_0123456789abcdef",
       sentAt: null,
+      peppolDelivery: null,
       createdAt: "2026-11-20T14:00:00.000Z",
     },
     invoice: {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
@@ -94,6 +94,20 @@ describe("GET /invoices/{id}/e-invoice", () => {
       expect.arrayContaining(["buyerReference", "profile.email", "profile.bankAccount"]),
     );
     expect(xr.errors!.map((e) => e.path)).not.toContain("client.email");
+    const peppol = expectProblem(
+      await alice.call("GET", `/invoices/${invoice.id}/e-invoice?format=peppol`),
+      422,
+      "e_invoice_incomplete",
+    );
+    expect(peppol.errors!.map((e) => e.path)).toEqual([
+      "profile.businessName",
+      "profile.address",
+      "client.address",
+      "profile.taxId",
+      "profile.peppolId",
+      "client.peppolId",
+      "buyerReference",
+    ]);
   });
 
   it("a complete invoice in every format, named after its number (and, with the artefacts, officially valid)", async () => {
@@ -111,15 +125,19 @@ describe("GET /invoices/{id}/e-invoice", () => {
       address: { line1: "Marktplatz 5", city: "München", postalCode: "80331", country: "DE" },
       taxId: "DE987654321",
     });
+    // Peppol identifiers are read when the document is written: set after finalizing, they count.
     const draft = (await alice.call("POST", "/invoices", { clientId, lineItems: [line], buyerReference: "04011000-1" }))
       .body;
     const invoice = (await alice.call("POST", `/invoices/${draft.id}/finalize`)).body;
+    expect((await alice.call("PATCH", "/profile", { peppolId: "0088:5790000435975" })).status).toBe(200);
+    expect((await alice.call("PATCH", `/clients/${clientId}`, { peppolId: "9930:de987654321" })).status).toBe(200);
     // What the API serves, kept for the official validators below (one directory per stylesheet).
     const served = mkdtempSync(join(tmpdir(), "einvoice-served-"));
     for (const [format, type, ext] of [
       ["ubl", "application/xml", "xml"],
       ["cii", "application/xml", "xml"],
       ["xrechnung", "application/xml", "xml"],
+      ["peppol", "application/xml", "xml"],
     ] as const) {
       const res = await raw(`/invoices/${invoice.id}/e-invoice?format=${format}`);
       expect(res.status, format).toBe(200);
@@ -131,7 +149,10 @@ describe("GET /invoices/{id}/e-invoice", () => {
       mkdirSync(join(served, format));
       writeFileSync(join(served, format, `${invoice.invoiceNumber}.xml`), xml);
     }
-    if (official) await expectServedValid(served, ["ubl", "cii", "xrechnung"]);
+    const peppolXml = readFileSync(join(served, "peppol", `${invoice.invoiceNumber}.xml`), "utf8");
+    expect(peppolXml).toContain('<cbc:EndpointID schemeID="0088">5790000435975</cbc:EndpointID>');
+    expect(peppolXml).toContain('<cbc:EndpointID schemeID="9930">de987654321</cbc:EndpointID>');
+    if (official) await expectServedValid(served, ["ubl", "cii", "xrechnung", "peppol"]);
     const pdf = await raw(`/public/invoices/${invoice.publicToken}/e-invoice?format=facturx`, false);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get("content-type")).toBe("application/pdf");

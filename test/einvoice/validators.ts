@@ -25,6 +25,7 @@ export const OFFICIAL = {
   enUbl: "xslt/EN16931-UBL-validation.xslt",
   enCii: "xslt/EN16931-CII-validation.xslt",
   xrechnungUbl: "xslt/XRechnung-UBL-validation.xslt",
+  peppolUbl: "xslt/PEPPOL-EN16931-UBL-validation.xslt",
   ciiXsd: "cii-xsd/CrossIndustryInvoice_100pD16B.xsd",
 } as const;
 
@@ -123,12 +124,16 @@ export async function schematron(runs: SchematronRun[]): Promise<FailedAssert[][
 export const firedRules = (svrlPath: string): number =>
   (readFileSync(svrlPath, "utf8").match(/<svrl:fired-rule\b/g) ?? []).length;
 
-/** Which official stylesheets judge each format: XRechnung is EN 16931 plus its own CIUS rules. */
+/**
+ * Which official stylesheets judge each format: XRechnung is EN 16931 plus its own CIUS rules;
+ * Peppol BIS Billing 3.0 is EN 16931 plus OpenPEPPOL's rules (PEPPOL-EN16931-UBL).
+ */
 const STYLESHEETS = {
   ubl: [OFFICIAL.enUbl],
   cii: [OFFICIAL.enCii],
   xrechnung: [OFFICIAL.enUbl, OFFICIAL.xrechnungUbl],
   facturx: [OFFICIAL.enCii],
+  peppol: [OFFICIAL.enUbl, OFFICIAL.peppolUbl],
 } as const;
 
 /**

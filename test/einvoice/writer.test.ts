@@ -425,10 +425,10 @@ describe("e_invoice_incomplete: every missing field, before any XML", () => {
       "profile.address",
       "client.address",
       "profile.taxId",
+      "client.email",
       "profile.contactName",
       "profile.phone",
       "profile.email",
-      "client.email",
       "profile.bankAccount",
     ]);
   });

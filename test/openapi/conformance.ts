@@ -8,6 +8,8 @@ import { allOperations } from "@invoicing/functions/app/route-modules";
 import { type CardPayments, startCardPayments } from "../support/card-payments";
 import type { FakeStripe } from "../support/fake-stripe";
 import { startPrism, violationsOf, type Prism, type Violation } from "../support/prism";
+import { createStorecoveProvider } from "@invoicing/core/peppol/storecove";
+import { startFakeStorecove, type FakeStorecove } from "../support/fake-storecove";
 import { createTestEnv, request, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
 import { Conformance, operationsOf, type DocOperation, type Json } from "./doc";
@@ -40,6 +42,7 @@ const operations = allOperations();
 const LOGO = makePng(40, 20);
 
 let card: CardPayments<TestEnv>;
+let storecove: FakeStorecove;
 let fake: FakeStripe;
 let env: TestEnv;
 let alice: TestUser;
@@ -53,9 +56,11 @@ let prism: Prism | undefined;
 let violations: { request: string; violation: Violation }[] = [];
 
 beforeAll(async () => {
+  storecove = await startFakeStorecove();
+  const peppol = createStorecoveProvider({ apiKey: storecove.apiKey, apiBase: storecove.url });
   card = await startCardPayments(
     "openapi_conformance",
-    (extraDeps) => createTestEnv({ extraDeps, now: NOW }),
+    (extraDeps) => createTestEnv({ extraDeps: { ...extraDeps, peppol }, now: NOW }),
     (world) => world,
   );
   ({ fake, world: env } = card);
@@ -71,6 +76,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fake?.close();
+  await storecove?.close();
   await prism?.close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
@@ -491,6 +497,18 @@ const SCENARIOS: Record<string, () => Promise<Call>> = {
       { method: "GET", path: "/profile/logo" }
     ),
   deleteProfileLogo: async () => ({ method: "DELETE", path: "/profile/logo" }),
+  registerPeppol: async () => {
+    await peppolReady();
+    return { method: "PUT", path: "/profile/peppol-registration" };
+  },
+  getPeppolRegistration: async () => {
+    await peppolRegistered();
+    return { method: "GET", path: "/profile/peppol-registration" };
+  },
+  deregisterPeppol: async () => {
+    await peppolRegistered();
+    return { method: "DELETE", path: "/profile/peppol-registration" };
+  },
   getEstimatePdf: async () => ({ method: "GET", path: `/estimates/${(await draftEstimate()).id}/pdf` }),
   getPublicEstimatePdf: async () => ({
     method: "GET",
@@ -709,3 +727,16 @@ describe("GET /openapi.json against the running app", { timeout: GROUP_TIMEOUT }
     conformance.check(op, res);
   });
 });
+
+/** The profile with what a Peppol registration needs (straight to the app). */
+async function peppolReady(): Promise<void> {
+  const auth = { Authorization: `Bearer ${alice.key}` };
+  const profile = { peppolId: "0208:0123456749", address: { country: "BE", city: "Bruxelles" } };
+  expect((await request(env.app, "PATCH", "/profile", profile, auth)).status).toBe(200);
+}
+
+async function peppolRegistered(): Promise<void> {
+  await peppolReady();
+  const auth = { Authorization: `Bearer ${alice.key}` };
+  expect((await request(env.app, "PUT", "/profile/peppol-registration", undefined, auth)).status).toBe(200);
+}

@@ -36,6 +36,7 @@ const EMPTY_PROFILE = {
   defaultTerms: null,
   footer: null,
   hasLogo: false,
+  peppolId: null,
   updatedAt: null,
 };
 
@@ -75,6 +76,7 @@ describe("business profile", () => {
       bankAccount: { ...SELLER.bankAccount, iban: "DE89370400440532013000" },
       website: FULL.website,
       hasLogo: false,
+      peppolId: null,
       updatedAt: "2026-11-22T09:30:00.000Z",
     });
     expect(res.headers.get("etag")).toBe('"1"');

@@ -39,6 +39,10 @@ export interface CoreConfig {
   workQueueUrls: Partial<Record<QueueName, string>>;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
+  /** PEPPOL_PROVIDER: the Peppol access point provider ("storecove"), unset: none (docs/peppol.md). */
+  peppolProvider?: string;
+  /** Storecove's API key (STORECOVE_API_KEY; deployed: the linked secret StorecoveApiKey). */
+  storecoveApiKey?: string;
 }
 
 /**
@@ -73,6 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const stripeSecretKey = nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY);
   return {
     tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
+    peppolProvider: nonEmpty(env.PEPPOL_PROVIDER),
+    storecoveApiKey: nonEmpty(env.STORECOVE_API_KEY),
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("PublicUrl")?.url?.replace(/\/+$/, "")),

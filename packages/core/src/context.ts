@@ -5,6 +5,14 @@ import type { CardProcessor } from "./capabilities/card-processor";
 import type { DocumentView } from "./capabilities/document-view";
 import type { UrlPolicy } from "./capabilities/url-guard";
 import type { WorkQueue } from "./capabilities/work-queue";
+import type { PeppolDocumentKind } from "./capabilities/peppol-provider";
+
+/**
+ * Writes a document's Peppol BIS Billing 3.0 UBL (functions/src/capabilities/peppol-hand-over.ts):
+ * only the functions that hand documents over carry the writer. Here, not in capabilities/, because
+ * it reads the table (capabilities/ sits below db/).
+ */
+export type PeppolUblWriter = (db: Db, userId: string, kind: PeppolDocumentKind, id: number) => Promise<string>;
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -66,6 +74,10 @@ export interface Deps {
     deps: Pick<Deps, "db" | "clock" | "renderPdf" | "publicBaseUrl">,
     item: { userId: string; attachment?: AttachmentSpec },
   ) => Promise<EmailAttachment[]>;
+  /** The Peppol access point provider (docs/peppol.md), when the operator configured one. */
+  peppol?: import("./capabilities/peppol-provider").PeppolProvider;
+  /** Writes a document's Peppol UBL: only in what hands documents over (the subscriber, the jobs, local). */
+  peppolUbl?: PeppolUblWriter;
   [capability: string]: unknown;
 }
 

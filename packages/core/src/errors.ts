@@ -29,7 +29,10 @@ export type DomainErrorCode =
   | "rate_limited"
   | "credit_exceeds_invoice"
   | "empty_credit_note"
-  | "insufficient_scope";
+  | "insufficient_scope"
+  | "peppol_not_configured"
+  | "peppol_not_registered"
+  | "peppol_recipient_unreachable";
 
 export class DomainError extends Error {
   constructor(

@@ -13,7 +13,7 @@ export interface JobResult {
   [detail: string]: unknown;
 }
 
-export const JOB_NAMES = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks"] as const;
+export const JOB_NAMES = ["overdue", "recurring", "reminders", "expire-estimates", "webhooks", "peppol"] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** How a run is bounded: `deadline` (epoch ms, wall clock) is when the run must be over. */

@@ -30,6 +30,7 @@ interface ClientInput {
   paymentTermsDays?: number;
   address?: AddressInput | null;
   taxId?: string | null;
+  peppolId?: string | null;
 }
 
 type ClientPatch = Partial<ClientInput>;
@@ -42,6 +43,7 @@ export const toClient = (item: ClientItem): Client => ({
   paymentTermsDays: item.paymentTermsDays,
   address: readAddress(item.address),
   taxId: item.taxId ?? null,
+  peppolId: item.peppolId ?? null,
   createdAt: item.createdAt,
   updatedAt: item.updatedAt,
 });
@@ -61,6 +63,7 @@ export async function createClient(ctx: Ctx, input: ClientInput): Promise<Client
     paymentTermsDays: input.paymentTermsDays ?? profile!.defaultPaymentTermsDays,
     address: input.address ? toAddress(input.address) : null,
     taxId: input.taxId ?? null,
+    peppolId: input.peppolId ?? null,
     createdAt: now,
     updatedAt: now,
     version: 1,

@@ -12,6 +12,8 @@ export const Client = v.strictObject({
   address: v.nullable(Address),
   /** The client's VAT or tax number. */
   taxId: nullableText,
+  /** Its Peppol participant identifier (API.md section 19), as stored. */
+  peppolId: nullableText,
   createdAt: timestampOut,
   updatedAt: timestampOut,
 });

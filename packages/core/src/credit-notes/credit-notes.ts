@@ -288,6 +288,7 @@ function newCreditNoteItem(
     seller: invoice.seller ?? null,
     publicToken: newPublicToken(),
     sentAt: null,
+    peppolDelivery: null,
     createdAt: now,
   };
 }
@@ -321,4 +322,4 @@ async function invoiceIssueDate(ctx: Ctx, note: CreditNoteItem): Promise<string 
  * client's current one; the email quota counted in the same transaction); sets sentAt.
  */
 export const sendCreditNote = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<CreditNoteItem> =>
-  sendDocument(ctx, SEND_RULES, id, options.to);
+  sendDocument(ctx, SEND_RULES, id, options.to, options.peppol);

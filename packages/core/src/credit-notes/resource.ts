@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { PeppolDeliveryOut } from "../peppol/resource";
 import { Address } from "../address/resource";
 import { LineItem, TaxBreakdownEntry, totals } from "../documents/resource";
 import { Seller } from "../profile/resource";
@@ -55,6 +56,7 @@ export const CreditNote = v.strictObject({
   seller: v.nullable(v.pipe(Seller, v.description("The invoice's seller snapshot"))),
   publicToken: publicTokenOut,
   sentAt: v.nullable(timestampOut),
+  peppolDelivery: PeppolDeliveryOut,
   createdAt: timestampOut,
 });
 export type CreditNote = v.InferOutput<typeof CreditNote>;

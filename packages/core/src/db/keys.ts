@@ -35,7 +35,7 @@ export const clientPartition = (userId: string, kind: Kind, clientId: number): s
  * dueSk up to "now" and removes the attributes when it is done, so a job reads only what is due.
  * Sharding spreads a busy day's due items over several partitions.
  */
-export type DueJob = "overdue" | "recurring" | "reminders" | "expire-estimates" | "outbox" | "webhooks";
+export type DueJob = "overdue" | "recurring" | "reminders" | "expire-estimates" | "outbox" | "webhooks" | "peppol";
 export const DUE_SHARDS = 4;
 
 /**
@@ -51,6 +51,7 @@ const DUE_AT_TIME: Record<DueJob, boolean> = {
   reminders: true,
   outbox: true,
   webhooks: true,
+  peppol: true,
 };
 export const dueAtItsTime = (job: DueJob): boolean => DUE_AT_TIME[job];
 /** Whether an item on `job`'s list at `at` is due at `now` (ISO times compare as strings). */

@@ -10,6 +10,8 @@ import { EmailQuotaRaced, reserveEmails } from "../email/quota";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { getDocument, type DocumentRules } from "./editing";
 import type { DocumentItem } from "./item";
+import { peppolSendWrites } from "../peppol/delivery";
+import type { PeppolDocumentKind } from "../capabilities/peppol-provider";
 
 /** What `send` reads of a document (an invoice, an estimate, a credit note). */
 type SendableItem = Pick<DocumentItem, "pk" | "sk" | "id" | "status" | "version" | "clientId" | "clientEmail">;
@@ -24,6 +26,11 @@ interface Sent {
 export interface SendOptions {
   /** The recipient of this send (and of an invoice's reminders); changes no client data. */
   to?: string;
+  /**
+   * Sent over Peppol instead of by email (API.md section 19): the buyer's Peppol identifier the
+   * checks found reachable (peppol/send.ts). No email and no quota; the delivery record instead.
+   */
+  peppol?: { kind: PeppolDocumentKind; receiver: string };
 }
 
 export interface SendRules<T extends SendableItem & Sent> extends Pick<DocumentRules, "kind" | "noun"> {
@@ -60,6 +67,7 @@ export function sendDocument<T extends SendableItem & Sent>(
   rules: SendRules<T>,
   id: number,
   to?: string,
+  peppol?: SendOptions["peppol"],
 ): Promise<T> {
   const wrongState = (current: Record<string, unknown>) =>
     invalidTransition(`${rules.noun} ${id}`, String(current.status), "send");
@@ -67,7 +75,8 @@ export function sendDocument<T extends SendableItem & Sent>(
     const current = await getDocument<T>(ctx, rules, id, true);
     if (current.status !== rules.from) throw wrongState(current as unknown as Record<string, unknown>);
     const issued: T = { ...current, ...(await rules.issue?.(ctx, current)) };
-    const recipient = to ?? issued.clientEmail ?? (await findClient(ctx, current.clientId))?.email;
+    const recipient = to ?? issued.clientEmail ?? (await findClient(ctx, current.clientId))?.email ?? null;
+    if (peppol) return sendByPeppol(ctx, rules, current, issued, recipient, peppol);
     if (!recipient) {
       throw new DomainError(
         "client_email_missing",
@@ -104,4 +113,47 @@ export function sendDocument<T extends SendableItem & Sent>(
     return next;
   };
   return optimistic(rules.noun, round, { alsoRaced: (error) => error instanceof EmailQuotaRaced });
+}
+
+/**
+ * The Peppol send: the same state change as by email (status, sentAt, what `finish` and `alsoWrites`
+ * add: an invoice's pay link and reminders, which go to the recipient's email when there is one),
+ * with `peppolDelivery` pending and the delivery record in the same transaction instead of an
+ * email. The hand-over itself is the stream subscriber's (peppol/delivery.ts), never the request's.
+ */
+async function sendByPeppol<T extends SendableItem & Sent>(
+  ctx: Ctx,
+  rules: SendRules<T>,
+  current: T,
+  issued: T,
+  recipient: string | null,
+  peppol: NonNullable<SendOptions["peppol"]>,
+): Promise<T> {
+  const now = nowIso(ctx);
+  const handOver = peppolSendWrites(ctx.userId, peppol.kind, current.id, peppol.receiver, now, ctx.db.table);
+  const sent: T = {
+    ...issued,
+    status: rules.to ?? "sent",
+    sentAt: now,
+    recipient,
+    peppolDelivery: handOver.delivery,
+    updatedAt: now,
+    version: current.version + 1,
+  };
+  const next = withIndexKeys({ ...sent, ...rules.finish?.(ctx, sent) });
+  const writes: Write[] = [
+    {
+      op: putIfVersion(ctx.db.table, next, current.version, [rules.from]),
+      onConditionFailed: (old) => {
+        if (!old) return notFound(rules.noun, current.id);
+        if (old.status !== rules.from)
+          return invalidTransition(`${rules.noun} ${current.id}`, String(old.status), "send");
+        return new Raced();
+      },
+    },
+    ...(rules.alsoWrites?.(ctx, next) ?? []),
+    handOver.write,
+  ];
+  await commit(ctx, writes, next);
+  return next;
 }

@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   "invoice.overdue",
   "invoice.voided",
   "invoice.credited",
+  "invoice.peppol_delivered",
+  "invoice.peppol_failed",
   "payment.created",
   "payment.deleted",
   "payment.refunded",
@@ -36,6 +38,8 @@ export const EVENT_TYPES = [
   "recurring_schedule.completed",
   "credit_note.created",
   "credit_note.sent",
+  "credit_note.peppol_delivered",
+  "credit_note.peppol_failed",
   "webhook_endpoint.disabled",
 ] as const;
 

@@ -122,7 +122,7 @@ const SEND_RULES: SendRules<InvoiceItem> = {
  * job's due list at its dueDate (db/keys.ts DUE_LISTS).
  */
 export const sendInvoice = (ctx: Ctx, id: number, options: SendOptions = {}): Promise<InvoiceItem> =>
-  sendDocument(ctx, SEND_RULES, id, options.to);
+  sendDocument(ctx, SEND_RULES, id, options.to, options.peppol);
 
 // mark-paid is a payment of the whole amount due: payments/payments.ts.
 

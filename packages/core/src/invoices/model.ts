@@ -123,6 +123,7 @@ export function newDraftInvoice(
     sentAt: null,
     paidAt: null,
     voidedAt: null,
+    peppolDelivery: null,
     publicToken: newPublicToken(),
     ...clientCopies(client),
     seller: null,

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { PeppolDeliveryOut } from "../peppol/resource";
 import { documentTail, LineItem, totals } from "../documents/resource";
 import { currencyOut, emailOut, idOut, moneyOut, nullableText, publicTokenOut, text, timestampOut } from "../resource";
 
@@ -45,6 +46,7 @@ export const Invoice = v.strictObject({
   buyerReference: nullableText,
   purchaseOrderReference: nullableText,
   deliveryDate: v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description("Date of supply"))),
+  peppolDelivery: PeppolDeliveryOut,
   ...documentTail("The business profile as it was at finalize; null while draft"),
 });
 export type Invoice = v.InferOutput<typeof Invoice>;

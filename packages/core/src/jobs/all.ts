@@ -3,6 +3,7 @@ import { runOverdueJob } from "../invoices/overdue-job";
 import { runRemindersJob } from "../invoices/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
 import { runWebhooksJob } from "../webhooks/webhooks-job";
+import { runPeppolJob } from "../peppol/delivery";
 import type { Job, JobName } from "../job";
 
 /** Every scheduled job by name: a name in JOB_NAMES without its job does not compile. */
@@ -12,6 +13,7 @@ export const jobs: Record<JobName, Job> = {
   reminders: runRemindersJob,
   "expire-estimates": runExpireEstimatesJob,
   webhooks: runWebhooksJob,
+  peppol: runPeppolJob,
 };
 
 export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "../job";

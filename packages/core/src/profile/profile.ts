@@ -49,6 +49,7 @@ export function readProfile(userId: string, stored: Record<string, unknown> | un
     defaultTerms: s.defaultTerms ?? null,
     footer: s.footer ?? null,
     hasLogo: s.hasLogo ?? false,
+    peppolId: s.peppolId ?? null,
     updatedAt: s.updatedAt ?? null,
   };
 }

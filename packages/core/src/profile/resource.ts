@@ -34,6 +34,8 @@ export const Profile = v.strictObject({
   defaultNotes: nullableText,
   defaultTerms: nullableText,
   hasLogo: v.boolean(),
+  /** The business's Peppol participant identifier (API.md section 19); not part of the seller snapshot. */
+  peppolId: nullableText,
   updatedAt: v.nullable(v.pipe(timestampOut, v.description("Null until the profile is first changed"))),
 });
 export type Profile = v.InferOutput<typeof Profile>;

@@ -131,6 +131,16 @@ function eventType(
   if (change === "REMOVE") return `${resource}.deleted` as EventType;
   if (!before || !after) return undefined;
   if (resource === "payment") return paymentChange(before, after);
+  // A Peppol delivery's outcome (peppol/delivery.ts); its other steps (the provider's reference) make none.
+  if ((resource === "invoice" || resource === "credit_note") && !sameDelivery(before, after)) {
+    const status = (after.peppolDelivery as { status?: string } | null | undefined)?.status;
+    const was = (before.peppolDelivery as { status?: string } | null | undefined)?.status;
+    if (before.status === after.status && before.sentAt === after.sentAt) {
+      if (status !== was && (status === "delivered" || status === "failed"))
+        return `${resource}.peppol_${status}` as EventType;
+      if (before.amountPaid === after.amountPaid && before.creditedAmount === after.creditedAmount) return undefined;
+    }
+  }
   // A credit note never changes after its issue but by a send (sentAt; bookkeeping makes none).
   if (resource === "credit_note") return before.sentAt !== after.sentAt ? "credit_note.sent" : undefined;
   if (resource === "invoice") {
@@ -146,6 +156,10 @@ function eventType(
   }
   return before.version !== after.version ? (`${resource}.updated` as EventType) : undefined;
 }
+
+/** Whether a record's Peppol delivery is unchanged (absent and null alike). */
+const sameDelivery = (before: Item, after: Item): boolean =>
+  JSON.stringify(before.peppolDelivery ?? null) === JSON.stringify(after.peppolDelivery ?? null);
 
 /** A payment changes after its creation only by a refund (more refunded); bookkeeping makes none. */
 function paymentChange(before: Item, after: Item): EventType | undefined {

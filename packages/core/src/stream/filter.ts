@@ -11,7 +11,8 @@
  * - a change of a resource that makes events (and report deltas): the sort-key prefixes below,
  *   written by a request or a job, never a TTL deletion (DynamoDB's own deletes carry
  *   `userIdentity`; writes made through the API have none);
- * - the INSERT of an email outbox record (the subscriber delivers it).
+ * - the INSERT of an email outbox record (the subscriber delivers it), and of a Peppol delivery
+ *   record (the subscriber makes its first hand-over: peppol/delivery.ts).
  *
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
  * checks every kind `kindOf` (stream/derive.ts) recognises against these patterns.
@@ -28,6 +29,7 @@ const RESOURCE_KEY_PREFIXES = [
 ];
 
 const OUTBOX_KEY_PREFIX = "OUTBOX#";
+const PEPPOL_KEY_PREFIX = "PEPPOL#";
 
 /** A filter pattern: nested objects, and per field a list of alternatives. */
 type Pattern = { [key: string]: Pattern | Leaf[] };
@@ -45,7 +47,12 @@ export const STREAM_FILTERS: Pattern[] = [
   },
   {
     eventName: ["INSERT"],
-    dynamodb: { Keys: { pk: { S: [{ prefix: "USER#" }] }, sk: { S: [{ prefix: OUTBOX_KEY_PREFIX }] } } },
+    dynamodb: {
+      Keys: {
+        pk: { S: [{ prefix: "USER#" }] },
+        sk: { S: [{ prefix: OUTBOX_KEY_PREFIX }, { prefix: PEPPOL_KEY_PREFIX }] },
+      },
+    },
   },
 ];
 

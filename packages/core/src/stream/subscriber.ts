@@ -19,6 +19,8 @@ import { errorFields, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { countChange } from "../reports/stream";
+import { handOverNew } from "../peppol/delivery";
+import { withConcurrency } from "../concurrency";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -88,6 +90,9 @@ interface BusEntry {
   position: number;
 }
 
+/** Peppol first hand-overs made at once by one batch (each one HTTP call to the provider, time-bounded by its adapter). */
+const PEPPOL_HAND_OVER_CONCURRENCY = 4;
+
 export async function handleStreamBatch(
   deps: Deps,
   records: readonly StreamRecord[],
@@ -124,6 +129,8 @@ export async function handleStreamBatch(
       return false;
     }
   };
+  /** Peppol sends whose first hand-over this batch makes (peppol/delivery.ts). */
+  const handOvers: Record<string, unknown>[] = [];
 
   for (const [position, record] of records.entries()) {
     if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
@@ -141,6 +148,9 @@ export async function handleStreamBatch(
       if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("OUTBOX#")) {
         const email = after as unknown as OutboxItem;
         emails.push({ queue: "outbox", now, userId: email.userId, keys: [{ pk: email.pk, sk: email.sk }] });
+      }
+      if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("PEPPOL#")) {
+        handOvers.push(after);
       }
       const derived = deriveEvents(change, before, after);
       for (const [index, event] of derived.entries()) {
@@ -224,6 +234,9 @@ export async function handleStreamBatch(
       log("warn", "hand-off to a queue failed; the due list keeps the work", { queue, ...errorFields(error) });
     }
   }
+  // A Peppol send's first hand-over to the access point provider, a few at a time; what fails or is
+  // left is on the peppol due list for the peppol job's retries (peppol/delivery.ts).
+  await withConcurrency(handOvers, PEPPOL_HAND_OVER_CONCURRENCY, "Peppol hand-over", (item) => handOverNew(deps, item));
   return outcome;
 }
 

@@ -8,6 +8,7 @@ import { health } from "../routes/health";
 import { invoices } from "../routes/invoices";
 import { payments } from "../routes/payments";
 import { profile } from "../routes/profile";
+import { peppol } from "../routes/peppol";
 import { publicHeaders } from "../routes/public/headers";
 import { reminders } from "../routes/reminders";
 import { reports } from "../routes/reports";
@@ -26,6 +27,7 @@ export const apiRouteModules = [
   publicHeaders,
   apiKeys,
   profile,
+  peppol,
   clients,
   invoices,
   reminders,

@@ -4,6 +4,7 @@ import { cardProcessor } from "./card-processor";
 import { documentRenderer } from "./document-deps";
 import { emailOutbox } from "./email";
 import { eventBus } from "./event-bus";
+import { peppolHandOver } from "./peppol-hand-over";
 
 /**
  * Every capability at once: what the local server and `npm run jobs` run with (all jobs and the
@@ -11,5 +12,5 @@ import { eventBus } from "./event-bus";
  * uses (lambda/stream.ts, lambda/jobs/*), so each bundle carries only those SDKs.
  */
 export function createDeliveryDeps(env: NodeJS.ProcessEnv = process.env): Deps {
-  return createBaseDeps(env, [cardProcessor, emailOutbox, eventBus, documentRenderer]);
+  return createBaseDeps(env, [cardProcessor, emailOutbox, eventBus, documentRenderer, peppolHandOver]);
 }

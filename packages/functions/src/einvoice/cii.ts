@@ -165,7 +165,12 @@ function party(name: string, p: Party, seller: boolean): XmlElement | null {
         el("ram:EmailURIUniversalCommunication", {}, leaf("ram:URIID", p.contact.email)),
       ),
     address(p.address),
-    el("ram:URIUniversalCommunication", {}, leaf("ram:URIID", p.electronicAddress, { schemeID: "EM" })),
+    p.electronicAddress &&
+      el(
+        "ram:URIUniversalCommunication",
+        {},
+        leaf("ram:URIID", p.electronicAddress.id, { schemeID: p.electronicAddress.scheme }),
+      ),
     el("ram:SpecifiedTaxRegistration", {}, leaf("ram:ID", p.vatId, { schemeID: "VA" })),
     // A seller's tax number that is not a VAT identifier is its tax registration identifier (BT-32).
     seller && el("ram:SpecifiedTaxRegistration", {}, leaf("ram:ID", p.otherTaxId, { schemeID: "FC" })),

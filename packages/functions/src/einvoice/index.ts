@@ -19,6 +19,7 @@ const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: 
   cii: { contentType: "application/xml", extension: "xml" },
   xrechnung: { contentType: "application/xml", extension: "xml" },
   facturx: { contentType: "application/pdf", extension: "pdf" },
+  peppol: { contentType: "application/xml", extension: "xml" },
 };
 
 type EInvoiceOutcome =

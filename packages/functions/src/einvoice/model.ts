@@ -1,4 +1,5 @@
 import { centsOf, formatMoney } from "@invoicing/core/money/money";
+import { splitPeppolId } from "@invoicing/core/peppol/participant-id";
 import type { Address, EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
 
 /**
@@ -28,6 +29,8 @@ const EXEMPT_CATEGORIES: readonly TaxCategory[] = [
 const EN16931 = "urn:cen.eu:en16931:2017";
 const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
 const PEPPOL_BILLING = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+/** Peppol BIS Billing 3.0 (API.md section 19): its specification identifier (PEPPOL-EN16931-R004). */
+const PEPPOL_BIS = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
 /** An address an e-invoice can place: EN 16931 needs each party's country (BR-9, BR-11). */
 type PlacedAddress = Address & { country: string };
@@ -44,9 +47,16 @@ export interface Party {
   /** BT-30 (seller only). */
   companyId: string | null;
   address: PlacedAddress;
-  /** BT-34 / BT-49, scheme EM. */
-  electronicAddress: string | null;
+  /** BT-34 / BT-49: the Peppol identifier (its scheme code as schemeID) when set, else the email (EM). */
+  electronicAddress: ElectronicAddress | null;
+  /** The scheme of BT-30 / BT-47 when a country's rules name one (a Dutch KvK 0106, a Danish CVR 0184). */
+  companyIdScheme: string | null;
   contact: { name: string | null; phone: string | null; email: string | null } | null;
+}
+
+export interface ElectronicAddress {
+  scheme: string;
+  id: string;
 }
 
 interface ModelLine {
@@ -140,6 +150,7 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
   const sellerTax = splitTaxId(seller.taxId, outsideScope);
   const buyerTax = splitTaxId(source.clientTaxId, outsideScope);
   const xrechnung = format === "xrechnung";
+  const peppol = format === "peppol";
   const sellerName = seller.legalName ?? seller.businessName!;
   const buyerAddress = placed(source.clientAddress, "buyer");
   const contact =
@@ -147,8 +158,8 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       ? { name: seller.contactName, phone: seller.phone, email: seller.email }
       : null;
   return {
-    customizationId: xrechnung ? XRECHNUNG : EN16931,
-    profileId: xrechnung ? PEPPOL_BILLING : null,
+    customizationId: peppol ? PEPPOL_BIS : xrechnung ? XRECHNUNG : EN16931,
+    profileId: xrechnung || peppol ? PEPPOL_BILLING : null,
     typeCode: source.correcting ? "381" : "380",
     number: source.invoiceNumber!,
     issueDate: dateOf(source.issueDate!),
@@ -163,8 +174,9 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       vatId: sellerTax.vatId,
       otherTaxId: sellerTax.otherTaxId,
       companyId: seller.companyId,
+      companyIdScheme: peppol ? companyIdScheme(seller.address?.country, seller.companyId) : null,
       address: placed(seller.address, "seller"),
-      electronicAddress: seller.email,
+      electronicAddress: electronicAddress(source.sellerPeppolId, seller.email),
       contact,
     },
     buyer: {
@@ -173,8 +185,13 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
       vatId: buyerTax.vatId,
       otherTaxId: buyerTax.otherTaxId,
       companyId: null,
+      // Between two Dutch or two Icelandic parties the buyer's registration names its scheme too.
+      companyIdScheme:
+        peppol && seller.address?.country === buyerAddress.country && ["NL", "IS"].includes(buyerAddress.country)
+          ? companyIdScheme(buyerAddress.country, buyerTax.otherTaxId)
+          : null,
       address: buyerAddress,
-      electronicAddress: source.clientEmail,
+      electronicAddress: electronicAddress(source.buyerPeppolId, source.clientEmail),
       contact: null,
     },
     precedingInvoice: source.correcting
@@ -184,7 +201,7 @@ export function buildModel(source: EInvoiceSource, format: EInvoiceFormat): EInv
     // The goods of an intra-community supply go to the buyer's country (BT-80, BR-IC-12).
     deliverTo: categories.has("intra_community") ? buyerAddress : null,
     paymentReference: source.invoiceNumber!,
-    paymentMeans: paymentMeans(source),
+    paymentMeans: paymentMeans(source, !peppol || onlinePaymentAllowed(seller.address, source.clientAddress)),
     paymentTerms: source.terms,
     lines: source.lineItems.map((line) => {
       const discount = line.unitPrice.startsWith("-");
@@ -227,7 +244,40 @@ function splitTaxId(taxId: string | null, outsideScope: boolean): { vatId: strin
   return { vatId: null, otherTaxId: taxId };
 }
 
-function paymentMeans(source: EInvoiceSource): PaymentMeans[] {
+/** The Peppol identifier as an electronic address, else the email (scheme EM), else none. */
+function electronicAddress(peppolId: string | null | undefined, email: string | null): ElectronicAddress | null {
+  if (peppolId) {
+    const { scheme, identifier } = splitPeppolId(peppolId);
+    return { scheme, id: identifier };
+  }
+  return email ? { scheme: "EM", id: email } : null;
+}
+
+/**
+ * The scheme of a legal registration number where Peppol's country rules require one: a Dutch
+ * seller's (or Dutch buyer's, when both are Dutch) is a KvK number (0106, 8 digits) or an OIN
+ * (0190, 20 digits) (NL-R-003, NL-R-005); a Danish seller's is its CVR number (0184, DK-R-014);
+ * an Icelandic party's its kennitala (0196, IS-R-002, IS-R-004). The completeness check
+ * (peppol-rules.ts) makes sure the number has that shape.
+ */
+export function companyIdScheme(country: string | null | undefined, companyId: string | null): string | null {
+  if (!companyId) return null;
+  if (country === "NL") return /^\d{20}$/.test(companyId) ? "0190" : "0106";
+  if (country === "DK") return "0184";
+  if (country === "IS") return "0196";
+  return null;
+}
+
+/**
+ * Peppol's Danish rules allow no online-payment code (68) for a Danish seller (DK-R-005), nor its
+ * Dutch rules between two Dutch parties (NL-R-008): their pay link stays on the invoice's page.
+ */
+function onlinePaymentAllowed(seller: Address | null, buyer: Address | null): boolean {
+  if (seller?.country === "DK") return false;
+  return !(seller?.country === "NL" && buyer?.country === "NL");
+}
+
+function paymentMeans(source: EInvoiceSource, online: boolean): PaymentMeans[] {
   const out: PaymentMeans[] = [];
   const bank = source.seller?.bankAccount;
   if (bank) {
@@ -239,7 +289,7 @@ function paymentMeans(source: EInvoiceSource): PaymentMeans[] {
       bic: bank.bic,
     });
   }
-  if (source.payLink) {
+  if (source.payLink && online) {
     out.push({ code: "68", text: `Pay online: ${source.payLink}`, iban: null, accountName: null, bic: null });
   }
   return out;

@@ -1,5 +1,7 @@
 import type { FieldError } from "@invoicing/core/errors";
 import { isPlaced, isVatId } from "./model";
+import { germanRules } from "./german-rules";
+import { missingForPeppol } from "./peppol-rules";
 import type { EInvoiceFormat, EInvoiceSource, TaxCategory } from "./source";
 
 /**
@@ -64,48 +66,10 @@ export function missingForEInvoice(source: EInvoiceSource, format: EInvoiceForma
   }
 
   if (format === "xrechnung") {
-    if (!source.buyerReference) {
-      const path = source.correcting ? "invoice.buyerReference" : "buyerReference";
-      need(path, "XRechnung requires the buyer reference (Leitweg-ID) (BR-DE-15)");
-    }
-    if (sellerAddress) {
-      if (!sellerAddress.line1) need("profile.address.line1", "XRechnung requires the seller's street");
-      if (!sellerAddress.city) need("profile.address.city", "XRechnung requires the seller's city (BR-DE-3)");
-      if (!sellerAddress.postalCode)
-        need("profile.address.postalCode", "XRechnung requires the seller's postal code (BR-DE-4)");
-    }
-    if (!seller?.contactName) need("profile.contactName", "XRechnung requires the seller's contact name (BR-DE-5)");
-    if (!seller?.phone) need("profile.phone", "XRechnung requires the seller's phone number (BR-DE-6)");
-    else if (!/(\d.*){3,}/.test(seller.phone)) need("profile.phone", "must contain at least three digits (BR-DE-27)");
-    if (!seller?.email)
-      need("profile.email", "XRechnung requires the seller's email, its electronic address (BR-DE-7)");
+    if (sellerAddress && !sellerAddress.line1) need("profile.address.line1", "XRechnung requires the seller's street");
     if (!source.clientEmail) need("client.email", "XRechnung requires the buyer's email, its electronic address");
-    if (clientAddress) {
-      if (!clientAddress.city) need("client.address.city", "XRechnung requires the buyer's city (BR-DE-8)");
-      if (!clientAddress.postalCode)
-        need("client.address.postalCode", "XRechnung requires the buyer's postal code (BR-DE-9)");
-    }
-    if (!seller?.bankAccount && !source.payLink) {
-      need("profile.bankAccount", "XRechnung requires payment instructions: a bank account or card payments (BR-DE-1)");
-    }
-    const badSkonto = skontoProblem(source.terms);
-    if (badSkonto) need("terms", badSkonto);
+    germanRules(source, need, "XRechnung");
   }
+  if (format === "peppol") missingForPeppol(source, need);
   return errors;
-}
-
-// XRechnung's discount (Skonto) line: #SKONTO#TAGE=14#PROZENT=2.00# with an optional
-// #BASISBETRAG=123.45# before the last "#", and a line break after the last such line (BR-DE-18).
-const SKONTO = /^#SKONTO#TAGE=\d+#PROZENT=\d+\.\d{2}(#BASISBETRAG=-?\d+\.\d{2})?#$/;
-
-function skontoProblem(terms: string | null): string | null {
-  if (!terms) return null;
-  const lines = terms.split(/\r?\n/);
-  const marked = lines.filter((line) => line.trim().startsWith("#"));
-  if (marked.length === 0) return null;
-  const bad = marked.find((line) => !SKONTO.test(line.trim().replace(/\s+/g, " ")));
-  if (bad)
-    return `a line starting with "#" must follow XRechnung's Skonto syntax (#SKONTO#TAGE=14#PROZENT=2.00#): "${bad.slice(0, 60)}"`;
-  if (!/#\s*\n/.test(terms.slice(terms.lastIndexOf("#")))) return "the last Skonto line must end with a line break";
-  return null;
 }

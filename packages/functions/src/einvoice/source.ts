@@ -47,7 +47,15 @@ export type EInvoiceSource = Pick<
    * `creditNoteSourceOf` (credit-note.ts): its own number, lines and totals in the invoice's places.
    */
   correcting?: { invoiceNumber: string; issueDate: string } | null;
+  /**
+   * The parties' Peppol participant identifiers (API.md section 19), `"<scheme>:<identifier>"`, as
+   * the profile and the client hold them when the e-invoice is written (routing addresses, not
+   * content the invoice froze: a business that registers after finalizing is reachable at once).
+   * When set they are the electronic addresses (BT-34, BT-49) of every UBL and CII format.
+   */
+  sellerPeppolId?: string | null;
+  buyerPeppolId?: string | null;
 };
 
-export const E_INVOICE_FORMATS = ["ubl", "cii", "xrechnung", "facturx"] as const;
+export const E_INVOICE_FORMATS = ["ubl", "cii", "xrechnung", "facturx", "peppol"] as const;
 export type EInvoiceFormat = (typeof E_INVOICE_FORMATS)[number];

@@ -144,7 +144,7 @@ function party(p: Party, seller: boolean): XmlElement | null {
   return el(
     "cac:Party",
     {},
-    leaf("cbc:EndpointID", p.electronicAddress, { schemeID: "EM" }),
+    p.electronicAddress && leaf("cbc:EndpointID", p.electronicAddress.id, { schemeID: p.electronicAddress.scheme }),
     el("cac:PartyName", {}, leaf("cbc:Name", p.tradingName)),
     address("cac:PostalAddress", p.address),
     p.vatId && el("cac:PartyTaxScheme", {}, leaf("cbc:CompanyID", p.vatId), vatScheme()),
@@ -156,7 +156,7 @@ function party(p: Party, seller: boolean): XmlElement | null {
       "cac:PartyLegalEntity",
       {},
       leaf("cbc:RegistrationName", p.name),
-      leaf("cbc:CompanyID", seller ? p.companyId : p.otherTaxId),
+      leaf("cbc:CompanyID", seller ? p.companyId : p.otherTaxId, { schemeID: p.companyIdScheme }),
     ),
     p.contact &&
       el(

@@ -9,7 +9,8 @@ const write: WriteEInvoice = async (document, format, renderPdf, now) => {
     document.kind === "invoice"
       ? eInvoiceSourceOf(document.invoice)
       : creditNoteSourceOf(document.creditNote, document.invoice);
-  return writeEInvoice(source, format, renderPdf, now);
+  const addressed = { ...source, sellerPeppolId: document.peppol?.seller, buyerPeppolId: document.peppol?.buyer };
+  return writeEInvoice(addressed, format, renderPdf, now);
 };
 
 /**

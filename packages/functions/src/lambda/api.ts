@@ -1,6 +1,7 @@
 import { handle } from "hono/aws-lambda";
 import { apiRouteModules } from "../app/api-routes";
 import { buildApp } from "../app/build-app";
+import { peppolProvider } from "../capabilities/peppol";
 import { createBaseDeps } from "../capabilities/base";
 import { withInvocationDeadline } from "./deadline";
 
@@ -13,4 +14,6 @@ import { withInvocationDeadline } from "./deadline";
  * subscriber expires the checkout session of a voided or paid invoice), so the Stripe SDK is not in
  * this bundle (npm run bench lists every function's bundle and init).
  */
-export const handler = withInvocationDeadline(handle(buildApp(createBaseDeps(process.env), apiRouteModules)));
+export const handler = withInvocationDeadline(
+  handle(buildApp(createBaseDeps(process.env, [peppolProvider]), apiRouteModules)),
+);

@@ -3,6 +3,7 @@ import { withDeadline } from "@invoicing/core/db/deadline";
 import { invocationDeadline } from "./deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
+import { peppolHandOver } from "../capabilities/peppol-hand-over";
 import { createBaseDeps } from "../capabilities/base";
 import { eventBus } from "../capabilities/event-bus";
 import { workQueue } from "../capabilities/work-queue";
@@ -15,8 +16,9 @@ import { workQueue } from "../capabilities/work-queue";
  * not processed again, and none is skipped. The batch stops taking records close to the function's
  * timeout (the rest comes again), and every log line carries the invocation's id.
  */
-// The bus, and the queues it hands email delivery, webhook first attempts and checkout expiries to.
-const deps = createBaseDeps(process.env, [eventBus, workQueue]);
+// The bus, the queues it hands email delivery, webhook first attempts and checkout expiries to, and
+// the Peppol access point provider (a send's first hand-over).
+const deps = createBaseDeps(process.env, [eventBus, workQueue, peppolHandOver]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {

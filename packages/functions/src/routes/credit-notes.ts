@@ -13,7 +13,8 @@ import { created, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createCreditNoteBody, creditNoteListFilters } from "../schemas/credit-notes";
-import { sendBody } from "../schemas/documents";
+import { documentSendBody } from "../schemas/documents";
+import { peppolSendChecks } from "./peppol";
 import { CreditNote } from "../schemas/resources";
 import { jsonBody, listQuery } from "../http/validators";
 
@@ -85,10 +86,23 @@ export const creditNotes = new Hono<AppEnv>()
       tag,
       summary: "Email a credit note",
       description:
-        "Emails the credit note with its PDF attached (`CN-000001.pdf`) to `to`, else the client's email on it, else the client's current email; counts against the email quota like an invoice's send; sets `sentAt`. May be repeated; the credit note stays `issued`.",
+        "Emails the credit note with its PDF attached (`CN-000001.pdf`) to `to`, else the client's email on it, else the client's current email; counts against the email quota like an invoice's send; sets `sentAt`. May be repeated; the credit note stays `issued`. " +
+        '`"channel": "peppol"` sends it over the Peppol network instead, with the checks and `peppolDelivery` of an invoice\'s Peppol send (docs/peppol.md).',
       success: one(CreditNote, "The credit note, with its new `sentAt`."),
-      problems: ["client_email_missing", "email_quota_exceeded"],
+      problems: [
+        "client_email_missing",
+        "email_quota_exceeded",
+        "peppol_not_configured",
+        "peppol_not_registered",
+        "e_invoice_incomplete",
+        "peppol_recipient_unreachable",
+      ],
     }),
-    jsonBody(sendBody, { emptyAsObject: true }),
-    async (c) => creditNoteResponse(c, await sendCreditNote(c.get("ctx"), idParam(c), c.req.valid("json"))),
+    jsonBody(documentSendBody, { emptyAsObject: true }),
+    async (c) => {
+      const ctx = c.get("ctx");
+      const { to, channel } = c.req.valid("json");
+      const peppol = channel === "peppol" ? await peppolSendChecks(ctx, "CREDITNOTE", idParam(c)) : undefined;
+      return creditNoteResponse(c, await sendCreditNote(ctx, idParam(c), { to, peppol }));
+    },
   );

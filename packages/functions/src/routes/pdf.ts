@@ -7,6 +7,7 @@ import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
 import type { InvoiceItem } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
+import { peppolAddresses } from "@invoicing/core/peppol/addresses";
 import { creditNoteDocument, loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
 import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { creditNoteView } from "@invoicing/core/credit-notes/view";
@@ -26,12 +27,13 @@ const PDF = { status: 200, description: "The PDF.", mediaType: "application/pdf"
 const E_INVOICE = {
   status: 200,
   description:
-    "The e-invoice: `application/xml` (ubl, cii, xrechnung) or `application/pdf` (facturx), named after the invoice number.",
+    "The e-invoice: `application/xml` (ubl, cii, xrechnung, peppol) or `application/pdf` (facturx), named after the invoice number.",
   mediaType: "application/xml",
 } as const;
 const E_INVOICE_TEXT =
   "EN 16931 e-invoice: `ubl` (UBL 2.1, the default), `cii` (UN/CEFACT CII D16B), `xrechnung` (UBL with the " +
-  "XRechnung 3.0 CIUS) or `facturx` (the invoice PDF as PDF/A-3 with the CII attached as factur-x.xml). " +
+  "XRechnung 3.0 CIUS), `facturx` (the invoice PDF as PDF/A-3 with the CII attached as factur-x.xml) or " +
+  "`peppol` (Peppol BIS Billing 3.0 UBL, the parties' peppolId as electronic addresses). " +
   "Data the format needs and the invoice lacks: 422 e_invoice_incomplete naming each field (docs/e-invoices.md).";
 const CREDIT_NOTE_E_INVOICE_TEXT =
   "A credit note is type code 381 (UBL: a CreditNote document; CII and Factur-X: TypeCode 381) and names the " +
@@ -221,16 +223,21 @@ export const pdfRoutes = new Hono<AppEnv>()
   );
 
 /** An issued invoice's e-invoice; the Factur-X PDF is its ordinary PDF's view. */
-function invoiceEInvoice(c: Context<AppEnv>, item: InvoiceItem, format: EInvoiceFormat): Promise<Response> {
+async function invoiceEInvoice(c: Context<AppEnv>, item: InvoiceItem, format: EInvoiceFormat): Promise<Response> {
   const deps = c.get("deps");
   const invoice = invoiceDocument(item);
   const view = async () => invoiceView(invoice, await documentAssets(deps, item.userId, item), deps);
-  return eInvoiceResponse(c, { kind: "invoice", invoice }, view, format);
+  const peppol = await peppolAddresses(deps, item.userId, item.clientId);
+  return eInvoiceResponse(c, { kind: "invoice", invoice, peppol }, view, format);
 }
 
 /** A credit note's e-invoice (type 381): read with the invoice it corrects, which BG-3 names. */
 async function creditNoteEInvoice(c: Context<AppEnv>, note: CreditNoteItem, format: EInvoiceFormat): Promise<Response> {
-  const { creditNote, invoice, assets } = await creditNoteDocument(c.get("deps"), note.userId, note);
+  const deps = c.get("deps");
+  const [{ creditNote, invoice, assets }, peppol] = await Promise.all([
+    creditNoteDocument(deps, note.userId, note),
+    peppolAddresses(deps, note.userId, note.clientId),
+  ]);
   const view = async () => creditNoteView(creditNote, invoice.issueDate, assets);
-  return eInvoiceResponse(c, { kind: "credit_note", creditNote, invoice }, view, format);
+  return eInvoiceResponse(c, { kind: "credit_note", creditNote, invoice, peppol }, view, format);
 }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { address, taxId } from "./address";
+import { address, peppolId, taxId } from "./address";
 import { currency, email } from "./common";
 
 const name = v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(200));
@@ -13,6 +13,7 @@ export const createClientBody = v.strictObject({
   paymentTermsDays: v.optional(paymentTermsDays),
   address: v.optional(v.nullable(address)),
   taxId: v.optional(v.nullable(taxId)),
+  peppolId: v.optional(v.nullable(peppolId)),
 });
 
 export const updateClientBody = v.strictObject({
@@ -22,4 +23,5 @@ export const updateClientBody = v.strictObject({
   paymentTermsDays: v.optional(paymentTermsDays),
   address: v.optional(v.nullable(address)),
   taxId: v.optional(v.nullable(taxId)),
+  peppolId: v.optional(v.nullable(peppolId)),
 });

@@ -23,3 +23,12 @@ export const documentListFilters = <const S extends readonly [string, ...string[
 
 /** `/send` of an invoice or an estimate: an optional recipient overriding the client's email. */
 export const sendBody = v.strictObject({ to: v.optional(email) });
+
+/**
+ * `/send` of an invoice or a credit note: by email (the default, to `to` or the client's email) or
+ * over Peppol (API.md section 19; `to` then only addresses the reminders).
+ */
+export const documentSendBody = v.strictObject({
+  to: v.optional(email),
+  channel: v.optional(v.picklist(["email", "peppol"], 'must be "email" or "peppol"')),
+});

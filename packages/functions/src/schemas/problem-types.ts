@@ -182,6 +182,21 @@ export const PROBLEMS: Record<ProblemCode, ProblemType> = {
     title: "Empty credit note",
     type: "A credit note with no line, or with a total ≤ 0.",
   },
+  peppol_not_configured: {
+    status: 422,
+    title: "Peppol not configured",
+    type: "A Peppol action while the operator has configured no access point provider (docs/peppol.md).",
+  },
+  peppol_not_registered: {
+    status: 422,
+    title: "Peppol not registered",
+    type: "A Peppol send before the business's registration (`PUT /profile/peppol-registration`) is active.",
+  },
+  peppol_recipient_unreachable: {
+    status: 422,
+    title: "Peppol recipient unreachable",
+    type: "A Peppol send to a buyer whose `peppolId` cannot receive the document on the network (the provider's lookup).",
+  },
   email_quota_exceeded: {
     status: 429,
     title: "Email quota exceeded",

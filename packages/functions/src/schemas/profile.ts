@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ibanProblem, isBic, normalizeIban } from "@invoicing/core/profile/iban";
-import { address, taxId } from "./address";
+import { address, peppolId, taxId } from "./address";
 import { paymentTermsDays } from "./clients";
 import { currency, email, httpsUrlAsGiven, notes } from "./common";
 
@@ -58,4 +58,5 @@ export const updateProfileBody = v.strictObject({
   defaultNotes: v.optional(v.nullable(notes)),
   defaultTerms: v.optional(v.nullable(notes)),
   footer: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000)))),
+  peppolId: v.optional(v.nullable(peppolId)),
 });
