@@ -1,0 +1,135 @@
+import { createApp } from "@invoicing/functions/app/create-app";
+import type { Deps } from "@invoicing/core/context";
+import { request } from "../../test/support/env";
+import { createFreshTable } from "../../test/support/table";
+import type { AwsLikeDynamo } from "./aws-like-dynamo";
+import { setupUser } from "./population";
+import { percentile, round, SCALE, simDeps, sleep, Slots } from "./sim";
+
+/**
+ * (iv) A quiet user's API latency, p50 and p99 of `GET /invoices/{id}` at QUIET_PER_SECOND, alone
+ * and while a noisy user sends `POST /invoices` at 10× its request limit. Every request holds one
+ * of the API function's concurrent executions for as long as it runs (the account's 1,000 scaled
+ * down by SCALE.concurrencyDivisor); one that finds none free waits for one. So a noisy user reaches
+ * the quiet one through what they share: the function's concurrency, while the noisy user's own
+ * partition throttles its writes and the SDK's retries keep its requests (and their executions) busy.
+ */
+export const QUIET_PER_SECOND = 20;
+const PHASE_MS = 10_000;
+export const API_CONCURRENCY = 1000 / SCALE.concurrencyDivisor;
+
+/**
+ * How the noisy user's limit is set and what it is: main has no per-user limit, so the figure is a
+ * stated assumption there; with per-user limits it is the limit the simulation gives the user.
+ */
+export interface Limits {
+  describe: string;
+  /** The noisy user's request limit, per second. */
+  perSecond: number;
+  /** Gives `userId` that limit (a no-op where there are no limits). */
+  apply(deps: Deps, userId: string, perSecond: number): Promise<void>;
+}
+
+export const noLimits: Limits = {
+  describe: "main: no per-user limit; the noisy user's 'limit' is an assumed 10 requests/s",
+  perSecond: 10,
+  apply: async () => {},
+};
+
+export interface ApiLatencyResult {
+  limits: string;
+  concurrency: number;
+  noisyPerSecond: number;
+  alone: { samples: number; p50Ms: number; p99Ms: number };
+  withNoisy: { samples: number; p50Ms: number; p99Ms: number };
+  noisyStatuses: Record<string, number>;
+  ratio: number;
+  met: boolean;
+}
+
+export async function measureApiLatency(
+  endpoint: string,
+  dynamo: AwsLikeDynamo,
+  limits: Limits,
+  log: (line: string) => void,
+): Promise<ApiLatencyResult> {
+  const { tableName } = await createFreshTable(endpoint, "scale-api");
+  const deps = simDeps(dynamo.url, tableName, new Date().toISOString());
+  const app = createApp(deps);
+  const quiet = await setupUser(app, deps.db, "quiet");
+  const noisy = await setupUser(app, deps.db, "noisy");
+  await limits.apply(deps, noisy.userId, limits.perSecond);
+  const invoice = await quiet.call("POST", "/invoices", {
+    clientId: quiet.clientId,
+    lineItems: [{ description: "Work", quantity: "1", unitPrice: "10.00" }],
+  });
+  const slots = new Slots(API_CONCURRENCY);
+  const through = (key: string, method: string, path: string, body?: unknown) =>
+    slots.run(() => request(app, method, path, body, { Authorization: `Bearer ${key}` }));
+
+  const quietPhase = async (): Promise<number[]> => {
+    const lags: Promise<number>[] = [];
+    const end = performance.now() + PHASE_MS;
+    while (performance.now() < end) {
+      const next = performance.now() + 1000 / QUIET_PER_SECOND;
+      const started = performance.now();
+      lags.push(through(quiet.key, "GET", `/invoices/${invoice.id}`).then(() => performance.now() - started));
+      await sleep(Math.max(0, next - performance.now()));
+    }
+    return Promise.all(lags);
+  };
+  const stats = (lags: number[]) => ({
+    samples: lags.length,
+    p50Ms: round(percentile(lags, 50), 1),
+    p99Ms: round(percentile(lags, 99), 1),
+  });
+
+  log(`  alone: ${QUIET_PER_SECOND} GET/s for ${PHASE_MS / 1000} s…`);
+  const alone = stats(await quietPhase());
+  const noisyPerSecond = 10 * limits.perSecond;
+  log(`  with a noisy user at ${noisyPerSecond} POST/s (10× its limit of ${limits.perSecond}/s)…`);
+  const noisyStatuses: Record<string, number> = {};
+  let noisyOn = true;
+  const noisyRun = (async () => {
+    const sent: Promise<unknown>[] = [];
+    while (noisyOn) {
+      const next = performance.now() + 1000 / noisyPerSecond;
+      sent.push(
+        slots
+          .run(async () => {
+            // Sent after the phase: the client gave up waiting; it costs nothing more.
+            if (!noisyOn) return "abandoned";
+            const res = await request(
+              app,
+              "POST",
+              "/invoices",
+              { clientId: noisy.clientId, lineItems: [{ description: "Noise", quantity: "1", unitPrice: "1.00" }] },
+              { Authorization: `Bearer ${noisy.key}` },
+            );
+            return String(res.status);
+          })
+          .then((status) => {
+            noisyStatuses[status] = (noisyStatuses[status] ?? 0) + 1;
+          }),
+      );
+      await sleep(Math.max(0, next - performance.now()));
+    }
+    await Promise.all(sent);
+  })();
+  await sleep(1000); // the noisy user's load established
+  const withNoisy = stats(await quietPhase());
+  noisyOn = false;
+  await noisyRun;
+  deps.db.doc.destroy();
+  const ratio = round(withNoisy.p99Ms / alone.p99Ms, 2);
+  return {
+    limits: limits.describe,
+    concurrency: API_CONCURRENCY,
+    noisyPerSecond,
+    alone,
+    withNoisy,
+    noisyStatuses,
+    ratio,
+    met: ratio <= 1.5,
+  };
+}

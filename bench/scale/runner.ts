@@ -1,0 +1,87 @@
+import type { Deps } from "@invoicing/core/context";
+import { jobs } from "@invoicing/core/jobs/all";
+import { createStreamReader } from "@invoicing/local/stream-reader";
+
+/**
+ * The job runner as the simulation drives it: everything due at `now` (recurring occurrences,
+ * reminders, the emails both queue) worked through by `workers` workers, until what is left cannot
+ * run now (it waits for a quota or a later time). The one parameter that changes between the runs
+ * of a figure is `workers`: the concurrency the deployed runner would be given.
+ */
+export interface JobRunner {
+  /** What the figures are "of": printed beside them. */
+  describe: string;
+  drain(deps: Deps, now: Date, workers: number): Promise<Drained>;
+}
+
+export interface Drained {
+  rounds: number;
+  changed: number;
+  /** Job runs that failed (e.g. the SDK gave up on a throttled partition): the next round runs again. */
+  failedRuns: number;
+  /** performance.now() when the last round that changed something ended: the drain's end. */
+  doneAt: number;
+}
+
+/**
+ * The runner as main has it: each job is one serial loop over its due list (jobs/all.ts). Given N
+ * workers it can only run N copies of the loops side by side (N overlapping invocations of the
+ * scheduled functions), which the jobs allow (each change is a conditional write) but do not divide
+ * between them: each copy reads the whole list and the copies race for the same items.
+ */
+export const serialJobs: JobRunner = {
+  describe: "main's serial jobs: N overlapping runs of recurring then reminders (its outbox sweep)",
+  async drain(deps, now, workers) {
+    let rounds = 0;
+    let changed = 0;
+    let doneAt = performance.now();
+    let failedRuns = 0;
+    // A run that throws (an infrastructure error fails the run, jobs/registry.ts) changed what it
+    // committed before; like a failed Lambda invocation, the next scheduled run takes up the rest.
+    const attempt = async (run: () => Promise<{ changed: number; emailsDelivered?: unknown }>) => {
+      try {
+        const result = await run();
+        return result.changed + Number(result.emailsDelivered ?? 0);
+      } catch {
+        failedRuns++;
+        return 1; // not drained: run again
+      }
+    };
+    for (;;) {
+      rounds++;
+      const results = await Promise.all(
+        Array.from(
+          { length: workers },
+          async () => (await attempt(() => jobs.recurring(deps, now))) + (await attempt(() => jobs.reminders(deps, now))),
+        ),
+      );
+      const round = results.reduce((a, b) => a + b, 0);
+      changed += round;
+      if (round > 0) doneAt = performance.now();
+      // A round that changed nothing found only what cannot run now: drained.
+      if (round === 0 || rounds >= 8) return { rounds, changed, failedRuns, doneAt };
+    }
+  },
+};
+
+/**
+ * What runs beside the API while the lag is measured: the stream subscriber (and, once the work fans
+ * out, the workers it hands work to). `start` returns its stop().
+ */
+export interface Background {
+  describe: string;
+  start(deps: Deps, endpoint: string, tableName: string): Promise<() => Promise<void>>;
+}
+
+/** main's: the local stream reader feeding the one subscriber, which does every delivery itself. */
+export const streamSubscriber: Background = {
+  describe: "main's stream subscriber (local reader, polling every 100 ms): events, webhooks and emails in the batch",
+  async start(deps, endpoint, tableName) {
+    const reader = createStreamReader(deps, { endpoint, tableName });
+    const stop = reader.start(100);
+    return async () => {
+      await stop();
+      reader.close();
+    };
+  },
+};
