@@ -117,7 +117,13 @@ export async function measureApiLatency(
     await Promise.all(sent);
   })();
   await sleep(1000); // the noisy user's load established
+  // The noisy user stops when the quiet user's last request is sent; what it still has queued then
+  // is abandoned, so the quiet user's requests wait only for what was ahead of them.
+  const stopNoisy = setTimeout(() => {
+    noisyOn = false;
+  }, PHASE_MS);
   const withNoisy = stats(await quietPhase());
+  clearTimeout(stopNoisy);
   noisyOn = false;
   await noisyRun;
   deps.db.doc.destroy();

@@ -47,6 +47,8 @@ export interface AwsLikeDynamo {
   proxy: FaultProxy;
   /** Requests answered with a throughput exception so far, reads and writes. */
   throttled: { reads: number; writes: number };
+  /** Capacity units consumed so far (base table and indexes), as charged to the buckets. */
+  units: { read: number; write: number };
   reads: ReadCounts;
   resetCounts(): void;
   close(): Promise<void>;
@@ -99,6 +101,7 @@ export async function startAwsLikeDynamo(
     return found;
   };
   const throttled = { reads: 0, writes: 0 };
+  const units = { read: 0, write: 0 };
   const reads: ReadCounts = { items: new Map(), dueItems: new Map() };
 
   const proxy = await startFaultProxy(upstream, {
@@ -110,9 +113,10 @@ export async function startAwsLikeDynamo(
     observe: (operation, body, status, response) => {
       if (status !== 200 || !READ_OPERATIONS.has(operation)) return;
       const answer = JSON.parse(response.toString("utf8")) as Wire;
-      const units = Math.max(1, Math.ceil(response.length / 4096)) * (consistent(operation, body) ? 1 : 0.5);
+      const readUnits = Math.max(1, Math.ceil(response.length / 4096)) * (consistent(operation, body) ? 1 : 0.5);
       const partitions = readPartitions(operation, body);
-      for (const partition of partitions) bucket("read", partition).take(units / partitions.length);
+      for (const partition of partitions) bucket("read", partition).take(readUnits / partitions.length);
+      units.read += readUnits;
       const items = returnedItems(operation, answer);
       const dueQuery = operation === "Query" && (body as Wire)?.IndexName === "byDue";
       for (const item of items) {
@@ -134,7 +138,10 @@ export async function startAwsLikeDynamo(
           throttled.writes++;
           return "provisioned";
         }
-        for (const [partition, units] of charges) bucket("write", partition).take(units);
+        for (const [partition, charged] of charges) {
+          bucket("write", partition).take(charged);
+          units.write += charged;
+        }
         return undefined;
       }
       if (READ_OPERATIONS.has(operation)) {
@@ -151,8 +158,11 @@ export async function startAwsLikeDynamo(
     url: proxy.url,
     proxy,
     throttled,
+    units,
     reads,
     resetCounts() {
+      units.read = 0;
+      units.write = 0;
       reads.items.clear();
       reads.dueItems.clear();
       throttled.reads = 0;

@@ -26,6 +26,9 @@ export interface DrainFigure {
   emailsSent: number;
   throttledReads: number;
   throttledWrites: number;
+  /** Capacity units per due item (recurring occurrence or reminder, its email included). */
+  readUnitsPerItem: number;
+  writeUnitsPerItem: number;
 }
 
 export interface ReadsFigure {
@@ -79,6 +82,8 @@ export async function measureMonthStart(
       emailsSent: ses.sent.length,
       throttledReads: dynamo.throttled.reads,
       throttledWrites: dynamo.throttled.writes,
+      readUnitsPerItem: round(dynamo.units.read / (population.due.recurring + population.due.reminders), 1),
+      writeUnitsPerItem: round(dynamo.units.write / (population.due.recurring + population.due.reminders), 1),
     };
     drains.push(figure);
     log(`  ${workers} worker(s): ${figure.drainSeconds} s, ${figure.emailsSent} emails, ${figure.changed} changes`);
