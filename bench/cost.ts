@@ -139,8 +139,29 @@ export async function measureCost(endpoint: string, init: InitRow[]): Promise<Co
     await ok(world, "GET", `/invoices/${inv.id}`);
     await ok(world, "POST", `/invoices/${inv.id}/mark-paid`, { paymentMethod: "bank_transfer" });
   });
+  // The same GET with the request limits on, as deployed (a limit no request here reaches): what the
+  // limiter adds — its bucket's conditional UpdateItem, alongside the BatchGetItem (docs/limits.md).
+  const limited = await createWorld(endpoint, undefined, {
+    rateLimits: { requestsPerSecond: 1_000_000, publicPerSecond: 1_000_000 },
+  });
+  const limitedWarm = await ok(limited, "POST", "/invoices", {
+    clientId: (await ok(limited, "POST", "/clients", { name: "Cost" })).id,
+    lineItems: [line],
+  });
+  for (let i = 0; i < 50; i++) await ok(limited, "GET", `/invoices/${limitedWarm.id}`);
+  const limitedGet = await sample(
+    limited,
+    N * 3,
+    1,
+    async () => void (await ok(limited, "GET", `/invoices/${limitedWarm.id}`)),
+  );
   return [
     scaled(price("GET /invoices/{id}", get, initMs), 1e6, "1 million GET /invoices/{id}"),
+    scaled(
+      price("GET /invoices/{id}, limits on", limitedGet, initMs),
+      1e6,
+      "1 million GET /invoices/{id} with the request limits on (API_RATE_LIMIT)",
+    ),
     scaled(price("mark-paid", markPaid, initMs), 1e6, "1 million POST /invoices/{id}/mark-paid"),
     scaled(
       price("lifecycle", lifecycle, initMs),

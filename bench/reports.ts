@@ -6,7 +6,7 @@ import { newDraftInvoice } from "@invoicing/core/invoices/model";
 import { backfillReports } from "@invoicing/core/reports/backfill";
 import { countChange } from "@invoicing/core/reports/stream";
 import type { StreamRecord } from "@invoicing/core/stream/subscriber";
-import type { StreamChange } from "@invoicing/core/events/derive";
+import type { StreamChange } from "@invoicing/core/stream/derive";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { createStreamReader } from "@invoicing/local/stream-reader";
 import { request } from "../test/support/env";

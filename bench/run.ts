@@ -16,7 +16,7 @@ import { createWorld } from "./world";
 /**
  * `npm run bench`: what costs money and time on AWS, measured side by side with its floor in one
  * run, on an in-memory DynamoDB Local. Prints tables (each goal with its baseline and met / not
- * met) and writes bench/results.json. Figures, not assertions: the README says which goals are met.
+ * met) and writes bench/results.json. Figures, not assertions: docs/benchmarks.md says which goals are met.
  */
 async function main() {
   const dynamo = await startDynamoLocal();

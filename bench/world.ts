@@ -14,10 +14,14 @@ export interface World {
   userId: string;
 }
 
-export async function createWorld(endpoint: string, now = "2026-11-22T09:30:00.000Z"): Promise<World> {
+export async function createWorld(
+  endpoint: string,
+  now = "2026-11-22T09:30:00.000Z",
+  extraDeps: Partial<Deps> = {},
+): Promise<World> {
   const { db } = await createFreshTable(endpoint, "bench");
   const clock = { now: new Date(now) };
-  const deps: Deps = { db, clock: () => clock.now, publicBaseUrl: "http://localhost:3000" };
+  const deps: Deps = { db, clock: () => clock.now, publicBaseUrl: "http://localhost:3000", ...extraDeps };
   const meter = attachMeter(db.doc);
   const userId = "bench";
   const { key } = await createApiKey(db, userId, "bench", clock.now);

@@ -1,3 +1,4 @@
+import { limitsOf } from "./limits";
 /**
  * What every Lambda of the app runs on, in one place: api.ts, jobs.ts and email.ts spread it into
  * their function args, and scripts/bundle.mjs reads `runtime` and `nodejs` from what infra declares,
@@ -76,6 +77,8 @@ export function functionBase(logicalName: string, timeout: Timeout) {
     ...lambdaRuntime,
     name,
     timeout,
+    // The stage's per-tenant limits and this function's reserved concurrency (infra/limits.ts).
+    ...limitsOf(production, logicalName),
     logging: { retention: logRetention($app.stage) },
     transform: {
       logGroup: (_args: unknown, opts: { retainOnDelete?: boolean }) => {

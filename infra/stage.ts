@@ -6,13 +6,17 @@ import { withAccessLogFormat } from "./access-log";
  * per route for the whole stage (HTTP APIs throttle by route, not by caller; AWS WAF does not attach
  * to HTTP APIs): they cap what anonymous traffic can cost, the card processor's shared rate limit
  * first of all — the pay link is the only public path that may call it, and only when no stored
- * session can be reused (core/src/payments/checkout.ts). Every `/public/…` route infra declares gets
+ * session can be reused (core/src/public/checkout.ts). Every `/public/…` route infra declares gets
  * the limit of its kind; authenticated routes keep the account's default limits.
  */
 const PUBLIC_THROTTLING = {
-  payLink: { rateLimit: 10, burstLimit: 20 },
-  file: { rateLimit: 20, burstLimit: 40 },
-  page: { rateLimit: 50, burstLimit: 100 },
+  // Ceilings for the whole stage, well above one token's limit (PUBLIC_RATE_LIMIT, 10 a second,
+  // enforced per token by the app: docs/limits.md), so one hammered link is refused by its own
+  // limit and never takes the stage's share from every other business's links. The pay link's
+  // stays under the card processor's live-mode rate limit (100 a second for the whole account).
+  payLink: { rateLimit: 50, burstLimit: 100 },
+  file: { rateLimit: 200, burstLimit: 400 },
+  page: { rateLimit: 500, burstLimit: 1000 },
 } as const;
 
 /** The throttling of a route key, or undefined for a route that is not public. */

@@ -1,6 +1,6 @@
 import type { Deps } from "@invoicing/core/context";
 import { createDb } from "@invoicing/core/db/dynamodb";
-import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
+import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
 
 /**
  * What the scale simulation stands in for AWS's other services with, and small tools it shares.

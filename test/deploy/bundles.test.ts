@@ -543,7 +543,7 @@ describe.each(apiFunctions.map((fn) => [fn.id, fn] as const))("%s from its bundl
     expect(await storedClients(userId)).toEqual(["Base64 Ltd", "Bundle Co"]);
   });
 
-  it("holds no pdf-lib: the PDF routes reach it only through the documents function's app (pdf/renderer.ts)", () => {
+  it("holds no pdf-lib: the PDF routes reach it only through the documents function's app (http/pdf-renderer.ts)", () => {
     const code = readFileSync(built.get(fn.id)!.bundle, "utf8");
     expect(code).not.toMatch(/StandardFonts|PDFDocument/);
     const pdf = documentFunctions[0];

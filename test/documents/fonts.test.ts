@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import fontkit from "@pdf-lib/fontkit";
 import { describe, expect, it } from "vitest";
-import { packageFile } from "@invoicing/functions/app/package-files";
+import { packageFile } from "@invoicing/functions/package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "@invoicing/functions/pdf/font-files";
 import { embeddedPrograms, sfntOfWoff } from "@invoicing/functions/pdf/fonts";
 

@@ -9,7 +9,7 @@ import { renderEml } from "@invoicing/core/email/eml";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { deliverQueued, outboxKey, queueEmail, sweepOutbox, type OutboxItem } from "@invoicing/core/email/outbox";
 import { commit } from "@invoicing/core/db/commit";
-import type { EmailMessage, EmailTransport } from "@invoicing/core/email/transport";
+import type { EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
 import { createTestEnv, createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";

@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { CLAIM_TIMEOUT_MS, DELIVERY_INTERRUPTED, outboxKey } from "@invoicing/core/email/outbox";
-import type { EmailTransport } from "@invoicing/core/email/transport";
+import type { EmailTransport } from "@invoicing/core/capabilities/email-transport";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createStreamReader } from "@invoicing/local/stream-reader";
 import { createTestEnvWithClient, type TestEnv, type TestUser } from "../support/env";

@@ -2,7 +2,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, expect, it } from "vitest";
 import { commit } from "@invoicing/core/db/commit";
 import { outboxKey, queueEmail } from "@invoicing/core/email/outbox";
-import type { EmailTransport } from "@invoicing/core/email/transport";
+import type { EmailTransport } from "@invoicing/core/capabilities/email-transport";
 import { createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deriveEvents, kindOf } from "@invoicing/core/events/derive";
+import { deriveEvents, kindOf } from "@invoicing/core/stream/derive";
 
 /**
  * Event derivation from before/after images, the items shaped as the table stores them. Payments

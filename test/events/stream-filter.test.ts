@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { kindOf } from "@invoicing/core/events/derive";
+import { kindOf } from "@invoicing/core/stream/derive";
 import { passesStreamFilters, STREAM_FILTERS } from "@invoicing/core/stream/filter";
 
 /**

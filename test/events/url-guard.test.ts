@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { isForbiddenAddress } from "@invoicing/core/webhooks/url-guard";
+import { isForbiddenAddress } from "@invoicing/core/capabilities/url-guard";
 import { createTestEnv, expectProblem, type TestUser } from "../support/env";
 
 /**

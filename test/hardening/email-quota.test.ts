@@ -9,7 +9,7 @@ import {
   reserveWithoutReading,
 } from "@invoicing/core/email/quota";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeps } from "@invoicing/functions/capabilities/deps";
+import { createDeps } from "../support/card-processor-deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -7,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * `npm run lint` (biome check) enforces the layers (biome.jsonc): core ↛ functions, core ↛ local,
  * functions ↛ local, infra ↛ local, and no import cycle anywhere. Each rule is shown to fail on a
  * probe file that breaks it and to pass on a probe that keeps it (so a rule that matched
- * everything, or nothing, fails here too). Probes are written into the real folders, because the
- * rules are configured per folder, checked in one run (Biome scans the project each time), and
- * removed afterwards.
+ * everything, or nothing, fails here too). The rules are configured per folder, so the probes are
+ * written at the real folders' paths, in a temporary directory beside a copy of biome.jsonc (issue
+ * 43: a killed run leaves nothing in the source tree), and checked there in one run.
  */
 const root = join(import.meta.dirname, "..", "..");
-const probe = `lint-probe-${process.pid}`;
+const copy = mkdtempSync(join(tmpdir(), "lint-boundaries-"));
+const probe = "lint-probe";
 
 const importing = (name: string, from: string) =>
   `import { ${name} } from "${from}";\n\nexport const probe = ${name};\n`;
@@ -45,14 +47,16 @@ const findings = new Map<string, string[]>();
 let status: number | null = null;
 
 beforeAll(() => {
+  copyFileSync(join(root, "biome.jsonc"), join(copy, "biome.jsonc"));
   for (const [path, text] of Object.entries(probes)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
+    mkdirSync(dirname(join(copy, path)), { recursive: true });
+    writeFileSync(join(copy, path), text);
   }
+  // The copy is no git repository: the VCS integration (.gitignore) is off there.
   const out = spawnSync(
     join(root, "node_modules", ".bin", "biome"),
-    ["check", "--colors=off", "--max-diagnostics=none", ...Object.keys(probes)],
-    { cwd: root, encoding: "utf8" },
+    ["check", "--colors=off", "--max-diagnostics=none", "--vcs-enabled=false", ...Object.keys(probes)],
+    { cwd: copy, encoding: "utf8" },
   );
   status = out.status;
   for (const [, path, rule] of `${out.stdout}${out.stderr}`.matchAll(/^(\S+):\d+:\d+ (lint\/\w+\/\w+)/gm)) {
@@ -61,9 +65,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  rmSync(join(root, `packages/core/src/${probe}`), { recursive: true, force: true });
-  rmSync(join(root, `packages/functions/src/${probe}`), { recursive: true, force: true });
-  for (const path of Object.keys(probes)) rmSync(join(root, path), { force: true });
+  rmSync(copy, { recursive: true, force: true });
 });
 
 describe("npm run lint", () => {

@@ -3,7 +3,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { deliverQueued, outboxKey } from "@invoicing/core/email/outbox";
-import type { EmailTransport } from "@invoicing/core/email/transport";
+import type { EmailTransport } from "@invoicing/core/capabilities/email-transport";
 import { allOperations } from "@invoicing/functions/app/route-modules";
 import { type CardPayments, startCardPayments } from "../support/card-payments";
 import type { FakeStripe } from "../support/fake-stripe";

@@ -470,6 +470,18 @@ describe("GET /public/invoices/{token}/pay", () => {
     expect(page.text).not.toContain(`href="${sessionOf(invoice).url}"`);
   });
 
+  // Issue 38: 10 concurrent first opens made 6 checkout-session calls (one session, thanks to the
+  // idempotency key, but six calls against the account's shared rate limit).
+  it("10 concurrent first opens of a pay link make one checkout-session call, and all land on its session", async () => {
+    const invoice = await sentInvoice();
+    const before = createRequests().length;
+    const results = await Promise.all(Array.from({ length: 10 }, () => openPayLink(invoice)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(303));
+    expect(createRequests().length - before).toBe(1);
+    const stored = (await alice.call("GET", `/invoices/${invoice.id}`)).body;
+    expect(new Set(results.map((r) => r.headers.get("location")))).toEqual(new Set([sessionOf(stored).url]));
+  });
+
   it("concurrent clicks on an expired session all land on one new session", async () => {
     const invoice = await openedInvoice();
     env.clock.advance(25 * 3600_000);

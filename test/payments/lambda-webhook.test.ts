@@ -3,7 +3,7 @@ import { handle } from "hono/aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
-import { createDeps } from "@invoicing/functions/capabilities/deps";
+import { createDeps } from "../support/card-processor-deps";
 import { httpApiEvent, httpApiResponse } from "../deploy/lambda";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, type TestEnv } from "../support/env";

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CardProcessorError } from "@invoicing/core/payments/card-processor";
+import { CardProcessorError } from "@invoicing/core/capabilities/card-processor";
 import { createStripeCardProcessor, STRIPE_CALL, stripeWorstCaseMs } from "@invoicing/core/payments/stripe";
 import { evaluateInfra, functionsOf } from "../../scripts/infra.mjs";
 

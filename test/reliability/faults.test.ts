@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobs } from "@invoicing/core/jobs/all";
-import type { JobName } from "@invoicing/core/jobs/registry";
+import type { JobName } from "@invoicing/core/job";
 import { op, type FaultKind, type RequestMatcher } from "../support/fault-proxy";
 import { expectProblem, type TestResponse, type TestUser } from "../support/env";
 import { RUNS, chaos, createFaultyEnv, partition, problemShape, prng, type FaultyEnv } from "./harness";

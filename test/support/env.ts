@@ -7,6 +7,7 @@ import type { Deps } from "@invoicing/core/context";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
+import { attachmentsFor } from "@invoicing/core/public/attachments";
 import { createApp } from "@invoicing/functions/app/create-app";
 import { renderDocumentPdf } from "@invoicing/functions/pdf/document-pdf";
 import { createStreamReader, type StreamReader } from "@invoicing/local/stream-reader";
@@ -70,6 +71,7 @@ export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: 
     outbox: new FileTransport(outboxDir, { from: LOCAL_FROM }),
     // As the local server: PDFs drawn in process (email attachments).
     renderPdf: (view, now) => renderDocumentPdf(view, { now }),
+    emailAttachments: attachmentsFor,
     ...options.extraDeps,
   };
   const app = createApp(deps);

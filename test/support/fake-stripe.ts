@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { CardProcessor } from "@invoicing/core/payments/card-processor";
+import type { CardProcessor } from "@invoicing/core/capabilities/card-processor";
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 
 /**

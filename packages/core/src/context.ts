@@ -1,9 +1,9 @@
 import type { Db } from "./db/dynamodb";
 import type { CommitHook } from "./db/commit";
-import type { EmailTransport } from "./email/transport";
-import type { CardProcessor } from "./payments/card-processor";
-import type { DocumentView } from "./documents/document-view";
-import type { UrlPolicy } from "./webhooks/url-guard";
+import type { AttachmentSpec, EmailAttachment, EmailTransport } from "./capabilities/email-transport";
+import type { CardProcessor } from "./capabilities/card-processor";
+import type { DocumentView } from "./capabilities/document-view";
+import type { UrlPolicy } from "./capabilities/url-guard";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -39,11 +39,27 @@ export interface Deps {
   /** Emails a user may queue in any 24 hours (EMAIL_DAILY_QUOTA, default 200; see email/quota.ts). */
   emailDailyQuota?: number;
   /**
-   * Draws a document as a PDF (pdf-lib). Given only to the functions that render documents — the
-   * PDF function, the jobs and the local server — never to the API function, whose bundle stays
-   * without pdf-lib; an email with a PDF attached waits for a deliverer that has it.
+   * Request rate limits (API.md section 16; limits/rate-limit.ts): per second, for each user on
+   * authenticated routes (API_RATE_LIMIT, default 50) and for each public token (PUBLIC_RATE_LIMIT,
+   * default 10), bursts of twice that. Unset: no limits (in-process tests that do not test them).
+   */
+  rateLimits?: { requestsPerSecond: number; publicPerSecond: number };
+  /**
+   * Draws a document as a PDF (pdf-lib), for an email's attachment. Given only to what delivers
+   * emails with a PDF attached — the stream subscriber, the reminders job and the local server
+   * (functions/src/capabilities/document-deps.ts) — never to the API function, whose bundle stays
+   * without pdf-lib; an email with a PDF attached waits for a deliverer that has it. (The Documents
+   * function draws its PDFs through its app: functions/src/http/pdf-renderer.ts.)
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
+  /**
+   * Draws an email's attachment with `renderPdf` (public/attachments.ts attachmentsFor), given with it:
+   * the outbox (email/) delivers the PDF of a document it may not import (documents import email/).
+   */
+  emailAttachments?: (
+    deps: Pick<Deps, "db" | "clock" | "renderPdf" | "publicBaseUrl">,
+    item: { userId: string; attachment?: AttachmentSpec },
+  ) => Promise<EmailAttachment[]>;
   [capability: string]: unknown;
 }
 

@@ -26,6 +26,7 @@ export type DomainErrorCode =
   | "payment_not_deletable"
   | "refund_not_possible"
   | "email_quota_exceeded"
+  | "rate_limited"
   | "credit_exceeds_invoice"
   | "empty_credit_note"
   | "insufficient_scope";

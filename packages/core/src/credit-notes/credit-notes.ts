@@ -8,7 +8,7 @@ import { Raced } from "../db/optimistic";
 import { computeTotals, defaultTaxCategory, taxBreakdown, type TaxCategory } from "../documents/line-items";
 import { formatDocumentNumber } from "../documents/numbering";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
-import { creditNoteEmail } from "../email/templates";
+import { creditNoteEmail } from "./emails";
 import { DomainError, type FieldError, invalidTransition, notFound, ValidationError } from "../errors";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import {

@@ -46,3 +46,6 @@ export function createDb(
   });
   return { doc, table: config.tableName };
 }
+
+/** What happened to an item, as a DynamoDB stream record names it (its `eventName`). */
+export type StreamChange = "INSERT" | "MODIFY" | "REMOVE";

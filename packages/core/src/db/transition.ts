@@ -3,10 +3,12 @@ import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { Ctx } from "../context";
-import { commit, onceOnlyUpdate, writtenBy } from "./commit";
+import { commit, onceOnlyUpdate, writtenBy, type CommitContext } from "./commit";
 import { optimistic, Raced } from "./optimistic";
 import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
+
+/** The storage and the user whose item changes (a use case's Ctx has both; db/ does not import it). */
+type Ctx = CommitContext & { userId: string };
 
 /**
  * A status change of one listed record, as one conditional write: it happens only if the record is

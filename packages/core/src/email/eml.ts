@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EmailMessage, EmailSender } from "./transport";
+import type { EmailMessage, EmailSender } from "../capabilities/email-transport";
 
 /**
  * RFC 5322 messages (with the MIME headers of RFC 2045–2047), the `.eml` format every mail client

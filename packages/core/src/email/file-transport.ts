@@ -1,7 +1,7 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { renderEml } from "./eml";
-import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
+import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "../capabilities/email-transport";
 
 /**
  * The local backend: each message becomes `<dir>/<id>.eml`, where the id starts with the time the

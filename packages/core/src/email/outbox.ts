@@ -5,12 +5,11 @@ import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
-import { attachmentsFor, type AttachmentSpec } from "./attachments";
 import { errorName, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import type { OutboxStatus } from "./resource";
-import type { EmailMessage } from "./transport";
+import type { AttachmentSpec, EmailMessage } from "../capabilities/email-transport";
 
 /**
  * The email outbox: every email is first a record in the table, written in the SAME transaction as
@@ -92,7 +91,7 @@ interface QueuedEmail {
   deliver(): Promise<DeliveryOutcome>;
 }
 
-type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "publicBaseUrl">;
+type OutboxDeps = Pick<Deps, "db" | "clock" | "outbox" | "renderPdf" | "emailAttachments" | "publicBaseUrl">;
 
 /** An email for `userId`, queued at `at` (the request's or the job's now). */
 export function queueEmail(
@@ -138,7 +137,7 @@ export function queueEmail(
 export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise<DeliveryOutcome> {
   const transport = deps.outbox;
   if (!transport) return "no_transport";
-  if (item.attachment && !deps.renderPdf) return "no_transport";
+  if (item.attachment && (!deps.renderPdf || !deps.emailAttachments)) return "no_transport";
   const attempt = item.attempts + 1;
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
@@ -176,7 +175,10 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 
   let receipt;
   try {
-    receipt = await transport.deliver({ ...toMessage(item), attachments: await attachmentsFor(deps, item) });
+    receipt = await transport.deliver({
+      ...toMessage(item),
+      attachments: item.attachment ? await deps.emailAttachments!(deps, item) : [],
+    });
   } catch (error) {
     log("email delivery failed", item, error);
     await release(deps, item, attempt, error).catch((e: unknown) => log("outbox release failed", item, e));

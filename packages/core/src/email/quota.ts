@@ -27,7 +27,7 @@ import { DomainError } from "../errors";
  * DynamoDB can check by itself: an email counted under it fits exactly as well as when decided from
  * a read. When it does not hold, the failed write returns the item, and the caller decides from it.
  */
-const DEFAULT_EMAIL_DAILY_QUOTA = 200;
+export const DEFAULT_EMAIL_DAILY_QUOTA = 200;
 const HOUR_MS = 3_600_000;
 const WINDOW_MS = 24 * HOUR_MS;
 
@@ -48,11 +48,20 @@ export interface QuotaItem {
    */
   used?: number;
   version: number;
-  /** TTL: the item goes once its last bucket left the window. */
-  expiresAt: number;
+  /**
+   * The user's own quota, when the operator set one (limits/user-limits.ts keeps this copy of the
+   * limits item's): decides instead of EMAIL_DAILY_QUOTA.
+   */
+  emailsPerDay?: number;
+  /**
+   * TTL: the item goes once its last bucket left the window. Absent while the item holds the user's
+   * own quota (it must outlive quiet days); its counting update then refuses to decide
+   * (reserveWithoutReading's condition needs it), and the caller decides from the item.
+   */
+  expiresAt?: number;
 }
 
-const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
+export const emailQuotaKey = (userId: string) => ({ pk: userPk(userId), sk: "EMAILQUOTA" as const });
 
 /** Refused: the quota is used up. A DomainError, so the HTTP layer answers 429 with Retry-After. */
 export class EmailQuotaExceeded extends DomainError {
@@ -110,7 +119,7 @@ export function reserveFrom(
   at: string,
   count = 1,
 ): Write {
-  const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
+  const quota = current?.emailsPerDay ?? deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;
   const key = emailQuotaKey(userId);
   const nowMs = Date.parse(at);
   const now = hourOf(nowMs);
@@ -135,7 +144,9 @@ export function reserveFrom(
     latest,
     used: used + count,
     version: (current?.version ?? 0) + 1,
-    expiresAt: Math.ceil((Math.max(...Object.values(latest)) + WINDOW_MS) / 1000),
+    ...(current?.emailsPerDay !== undefined
+      ? { emailsPerDay: current.emailsPerDay }
+      : { expiresAt: Math.ceil((Math.max(...Object.values(latest)) + WINDOW_MS) / 1000) }),
   };
   return {
     op: {
@@ -174,7 +185,9 @@ export class EmailQuotaUndecided extends Error {
  * fewer emails than the window holds, what this lets through fits exactly as reserveFrom would decide
  * it from a read. It moves `version` on, so a concurrent reserveFrom from an earlier read fails and
  * reads again. Its condition failing is EmailQuotaUndecided (with the item as it was), never a
- * refusal by itself: the running count may still hold buckets that left the window.
+ * refusal by itself: the running count may still hold buckets that left the window. An item holding
+ * the user's own quota has no `expiresAt`, so the condition fails for it too and the caller decides
+ * from the item, with that quota.
  */
 export function reserveWithoutReading(deps: QuotaDeps, userId: string, at: string, count = 1): Write {
   const quota = deps.emailDailyQuota ?? DEFAULT_EMAIL_DAILY_QUOTA;

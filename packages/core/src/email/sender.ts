@@ -1,4 +1,4 @@
-import type { EmailSender } from "./transport";
+import type { EmailSender } from "../capabilities/email-transport";
 
 /**
  * Who emails come from. Deployed, the sender is the linked `sst.aws.Email` (an address, or a domain

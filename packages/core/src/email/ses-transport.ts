@@ -1,7 +1,7 @@
 import type { SESv2Client, SendEmailCommandInput } from "@aws-sdk/client-sesv2";
 import { envelope, formatAddressOneLine, renderEml } from "./eml";
 import { feedbackTags } from "./bounces";
-import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "./transport";
+import type { DeliveryReceipt, EmailMessage, EmailSender, EmailTransport } from "../capabilities/email-transport";
 
 /**
  * The deployed backend: Amazon SES (API v2) sends the message from the configured sender (the

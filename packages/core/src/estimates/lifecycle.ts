@@ -11,7 +11,7 @@ import { assertExemptionReason, clientCopies, readParties } from "../documents/p
 import { sellerOf } from "../profile/profile";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
 import { DomainError, invalidTransition, notFound } from "../errors";
-import { estimateEmail } from "../email/templates";
+import { estimateEmail } from "./emails";
 import { createInvoiceWrites, newDraftInvoice, type InvoiceItem } from "../invoices/model";
 import { getEstimate } from "./estimates";
 import { CONVERTIBLE_STATUSES, type EstimateItem, type EstimateStatus } from "./model";

@@ -2,7 +2,7 @@ import type { Db } from "../db/dynamodb";
 import type { Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { listPage, type Page, type PageRequest } from "../db/pagination";
-import type { DerivedEvent } from "./derive";
+import type { DerivedEvent } from "./types";
 import type { Event } from "./resource";
 import type { EventType, ResourceType } from "./types";
 

@@ -50,3 +50,12 @@ export const RESOURCE_TYPES = [
   "webhook_endpoint",
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** One event derived from a stream record (stream/derive.ts), before it is stored (events/store.ts). */
+export interface DerivedEvent {
+  userId: string;
+  type: EventType;
+  resourceType: ResourceType;
+  resourceId: number;
+  data: Record<string, unknown>;
+}

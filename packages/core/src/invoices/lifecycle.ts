@@ -14,10 +14,10 @@ import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
 import { DomainError, invalidTransition, notFound } from "../errors";
 import { addDays } from "../time";
-import { payLinkForSend } from "../payments/checkout";
+import { payLinkForSend } from "./pay-link";
 import { sendDocument, type SendOptions, type SendRules } from "../documents/send";
-import { invoiceEmail } from "../email/templates";
-import { scheduleReminderWrites } from "../reminders/reminders";
+import { invoiceEmail } from "./emails";
+import { scheduleReminderWrites } from "./reminders";
 import { invoiceKey, type InvoiceItem, type InvoiceStatus } from "./model";
 
 /**
@@ -139,7 +139,7 @@ const VOIDABLE: readonly InvoiceStatus[] = ["draft", "finalized", "sent", "paid"
 
 /**
  * any status but void → void. Keeps the invoice number; a voided draft never gets one. Its open
- * checkout session is expired after the write by the stream subscriber (payments/checkout.ts).
+ * checkout session is expired after the write by the stream subscriber (public/checkout.ts).
  */
 export async function voidInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
   const now = nowIso(ctx);

@@ -2,7 +2,7 @@ import type { Deps } from "../context";
 import { dueItems } from "../db/due";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobResult } from "../jobs/registry";
+import type { JobResult } from "../job";
 
 /**
  * The `overdue` job: a sent invoice whose dueDate is earlier than `now` becomes overdue. It reads

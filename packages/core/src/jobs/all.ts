@@ -1,9 +1,9 @@
 import { runExpireEstimatesJob } from "../estimates/expire-job";
 import { runOverdueJob } from "../invoices/overdue-job";
-import { runRemindersJob } from "../reminders/reminders-job";
+import { runRemindersJob } from "../invoices/reminders-job";
 import { runRecurringJob } from "../schedules/recurring-job";
 import { runWebhooksJob } from "../webhooks/deliveries";
-import type { Job, JobName } from "./registry";
+import type { Job, JobName } from "../job";
 
 /** Every scheduled job by name: a name in JOB_NAMES without its job does not compile. */
 export const jobs: Record<JobName, Job> = {
@@ -14,4 +14,4 @@ export const jobs: Record<JobName, Job> = {
   webhooks: runWebhooksJob,
 };
 
-export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "./registry";
+export { JOB_NAMES, type Job, type JobName, type JobOptions, type JobResult } from "../job";

@@ -69,7 +69,14 @@ export function authorizedDb(
   base: Db,
   claim: KeyClaim & { userId: string },
   now: Date,
-  request: { changes: boolean },
+  request: {
+    changes: boolean;
+    /**
+     * What writes wait for besides the key (the request's rate-limit place, limits/rate-limit.ts):
+     * a refused request writes nothing.
+     */
+    writesAfter?: Promise<unknown>;
+  },
 ): AuthorizedDb {
   let check: Promise<Principal | undefined> | undefined;
   let batch: Pending[] | undefined;
@@ -141,7 +148,9 @@ export function authorizedDb(
       // The read runs alongside the check; its result is dropped if the check fails.
       return Promise.all([read, allowed()]).then(([out]) => out);
     }
-    return allowed().then(() => base.doc.send(command as never) as Promise<Output>);
+    return allowed()
+      .then(() => request.writesAfter)
+      .then(() => base.doc.send(command as never) as Promise<Output>);
   };
 
   const doc = Object.create(base.doc, { send: { value: send } }) as Db["doc"];

@@ -3,7 +3,7 @@ import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
 import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
-import type { CardProcessorEvent, CheckoutPaidEvent } from "./card-processor";
+import type { CardProcessorEvent, CheckoutPaidEvent } from "../capabilities/card-processor";
 import {
   checkoutPaymentKey,
   newPaymentItem,

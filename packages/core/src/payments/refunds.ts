@@ -3,7 +3,7 @@ import { commit, type Write } from "../db/commit";
 import { putIfVersion } from "../db/versioning";
 import { DomainError } from "../errors";
 import { centsOf, formatMoney } from "../money/money";
-import { CardProcessorError, type Refund } from "./card-processor";
+import { CardProcessorError, type Refund } from "../capabilities/card-processor";
 import { countedCents, type PaymentItem } from "./model";
 import { readPayment } from "./payments";
 import { Raced } from "../db/optimistic";

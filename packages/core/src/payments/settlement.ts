@@ -21,7 +21,7 @@ import { centsOf, formatMoney } from "../money/money";
  *   paid with something due again (a payment deleted or refunded) → sent, or overdue when its dueDate
  *   has passed (the paid fields back to null; a sent one back on the overdue list). The reminders
  *   still ahead were never touched (cancellation is read from the invoice's status,
- *   reminders/model.ts), so they are scheduled again.
+ *   invoices/reminder-model.ts), so they are scheduled again.
  *   void stays void. Everything else keeps its status.
  * The invoice is written whole, conditioned on the version read, in the same transaction as the
  * payment or credit note item: a concurrent payment, credit note, void or overdue run makes the

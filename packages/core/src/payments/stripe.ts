@@ -9,7 +9,7 @@ import {
   type CheckoutSessionInput,
   type Refund,
   type RefundInput,
-} from "./card-processor";
+} from "../capabilities/card-processor";
 import { fromMinorUnits, toMinorUnits } from "./minor-units";
 
 /**
@@ -38,7 +38,7 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
  * How long the SDK may take, so a request always ends with the app's own answer, never API
  * Gateway's bare 503 after the function was killed. Per call: (1 + retries) × timeout, plus the
  * SDK's backoff between tries (0.5 s before the first retry, stripe/esm/RequestSender.js). The pay
- * link asks for a session only when it has none to reuse (core/src/payments/checkout.ts), and once
+ * link asks for a session only when it has none to reuse (core/src/public/checkout.ts), and once
  * more when the invoice changed meanwhile (a payment, a new amount); so two calls: a worst case of
  * 2 × (2 × 3 s + 0.5 s) = 13 s, inside the Payments function's 25 s with room for the table
  * (test/payments/stripe-budget.test.ts checks the sum against infra). The SDK's defaults (80 s

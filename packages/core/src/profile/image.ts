@@ -1,4 +1,8 @@
 import { crc32, inflateSync } from "node:zlib";
+import type { ImageType } from "../capabilities/document-view";
+
+// Where a stored image's type lives: with the document view that draws it (capabilities/ imports no domain).
+export type { ImageType, Logo } from "../capabilities/document-view";
 
 /**
  * What a logo upload really is, read from its bytes (the Content-Type header only says what the
@@ -13,15 +17,6 @@ import { crc32, inflateSync } from "node:zlib";
  * (a 65-byte PNG declaring 2000 × 2000, or a zip bomb declaring 10 × 10, is refused). At most
  * 2000 × 2000 × 8 bytes (16-bit RGBA) plus row filter bytes: 32 MB, inflated once.
  */
-export type ImageType = "image/png" | "image/jpeg";
-
-/** A stored image (the profile's logo) as documents draw it. */
-export interface Logo {
-  contentType: ImageType;
-  bytes: Uint8Array;
-  width: number;
-  height: number;
-}
 
 interface ImageInfo {
   type: ImageType;

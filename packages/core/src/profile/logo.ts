@@ -5,6 +5,7 @@ import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { ValidationError, notFound } from "../errors";
 import { inspectImage, type ImageType, type Logo } from "./image";
+import { flattenedLogo, flattenPng } from "./png-flatten";
 import { profileKey } from "./profile";
 
 /**
@@ -14,6 +15,8 @@ import { profileKey } from "./profile";
  * document is drawn (the profile item carries `hasLogo` instead). See docs/documents.md.
  */
 const MAX_LOGO_PIXELS = 2000;
+/** DynamoDB's item size limit (400 KB). */
+const MAX_ITEM_BYTES = 400_000;
 
 export const logoKey = (userId: string) => ({ pk: userPk(userId), sk: "BUSINESS_PROFILE#LOGO" });
 
@@ -37,10 +40,17 @@ export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageTyp
   const check = inspectImage(bytes, contentType, MAX_LOGO_PIXELS);
   if (!check.ok) throw new ValidationError([{ path: "", message: `the body ${check.reason}` }]);
   const { width, height } = check.image;
-  await commit(ctx, [
-    { op: { Put: { TableName: ctx.db.table, Item: { ...logoKey(ctx.userId), contentType, bytes, width, height } } } },
-    hasLogoWrite(ctx, true),
-  ]);
+  // What documents draw: a PNG flattened once here (profile/png-flatten.ts), not on every PDF. The
+  // copy shares the item with the original (≤ 256 KiB), so it is made to fit what is left of 400 KB.
+  const forDocuments =
+    contentType === "image/png"
+      ? flattenPng(bytes, (flat) => flat.bytes.length <= MAX_ITEM_BYTES - bytes.length - 1024)
+      : undefined;
+  const documentCopy = forDocuments
+    ? { documentBytes: forDocuments.bytes, documentWidth: forDocuments.width, documentHeight: forDocuments.height }
+    : {};
+  const item = { ...logoKey(ctx.userId), contentType, bytes, width, height, ...documentCopy };
+  await commit(ctx, [{ op: { Put: { TableName: ctx.db.table, Item: item } } }, hasLogoWrite(ctx, true)]);
 }
 
 async function findLogo(deps: Pick<Deps, "db">, userId: string): Promise<Logo | undefined> {
@@ -54,6 +64,31 @@ export async function getLogo(ctx: Ctx): Promise<Logo> {
   const logo = await findLogo(ctx, ctx.userId);
   if (!logo) throw notFound("logo");
   return logo;
+}
+
+/**
+ * The logo as documents draw it (page, PDF, email attachment): the flattened copy made at upload; a
+ * PNG stored before copies were made is flattened at its first use in this container (cached); a
+ * JPEG as stored (a PDF embeds JPEG bytes as they are, without decoding them).
+ */
+export function documentLogo(item: Record<string, unknown>): Logo {
+  if (item.documentBytes) {
+    return {
+      contentType: "image/png",
+      bytes: item.documentBytes as Uint8Array,
+      width: Number(item.documentWidth),
+      height: Number(item.documentHeight),
+    };
+  }
+  const original: Logo = {
+    contentType: item.contentType as Logo["contentType"],
+    bytes: item.bytes as Uint8Array,
+    width: Number(item.width),
+    height: Number(item.height),
+  };
+  if (original.contentType !== "image/png") return original;
+  const flat = flattenedLogo(original.bytes);
+  return { contentType: "image/png", bytes: flat.bytes, width: flat.width, height: flat.height };
 }
 
 /** DELETE /profile/logo: idempotent (no logo is not an error: the result is the same). */

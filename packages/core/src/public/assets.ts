@@ -1,9 +1,9 @@
 import type { Deps } from "../context";
 import { batchGet, batchKey } from "../db/batch-get";
 import type { Logo } from "../profile/image";
-import { logoKey } from "../profile/logo";
+import { documentLogo, logoKey } from "../profile/logo";
 import { profileKey, readProfile, sellerOf, type Seller } from "../profile/profile";
-import type { DocumentAssets } from "./view";
+import type { DocumentAssets } from "../documents/view";
 
 /**
  * The seller and logo a document is drawn with, in one round trip: the seller frozen on the
@@ -18,14 +18,7 @@ export async function documentAssets(
   const keys = [profileKey(userId), logoKey(userId)];
   const found = await batchGet(deps.db, doc.seller ? [keys[1]!] : keys);
   const logoItem = found.get(batchKey(keys[1]!));
-  const logo: Logo | null = logoItem
-    ? {
-        contentType: logoItem.contentType as Logo["contentType"],
-        bytes: logoItem.bytes as Uint8Array,
-        width: Number(logoItem.width),
-        height: Number(logoItem.height),
-      }
-    : null;
+  const logo: Logo | null = logoItem ? documentLogo(logoItem) : null;
   const seller = doc.seller ?? sellerOf(readProfile(userId, found.get(batchKey(keys[0]!))));
   return { seller, logo };
 }

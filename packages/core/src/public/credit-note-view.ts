@@ -5,8 +5,9 @@ import type { CreditNote } from "../credit-notes/resource";
 import { toCreditNote } from "../credit-notes/read";
 import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import { documentAssets } from "./assets";
-import type { DocumentView } from "../documents/document-view";
-import { creditNoteView, type DocumentAssets } from "./view";
+import type { DocumentView } from "../capabilities/document-view";
+import { creditNoteView } from "../credit-notes/view";
+import type { DocumentAssets } from "../documents/view";
 
 /**
  * What a credit note's documents (page, PDF, email attachment, e-invoice) are drawn from: the credit
@@ -35,7 +36,7 @@ export async function creditNoteDocument(
   return { creditNote: toCreditNote(note), invoice, assets };
 }
 
-/** The view a credit note's page and PDF render (view.ts creditNoteView), read from the table. */
+/** The view a credit note's page and PDF render (credit-notes/view.ts creditNoteView), read from the table. */
 export async function loadCreditNoteView(
   deps: Pick<Deps, "db">,
   userId: string,

@@ -1,5 +1,5 @@
 import type { Deps } from "../context";
-import type { StreamChange } from "../events/derive";
+import type { StreamChange } from "../db/dynamodb";
 import { reconcile } from "./aggregates";
 import { countedKind, factsOf } from "./contribution";
 

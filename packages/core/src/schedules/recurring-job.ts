@@ -5,7 +5,7 @@ import { dueItems } from "../db/due";
 import { nextId } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { DomainError } from "../errors";
-import type { JobResult } from "../jobs/registry";
+import type { JobResult } from "../job";
 import {
   advanceWrites,
   buildOccurrence,

@@ -14,7 +14,7 @@
  * - the INSERT of an email outbox record (the subscriber delivers it).
  *
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
- * checks every kind `kindOf` (events/derive.ts) recognises against these patterns.
+ * checks every kind `kindOf` (stream/derive.ts) recognises against these patterns.
  */
 const RESOURCE_KEY_PREFIXES = [
   "CLIENT#",
@@ -23,7 +23,7 @@ const RESOURCE_KEY_PREFIXES = [
   "ESTIMATE#",
   "SCHEDULE#",
   "CREDITNOTE#",
-  // Only its `webhook_endpoint.disabled` makes an event (events/derive.ts).
+  // Only its `webhook_endpoint.disabled` makes an event (stream/derive.ts).
   "WEBHOOK_ENDPOINT#",
 ];
 

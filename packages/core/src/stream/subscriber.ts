@@ -4,13 +4,13 @@ import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
 import { deliverQueued, type OutboxItem } from "../email/outbox";
-import { deriveEvents, kindOf, type StreamChange } from "../events/derive";
+import { deriveEvents, kindOf, type StreamChange } from "./derive";
 import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
 import { ATTEMPT_LIMITS, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
-import { attemptFairly } from "../webhooks/scheduling";
+import { attemptFairly } from "../webhooks/fairness";
 import { withConcurrency } from "../concurrency";
 import type { InvoiceItem } from "../invoices/model";
-import { expireEndedSession } from "../payments/checkout";
+import { expireEndedSession } from "../public/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
@@ -22,14 +22,14 @@ import { countChange } from "../reports/stream";
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
  * For each record, in stream order:
- * - every event it means (events/derive.ts) is published on the bus (deployed), then stored with
+ * - every event it means (stream/derive.ts) is published on the bus (deployed), then stored with
  *   its first webhook attempts in ONE transaction whose event put is conditional: a record
  *   delivered again stores nothing new (its events and their attempts exist already);
  * - an email outbox record's insert is queued for delivery;
  * - an invoice, payment or credit note change that moves a report figure updates the monthly
  *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
- *   due) expires that session at the card processor (payments/checkout.ts), so no request waits on
+ *   due) expires that session at the card processor (public/checkout.ts), so no request waits on
  *   the processor and the API function carries no card processor. Never fails the record for the
  *   processor: an outage is logged and given up, so it holds back no later record of the shard.
  * A record that fails stops the batch there: the records before it are done, and it and those after
@@ -162,7 +162,7 @@ export async function handleStreamBatch(
   // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
   // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
   // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
-  // timeout per batch, not one per event, and cannot hold up other users (webhooks/scheduling.ts).
+  // timeout per batch, not one per event, and cannot hold up other users (webhooks/fairness.ts).
   const known = new Map(attempts.map((a) => [a.item, a]));
   await Promise.all([
     attemptFairly(

@@ -7,7 +7,7 @@ import { dueItems } from "../db/due";
 import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
-import type { JobOptions, JobResult } from "../jobs/registry";
+import type { JobOptions, JobResult } from "../job";
 import {
   endpointKey,
   findEndpoint,
@@ -20,7 +20,7 @@ import { postWebhook } from "./post";
 import type { Delivery } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
-import { attemptFairly, type AttemptResult, type FairLimits } from "./scheduling";
+import { attemptFairly, type AttemptResult, type FairLimits } from "./fairness";
 import { signatureHeaders } from "./signing";
 
 /**
@@ -307,7 +307,7 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
 const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
 
 /**
- * How the subscriber and the job make attempts (./scheduling.ts): users in turn, at most 4 of one
+ * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one
  * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
  * and so that an endpoint that fails takes no second slot before its failure stops it for the run.
  */
@@ -327,7 +327,7 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 /**
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
- * lease left, redeliveries), read in a bounded window and made fairly (./scheduling.ts). It starts
+ * lease left, redeliveries), read in a bounded window and made fairly (./fairness.ts). It starts
  * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
  * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
  * start stays due for the next run, counted as `deferred`.

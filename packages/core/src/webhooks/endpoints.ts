@@ -9,7 +9,7 @@ import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, putIfVersion } from "../db/versioning";
 import { DomainError, notFound } from "../errors";
 import type { WebhookEndpoint } from "./resource";
-import { checkWebhookUrl } from "./url-guard";
+import { checkWebhookUrl } from "../capabilities/url-guard";
 
 /**
  * Webhook endpoints: where a user's events are POSTed (docs/events.md). At most MAX_ENDPOINTS per

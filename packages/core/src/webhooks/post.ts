@@ -1,7 +1,7 @@
 import { request as httpRequest, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
-import { checkWebhookUrl, type UrlPolicy } from "./url-guard";
+import { checkWebhookUrl, type UrlPolicy } from "../capabilities/url-guard";
 
 /**
  * One webhook POST: the URL is checked (form and every resolved address, see url-guard.ts) and the

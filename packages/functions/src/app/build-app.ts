@@ -3,7 +3,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import type { Deps } from "@invoicing/core/context";
 import type { AppEnv } from "../http/env";
 import { idempotency } from "../http/idempotency";
-import { auth, publicPaths, requestId, responseHeaders } from "../http/middleware";
+import { auth, publicPaths, publicRateLimit, requestId, responseHeaders } from "../http/middleware";
 import { errorToResponse, problemResponse } from "../http/problems";
 
 /**
@@ -34,6 +34,9 @@ export function buildApp(deps: Deps, modules: readonly Hono<AppEnv>[]): Hono<App
     c.set("deps", deps);
     await next();
   });
+  // A public link's requests count against its token's rate before anything is read (429).
+  app.use("/public/*", publicRateLimit);
+  // The key, then the user's rate (429), before the route does anything (http/middleware.ts).
   app.use("*", auth(publicPaths(modules.flatMap((module) => module.routes))));
   // Idempotency-Key on matched POST routes (it checks the match itself, so 404/405 still win).
   app.use("*", idempotency(app));

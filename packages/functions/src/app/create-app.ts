@@ -1,6 +1,6 @@
 import type { Deps } from "@invoicing/core/context";
-import { eInvoiceWriter } from "../einvoice/writer";
-import { pdfRenderer } from "../pdf/renderer";
+import { eInvoiceWriter } from "../http/einvoice-writer";
+import { pdfRenderer } from "../http/pdf-renderer";
 import { openApiSource } from "./openapi-source";
 import { routeModules } from "./route-modules";
 import { buildApp } from "./build-app";

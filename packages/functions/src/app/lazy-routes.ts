@@ -8,7 +8,7 @@ import { isPublicRoute, markPublic } from "../http/middleware";
  * code splitting (infra/api.ts), so its route modules (their valibot schemas, describe() words and
  * the core use cases behind them) are a chunk of their own. One chunk for all of them, not one per
  * module: the modules share most of core, so a chunk per module loaded most of it for any one
- * route anyway, plus the cost of each further file (README, Benchmarks, measured).
+ * route anyway, plus the cost of each further file (docs/benchmarks.md, measured).
  */
 type LoadModules = () => Promise<readonly Hono<AppEnv>[]>;
 

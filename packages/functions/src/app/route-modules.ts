@@ -8,7 +8,7 @@ import { paymentRouteModules } from "./payments-routes";
  * function's and the payments function's. One list for the local server and the tests (create-app.ts),
  * the typed client (api-client.ts derives AppType from it) and GET /openapi.json (allOperations
  * below; app/openapi-source.ts), so a module added here is routed, typed and documented at once. Route modules are
- * light to load: what is heavy (pdf-lib) reaches them through the app (pdf/renderer.ts).
+ * light to load: what is heavy (pdf-lib) reaches them through the app (http/pdf-renderer.ts).
  */
 export const routeModules = [...apiRouteModules, ...documentRouteModules, ...paymentRouteModules] as const;
 

@@ -1,6 +1,7 @@
 import { loadConfig, type CoreConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/context";
 import { createDb } from "@invoicing/core/db/dynamodb";
+import { DEFAULT_API_RATE_LIMIT, DEFAULT_PUBLIC_RATE_LIMIT } from "@invoicing/core/limits/rate-limit";
 
 /**
  * A capability a function may carry besides the table and the clock: the card processor (and, in
@@ -20,7 +21,11 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
     publicBaseUrl: config.publicBaseUrl ?? (config.emailSender ? undefined : `http://localhost:${env.PORT || 3000}`),
     webhookPolicy: { allowPrivate: config.webhooksAllowPrivate },
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
-    emailDailyQuota: emailDailyQuota(env.EMAIL_DAILY_QUOTA),
+    emailDailyQuota: positiveInteger("EMAIL_DAILY_QUOTA", env.EMAIL_DAILY_QUOTA),
+    rateLimits: {
+      requestsPerSecond: positiveInteger("API_RATE_LIMIT", env.API_RATE_LIMIT) ?? DEFAULT_API_RATE_LIMIT,
+      publicPerSecond: positiveInteger("PUBLIC_RATE_LIMIT", env.PUBLIC_RATE_LIMIT) ?? DEFAULT_PUBLIC_RATE_LIMIT,
+    },
     // The pay link on send needs to know only that a processor is configured, not the processor.
     cardPayments: config.cardPaymentsEnabled,
   };
@@ -28,10 +33,13 @@ export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilitie
   return deps;
 }
 
-/** EMAIL_DAILY_QUOTA: a positive integer; unset means the default (core/src/email/quota.ts). */
-function emailDailyQuota(value: string | undefined): number | undefined {
+/**
+ * EMAIL_DAILY_QUOTA, API_RATE_LIMIT, PUBLIC_RATE_LIMIT: a positive integer; unset means the default
+ * (core/src/email/quota.ts, core/src/limits/user-limits.ts).
+ */
+function positiveInteger(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === "") return undefined;
-  const quota = Number(value);
-  if (!Number.isSafeInteger(quota) || quota < 1) throw new Error("EMAIL_DAILY_QUOTA must be a positive integer");
-  return quota;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer`);
+  return n;
 }

@@ -1,7 +1,8 @@
+import { attachmentsFor } from "@invoicing/core/public/attachments";
 import type { Capability } from "./base";
 
 /**
- * The PDF renderer, for what delivers emails with the document attached (the stream subscriber, the
+ * The PDF renderer and the drawing of attachments with it, for what delivers emails with the document attached (the stream subscriber, the
  * reminders job, the local server). pdf-lib is loaded at the first PDF, not at init: most runs
  * attach none, and evaluating it is most of what such a function would otherwise do at a cold
  * start. The API function does not carry this capability at all (npm run build shows the sizes);
@@ -9,4 +10,5 @@ import type { Capability } from "./base";
  */
 export const documentRenderer: Capability = () => ({
   renderPdf: async (view, now) => (await import("../pdf/document-pdf")).renderDocumentPdf(view, { now }),
+  emailAttachments: attachmentsFor,
 });

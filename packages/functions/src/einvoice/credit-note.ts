@@ -2,7 +2,7 @@ import type { CreditNote } from "@invoicing/core/credit-notes/resource";
 import { displayMoney } from "@invoicing/core/documents/display";
 import type { Invoice } from "@invoicing/core/invoices/model";
 import { centsOf } from "@invoicing/core/money/money";
-import { creditNoteReasonLabel } from "@invoicing/core/public/view";
+import { creditNoteReasonLabel } from "@invoicing/core/credit-notes/view";
 import type { EInvoiceSource } from "./source";
 
 /** What a credit note's e-invoice takes from the invoice it corrects (the credit note has no copy). */

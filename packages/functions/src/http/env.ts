@@ -15,11 +15,11 @@ export interface AppEnv {
     rawBody?: string;
     /** The request body's bytes, once read (see body.ts). */
     bodyBytes?: Uint8Array;
-    /** Draws PDFs, in the apps that serve them (pdf/renderer.ts). */
+    /** Draws PDFs, in the apps that serve them (http/pdf-renderer.ts). */
     renderPdf?: RenderPdf;
     /** GET /openapi.json's document, in the apps that serve it (app/openapi-source.ts). */
     openApiJson?: () => Promise<string>;
-    /** Writes e-invoices, in the apps that serve them (einvoice/writer.ts). */
+    /** Writes e-invoices, in the apps that serve them (http/einvoice-writer.ts). */
     writeEInvoice?: WriteEInvoice;
   };
 }

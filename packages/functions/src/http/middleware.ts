@@ -2,9 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
+import type { Deps } from "@invoicing/core/context";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
+import { noteVerified, recentlyVerified } from "@invoicing/core/keys/recent-keys";
+import { DEFAULT_API_RATE_LIMIT, knownRefusal, takeRequest } from "@invoicing/core/limits/rate-limit";
+import { publicTokenBucketKey, userLimitsKey } from "@invoicing/core/limits/user-limits";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
-import { partOf } from "../openapi/describe";
+import { partOf } from "./describe";
 import type { AppEnv } from "./env";
 import { HttpProblem } from "./problems";
 
@@ -112,20 +116,46 @@ export const auth =
       const principal = await authenticate(deps.db, match[1]!, deps.clock());
       if (!principal) throw refused();
       if (scoped && !mayChange(principal)) throw insufficientScope();
+      await takeUserPlace(deps, principal.userId);
       c.set("ctx", { ...deps, userId: principal.userId });
       c.set("keyCheck", () => Promise.resolve());
       setLogUser(principal.userId);
       return runAs(principal, next);
     }
-    const authorized = authorizedDb(deps.db, { ...claim, userId: claim.userId }, deps.clock(), { changes });
-    c.set("ctx", { ...deps, db: authorized.db, userId: claim.userId });
-    // The user the key names; a key that turns out forged ends in 401 before anything is written.
-    setLogUser(claim.userId);
+    const userId = claim.userId;
     const allowed = (principal: Principal | undefined): void => {
       if (!principal) throw refused();
       if (scoped && !mayChange(principal)) throw insufficientScope();
     };
-    c.set("keyCheck", async () => allowed(await authorized.principal()));
+    // A key this container verified a moment ago sends its reads (and its rate-limit place) along
+    // with its check: one round trip. Any other key is checked alone first, and a refused one costs
+    // that one GetItem: nothing of the named user's is read, no body parsed, no name resolved
+    // (keys/recent-keys.ts, docs/auth.md).
+    let speculative = recentlyVerified(claim.hash);
+    // A user this container already knows to be past its limit: the key alone, then the 429 — the
+    // route reads nothing and the table is not asked for a place.
+    const knownPast = deps.rateLimits && knownRefusal(userLimitsKey(userId), userRate(deps), deps.clock());
+    if (knownPast) speculative = false;
+    let place: Promise<void> | undefined;
+    if (speculative) place = settled(takeUserPlace(deps, userId));
+    const authorized = authorizedDb(deps.db, { ...claim, userId }, deps.clock(), { changes, writesAfter: place });
+    if (!speculative) {
+      const principal = await authorized.principal();
+      try {
+        allowed(principal);
+      } finally {
+        await principal?.touch;
+      }
+      noteVerified(claim.hash);
+      await takeUserPlace(deps, userId);
+    }
+    c.set("ctx", { ...deps, db: authorized.db, userId });
+    // The user the key names; a key that turns out forged ends in 401 before anything is written.
+    setLogUser(userId);
+    c.set("keyCheck", async () => {
+      allowed(await authorized.principal());
+      await place;
+    });
     let principal: Principal | undefined;
     try {
       await next();
@@ -135,11 +165,52 @@ export const auth =
     }
     try {
       allowed(principal);
+      if (speculative) noteVerified(claim.hash);
+      await place; // a request past its user's limit is answered 429, whatever the route said
     } catch (error) {
-      c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401 or 403
+      c.res = undefined; // else Hono copies the route's headers (Location, ETag) onto the 401, 403 or 429
       throw error;
     }
   };
+
+/**
+ * Takes one place in the user's request bucket (API_RATE_LIMIT or the user's own limit; 429
+ * rate_limited past it). No limits configured (in-process tests that do not test them): nothing.
+ */
+async function takeUserPlace(deps: Deps, userId: string): Promise<void> {
+  if (!deps.rateLimits) return;
+  await takeRequest(deps.db, userLimitsKey(userId), userRate(deps), deps.clock());
+}
+
+const userRate = (deps: Deps) => ({ perSecond: deps.rateLimits?.requestsPerSecond ?? DEFAULT_API_RATE_LIMIT });
+
+/** A promise awaited later (after the route): observed now, so its rejection never goes unhandled. */
+function settled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * Public pages, PDFs and pay links: one bucket per public token (PUBLIC_RATE_LIMIT per second,
+ * bursts of twice that; 429 rate_limited past it), taken before anything else is done, so one
+ * hammered link is refused on its own and never slows another's (API.md section 16).
+ */
+export const publicRateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const deps = c.get("deps");
+  const token = PUBLIC_TOKEN.exec(c.req.path)?.[1];
+  if (deps.rateLimits && token) {
+    await takeRequest(
+      deps.db,
+      publicTokenBucketKey(token),
+      { perSecond: deps.rateLimits.publicPerSecond, expireAfterSeconds: 60 },
+      deps.clock(),
+    );
+  }
+  await next();
+};
+
+/** `/public/<kind>/<token>…`: the token of a public link. */
+const PUBLIC_TOKEN = /^\/public\/[^/]+\/([^/]+)/;
 
 /**
  * Resolves once the request's API key is known good and allowed this request (else throws its 401

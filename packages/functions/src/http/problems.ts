@@ -1,24 +1,16 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError, ValidationError, type DomainErrorCode, type FieldError } from "@invoicing/core/errors";
+import { DomainError, ValidationError, type FieldError } from "@invoicing/core/errors";
+import type { ProblemCode } from "../schemas/problem-types";
 import { log as logLine } from "@invoicing/core/observability/context-log";
 import { isUnavailable } from "@invoicing/core/db/errors";
 import { KeyRefused } from "@invoicing/core/keys/authorized-db";
 
+export type { ProblemCode };
+
 /**
  * RFC 9457 problem details: the one place where errors become HTTP responses.
  */
-export type ProblemCode =
-  | DomainErrorCode
-  | "malformed_json"
-  | "validation_error"
-  | "unauthorized"
-  | "method_not_allowed"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "e_invoice_incomplete"
-  | "internal_error";
-
 const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: string }> = {
   malformed_json: { status: 400, title: "Malformed JSON" },
   validation_error: { status: 400, title: "Validation failed" },
@@ -52,6 +44,7 @@ const PROBLEMS: Record<ProblemCode, { status: ContentfulStatusCode; title: strin
   credit_exceeds_invoice: { status: 422, title: "Credit exceeds invoice" },
   empty_credit_note: { status: 422, title: "Empty credit note" },
   email_quota_exceeded: { status: 429, title: "Email quota exceeded" },
+  rate_limited: { status: 429, title: "Too many requests" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 };

@@ -4,7 +4,7 @@ import type { PageRequest } from "@invoicing/core/db/pagination";
 import type { FieldError } from "@invoicing/core/errors";
 import { readBodyBytes, readJson, readRawBody } from "./body";
 import type { AppEnv } from "./env";
-import { withPart } from "../openapi/describe";
+import { withPart } from "./describe";
 import { verifiedKey } from "./middleware";
 import { checkPathIds } from "./params";
 import { HttpProblem, validationProblem } from "./problems";

@@ -1,8 +1,8 @@
 import { handle } from "hono/aws-lambda";
 import { createBaseDeps } from "../capabilities/base";
 import { documentRouteModules } from "../app/documents-routes";
-import { eInvoiceWriter } from "../einvoice/writer";
-import { pdfRenderer } from "../pdf/renderer";
+import { eInvoiceWriter } from "../http/einvoice-writer";
+import { pdfRenderer } from "../http/pdf-renderer";
 import { openApiSource } from "../app/openapi-source";
 import { buildApp } from "../app/build-app";
 

@@ -9,6 +9,6 @@ import { buildApp } from "../app/build-app";
  * (infra/api.ts), with the same middleware as the API (app/build-app.ts). The one HTTP function with
  * the Stripe SDK, inlined in its bundle (unlike the subscriber's, installed beside it): nearly every
  * request here calls Stripe, and loading the SDK's files at the first one costs more than parsing it
- * at init (README, Benchmarks).
+ * at init (docs/benchmarks.md).
  */
 export const handler = handle(buildApp(createBaseDeps(process.env, [cardProcessor]), paymentRouteModules));

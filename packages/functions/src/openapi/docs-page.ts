@@ -1,5 +1,5 @@
 import { problemStatus, type ProblemCode } from "../http/problems";
-import { PROBLEM_TYPES } from "./problem-types";
+import { PROBLEM_TYPES } from "../schemas/problem-types";
 import { rendererAssets } from "./renderer";
 
 /**

@@ -4,8 +4,8 @@ import { isIdParam } from "../http/params";
 import { problemStatus, type ProblemCode } from "../http/problems";
 import { COMPONENT_PREFIX, componentSchemas, jsonSchemaOf } from "./json-schema";
 import { hasIdParameter, pathParameters, type Operation } from "./operations";
-import { PROBLEM_TYPES } from "./problem-types";
-import { TAGS } from "./tags";
+import { PROBLEM_TYPES } from "../schemas/problem-types";
+import { TAGS } from "../http/tags";
 
 /**
  * The OpenAPI 3.1 document of the API (GET /openapi.json), built from the operations the routes
@@ -24,6 +24,8 @@ function problemsOf(op: Operation): ProblemCode[] {
   const codes = new Set<ProblemCode>();
   if (!op.public) codes.add("unauthorized");
   if (!op.public && op.method !== "get") codes.add("insufficient_scope");
+  // Every authenticated route counts against its user's rate, every public link against its token's.
+  if (!op.public || op.path.startsWith("/public/")) codes.add("rate_limited");
   const hasPathId = hasIdParameter(op.path);
   const jsonBody = op.body && !op.body.raw && !op.body.mediaTypes;
   if (op.body) {

@@ -4,8 +4,8 @@ import { NOT_KEPT } from "../http/idempotency";
 import { isPublicSpace } from "../http/middleware";
 import { isIdParam } from "../http/params";
 import type { ProblemCode } from "../http/problems";
-import { partOf, type Description, type Success } from "./describe";
-import type { Tag } from "./tags";
+import { partOf, type Description, type Success } from "../http/describe";
+import type { Tag } from "../http/tags";
 
 /**
  * Every operation of the API, found by walking the routes (app/route-modules.ts allOperations): each route says in

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import { packageFile } from "../app/package-files";
+import { packageFile } from "../package-files";
 
 /**
  * The renderer of /docs: Swagger UI's self-contained browser bundle (swagger-ui-dist, no runtime
  * dependencies), inlined into the page so /docs needs no CDN and no further public asset routes.
  * Read from disk once, at the first /docs request, never bundled into the Lambda code.
  *
- * Where it is found: app/package-files.ts. Without it the page still serves the problem types and a
+ * Where it is found: package-files.ts. Without it the page still serves the problem types and a
  * link to /openapi.json, and says the renderer is missing.
  */
 

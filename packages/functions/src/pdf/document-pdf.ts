@@ -1,9 +1,9 @@
 import type { Color, PDFDocument, PDFFont, PDFImage, PDFPage, Rotation } from "pdf-lib";
-import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/documents/document-view";
+import type { DocumentView, LabelledValue, PartyView } from "@invoicing/core/capabilities/document-view";
 import { documentFonts, type Fontkit } from "./fonts";
 
 /**
- * The PDF of an invoice or estimate: the same view the public page renders (core/src/public/view.ts),
+ * The PDF of an invoice or estimate: the same view the public page renders (core/src/invoices/view.ts, estimates/view.ts),
  * laid out on A4 pages with pdf-lib — pure JS, nothing to install in the Lambda; the fonts are in
  * fonts.ts. User text is only ever drawn as text. Both fonts cover WinAnsi's letters only, so text
  * is reduced to what they can draw (accents kept, other letters decomposed or shown as "?"). Every page repeats

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import type { PDFDocument, PDFFont } from "pdf-lib";
-import { packageFile } from "../app/package-files";
+import { packageFile } from "../package-files";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 
 /** fontkit's type as pdf-lib takes it (pdf-lib does not export the name). */
@@ -22,11 +22,11 @@ interface DocumentFonts {
  * Embedded (an archival PDF: Factur-X is PDF/A-3, and PDF/A requires every font's program inside
  * the file): Arimo, metrically compatible with Helvetica, so the layout is the same to the point.
  * Its Latin files (Basic Latin, Latin-1, €, typographic punctuation: what WinAnsi covers) ship in
- * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (app/package-files.ts; infra
+ * @fontsource/arimo (font-files.ts) and are read from disk at the first archival PDF (package-files.ts; infra
  * copies them next to the Documents function), and unwrapped from WOFF once (sfntOfWoff). Only
  * the glyphs used are embedded (a subset).
  * The font engine that parses and subsets them (fontkit, 900 KiB) is passed in by the one caller
- * that draws archival PDFs (pdf/renderer.ts, in the Documents function), so that the other bundles
+ * that draws archival PDFs (http/pdf-renderer.ts, in the Documents function), so that the other bundles
  * that draw PDFs (email attachments: the stream subscriber, the jobs) do not carry it.
  * Ligatures and kerning are off: the layout measures text character by character (document-pdf.ts)
  * and must measure exactly what is drawn.

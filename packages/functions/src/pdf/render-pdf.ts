@@ -1,4 +1,4 @@
-import type { DocumentView } from "@invoicing/core/documents/document-view";
+import type { DocumentView } from "@invoicing/core/capabilities/document-view";
 import type { PdfOptions } from "./document-pdf";
 
 /** Draws a document view as PDF bytes. */

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { createApiKey, listApiKeys, revokeApiKey } from "@invoicing/core/keys/api-keys";
 import { KEY_SCOPES } from "@invoicing/core/keys/resource";
 import type { AppEnv } from "../http/env";
-import { deleted, describe, list } from "../openapi/describe";
+import { deleted, describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { timestamp } from "../schemas/common";
 import { ApiKey, CreatedApiKey } from "../schemas/resources";

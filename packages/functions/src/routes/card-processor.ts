@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { payLocation } from "@invoicing/core/payments/checkout";
+import { payLocation } from "@invoicing/core/public/checkout";
 import { refundPayment } from "@invoicing/core/payments/refunds";
 import type { AppEnv } from "../http/env";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 import { idParam } from "../http/params";
 import { refundBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";

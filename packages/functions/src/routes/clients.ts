@@ -9,7 +9,7 @@ import {
 } from "@invoicing/core/clients/clients";
 import { etagOf } from "@invoicing/core/db/versioning";
 import type { AppEnv } from "../http/env";
-import { created, deleted, describe, list, one } from "../openapi/describe";
+import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createClientBody, updateClientBody } from "../schemas/clients";

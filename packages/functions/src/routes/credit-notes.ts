@@ -9,7 +9,7 @@ import {
 import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { etagOf } from "@invoicing/core/db/versioning";
 import type { AppEnv } from "../http/env";
-import { created, describe, list, one } from "../openapi/describe";
+import { created, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createCreditNoteBody, creditNoteListFilters } from "../schemas/credit-notes";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../http/env";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 
 let page: string | undefined;
 

@@ -3,7 +3,7 @@ import { listEmailDeliveries } from "@invoicing/core/email/deliveries";
 import { resendEmail } from "@invoicing/core/email/resend";
 import type { AppEnv } from "../http/env";
 import { actionBody } from "../http/validators";
-import { describe, list } from "../openapi/describe";
+import { describe, list } from "../http/describe";
 import { EmailDelivery } from "../schemas/resources";
 
 /**

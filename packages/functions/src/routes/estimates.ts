@@ -10,7 +10,7 @@ import {
 import { acceptEstimate, convertEstimate, declineEstimate, sendEstimate } from "@invoicing/core/estimates/lifecycle";
 import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
 import type { AppEnv } from "../http/env";
-import { created, deleted, describe, list, one } from "../openapi/describe";
+import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createEstimateBody, estimateListFilters, sendBody, updateEstimateBody } from "../schemas/estimates";

@@ -12,8 +12,9 @@ import {
   updateEndpoint,
 } from "@invoicing/core/webhooks/endpoints";
 import type { AppEnv } from "../http/env";
-import { deleted, describe, list, one } from "../openapi/describe";
+import { deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
+import { verifiedKey } from "../http/middleware";
 import { idParam } from "../http/params";
 import { createEndpointBody, eventListFilters, updateEndpointBody } from "../schemas/events";
 import { CreatedWebhookEndpoint, DeliveryResource, EventResource, WebhookEndpointResource } from "../schemas/resources";
@@ -62,6 +63,7 @@ export const events = new Hono<AppEnv>()
     }),
     jsonBody(createEndpointBody),
     async (c) => {
+      await verifiedKey(c); // the URL's name is resolved: never for a key not yet known good
       const item = await createEndpoint(c.get("ctx"), c.req.valid("json"));
       return c.json({ ...toWebhookEndpoint(item), secret: item.secret }, 201, {
         Location: `/webhook-endpoints/${item.id}`,
@@ -110,6 +112,7 @@ export const events = new Hono<AppEnv>()
     ifMatch,
     jsonBody(updateEndpointBody),
     async (c) => {
+      await verifiedKey(c); // a new URL's name is resolved: never for a key not yet known good
       const item = await updateEndpoint(
         c.get("ctx"),
         idParam(c),

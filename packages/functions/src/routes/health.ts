@@ -2,7 +2,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { Hono } from "hono";
 import { DomainError } from "@invoicing/core/errors";
 import type { AppEnv } from "../http/env";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 import { Health } from "../schemas/resources";
 
 /**

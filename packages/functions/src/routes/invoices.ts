@@ -11,7 +11,7 @@ import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoi
 import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import type { AppEnv } from "../http/env";
-import { created, deleted, describe, list, one } from "../openapi/describe";
+import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, sendBody, updateInvoiceBody } from "../schemas/invoices";

@@ -3,7 +3,7 @@ import { parseMoney } from "@invoicing/core/money/money";
 import { toPayment, type PaymentItem } from "@invoicing/core/payments/model";
 import { deletePayment, getPayment, listPayments, recordPayment } from "@invoicing/core/payments/payments";
 import type { AppEnv } from "../http/env";
-import { deleted, describe, list } from "../openapi/describe";
+import { deleted, describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { createPaymentBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";

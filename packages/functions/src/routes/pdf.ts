@@ -9,13 +9,15 @@ import type { InvoiceItem } from "@invoicing/core/invoices/model";
 import { documentAssets } from "@invoicing/core/public/assets";
 import { creditNoteDocument, loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
 import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
-import { creditNoteView, estimateView, invoiceDocument, invoiceView } from "@invoicing/core/public/view";
+import { creditNoteView } from "@invoicing/core/credit-notes/view";
+import { estimateView } from "@invoicing/core/estimates/view";
+import { invoiceDocument, invoiceView } from "@invoicing/core/invoices/view";
 import type { AppEnv } from "../http/env";
-import { eInvoiceResponse } from "../einvoice/response";
+import { eInvoiceResponse } from "../http/einvoice-response";
 import { E_INVOICE_FORMATS, type EInvoiceFormat } from "../einvoice/source";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 import { idParam } from "../http/params";
-import { pdfResponse } from "../pdf/response";
+import { pdfResponse } from "../http/pdf-response";
 import { toPublicEstimate } from "@invoicing/core/public/estimate";
 import { queryParams } from "../http/validators";
 import { securityHeaders } from "./public/headers";
@@ -38,10 +40,10 @@ const eInvoiceQuery = queryParams({ format: v.optional(v.picklist(E_INVOICE_FORM
 
 /**
  * The PDFs, served by the documents Lambda when deployed (lambda/documents.ts), which mounts
- * pdf/renderer.ts and einvoice/writer.ts:
+ * http/pdf-renderer.ts and http/einvoice-writer.ts:
  * - GET /invoices/{id}/pdf, /estimates/{id}/pdf: the owner's, any status; a draft is marked DRAFT.
  * - GET /public/invoices/{token}/pdf, /public/estimates/{token}/pdf: the client's, non-draft, no auth.
- * Every one is drawn from the same view as the public page (core/src/public/view.ts).
+ * Every one is drawn from the same view as the public page (core/src/invoices/view.ts, estimates/view.ts, credit-notes/view.ts).
  * - GET /invoices/{id}/e-invoice and /public/invoices/{token}/e-invoice: the same invoice as an
  *   EN 16931 e-invoice (docs/e-invoices.md); a draft has none.
  * - The same four for credit notes (/credit-notes/{id}/pdf|e-invoice, /public/credit-notes/{token}/

@@ -5,7 +5,7 @@ import { deleteLogo, getLogo, putLogo } from "@invoicing/core/profile/logo";
 import { getProfile, toProfile } from "@invoicing/core/profile/profile";
 import { updateProfile } from "@invoicing/core/profile/update";
 import type { AppEnv } from "../http/env";
-import { describe, one } from "../openapi/describe";
+import { describe, one } from "../http/describe";
 import { updateProfileBody } from "../schemas/profile";
 import { Profile } from "../schemas/resources";
 import { binaryBody, ifMatch, jsonBody } from "../http/validators";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
-import { listInvoiceReminders } from "@invoicing/core/reminders/reminders";
+import { listInvoiceReminders } from "@invoicing/core/invoices/reminders";
 import type { AppEnv } from "../http/env";
-import { describe, list } from "../openapi/describe";
+import { describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { Reminder } from "../schemas/resources";
 

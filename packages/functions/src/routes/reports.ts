@@ -3,7 +3,7 @@ import { agingReport, monthsOf, revenueReport, taxReport } from "@invoicing/core
 import { REVENUE_COLUMNS, TAX_COLUMNS } from "@invoicing/core/reports/resource";
 import { toCsv } from "../http/csv";
 import type { AppEnv } from "../http/env";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 import { agingQuery, monthlyReportQuery } from "../schemas/reports";
 import { AgingReport, RevenueRow, TaxRow } from "../schemas/resources";
 import { queryParams } from "../http/validators";

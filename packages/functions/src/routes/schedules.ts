@@ -12,7 +12,7 @@ import {
   updateSchedule,
 } from "@invoicing/core/schedules/schedules";
 import type { AppEnv } from "../http/env";
-import { created, deleted, describe, list, one } from "../openapi/describe";
+import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { RecurringSchedule } from "../schemas/resources";

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { DomainError } from "@invoicing/core/errors";
 import { handleCardProcessorEvent } from "@invoicing/core/payments/card-payments";
 import type { AppEnv } from "../http/env";
-import { describe } from "../openapi/describe";
+import { describe } from "../http/describe";
 import { WebhookReceipt } from "../schemas/resources";
 import { rawBody } from "../http/validators";
 

@@ -10,11 +10,11 @@ import { Invoice } from "@invoicing/core/invoices/resource";
 import { ApiKey, CreatedApiKey } from "@invoicing/core/keys/resource";
 import { Payment } from "@invoicing/core/payments/resource";
 import { Profile, Seller } from "@invoicing/core/profile/resource";
-import { Reminder } from "@invoicing/core/reminders/resource";
+import { Reminder } from "@invoicing/core/invoices/reminder-resource";
 import { AgingClientRow, AgingReport, AgingTotal, RevenueRow, TaxRow } from "@invoicing/core/reports/resource";
 import { RecurringSchedule } from "@invoicing/core/schedules/resource";
 import { CreatedWebhookEndpoint, Delivery, WebhookEndpoint } from "@invoicing/core/webhooks/resource";
-import { PROBLEM_CODES } from "../openapi/problem-types";
+import { PROBLEM_CODES } from "./problem-types";
 
 /**
  * The RESPONSE shapes of the API, as valibot schemas. They are what GET /openapi.json documents for

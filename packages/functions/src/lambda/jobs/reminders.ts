@@ -1,4 +1,4 @@
-import { runRemindersJob } from "@invoicing/core/reminders/reminders-job";
+import { runRemindersJob } from "@invoicing/core/invoices/reminders-job";
 import { emailOutbox } from "../../capabilities/email";
 import { documentRenderer } from "../../capabilities/document-deps";
 import { scheduledJob } from "./scheduled";

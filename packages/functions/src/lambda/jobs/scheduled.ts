@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import type { Job, JobName, JobResult } from "@invoicing/core/jobs/registry";
+import type { Job, JobName, JobResult } from "@invoicing/core/job";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createBaseDeps, type Capability } from "../../capabilities/base";
 

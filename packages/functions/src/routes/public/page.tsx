@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { DocumentView, PartyView } from "@invoicing/core/documents/document-view";
+import type { DocumentView, PartyView } from "@invoicing/core/capabilities/document-view";
 import type { AppEnv } from "../../http/env";
 import { CSS } from "./style";
 

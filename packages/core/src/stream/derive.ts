@@ -7,7 +7,10 @@ import { centsOf } from "../money/money";
 import { toPayment, type PaymentItem } from "../payments/model";
 import { toSchedule, type ScheduleItem } from "../schedules/model";
 import { toWebhookEndpoint, type WebhookEndpointItem } from "../webhooks/endpoints";
-import type { EventType, ResourceType } from "./types";
+import type { DerivedEvent, EventType, ResourceType } from "../events/types";
+
+export type { DerivedEvent } from "../events/types";
+import type { StreamChange } from "../db/dynamodb";
 
 /**
  * From one change of one table item (its images before and after, as the stream gives them) to the
@@ -28,15 +31,7 @@ import type { EventType, ResourceType } from "./types";
  * or `invoice.paid` when it changed the status, else `invoice.credited`. A credit note's insert is
  * `credit_note.created`, its send `credit_note.sent`.
  */
-export type StreamChange = "INSERT" | "MODIFY" | "REMOVE";
-
-export interface DerivedEvent {
-  userId: string;
-  type: EventType;
-  resourceType: ResourceType;
-  resourceId: number;
-  data: Record<string, unknown>;
-}
+export type { StreamChange } from "../db/dynamodb";
 
 type Item = Record<string, unknown>;
 

@@ -49,3 +49,14 @@ export interface EmailTransport {
   /** Hands the message over; throws when it could not. */
   deliver(message: EmailMessage): Promise<DeliveryReceipt>;
 }
+
+/**
+ * What an email carries besides its text: the PDF of the document a `send` sends. Only the reference
+ * is stored with the email; the PDF is drawn when the email is delivered, from the document as it is
+ * then (an issued invoice's seller, client and amounts are frozen; a credit note never changes), by
+ * whoever delivers it with a renderer (the jobs, the stream subscriber, the local server). Each kind
+ * names its document and how its view is built (public/attachments.ts); the renderer (`renderPdf`) is the same for all.
+ */
+export type AttachmentSpec =
+  | { kind: "invoice_pdf"; invoiceId: number }
+  | { kind: "credit_note_pdf"; creditNoteId: number };

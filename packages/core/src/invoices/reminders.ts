@@ -3,9 +3,16 @@ import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";
-import { getInvoice } from "../invoices/invoices";
-import type { InvoiceItem } from "../invoices/model";
-import { reminderKey, reminderPrefix, reminderTimes, toReminder, type Reminder, type ReminderItem } from "./model";
+import { getInvoice } from "./invoices";
+import type { InvoiceItem } from "./model";
+import {
+  reminderKey,
+  reminderPrefix,
+  reminderTimes,
+  toReminder,
+  type Reminder,
+  type ReminderItem,
+} from "./reminder-model";
 
 /**
  * The reminder writes of a send, for the send's own transaction: the reminders exist if and only

@@ -11,11 +11,11 @@ import {
   reserveWithoutReading,
   type QuotaItem,
 } from "../email/quota";
-import { reminderEmail } from "../email/templates";
-import { findInvoice } from "../invoices/invoices";
-import { invoiceKey, type InvoiceItem } from "../invoices/model";
-import type { JobResult } from "../jobs/registry";
-import { effectiveStatus, reminderKey, type ReminderItem } from "./model";
+import { reminderEmail } from "./emails";
+import { findInvoice } from "./invoices";
+import { invoiceKey, type InvoiceItem } from "./model";
+import type { JobResult } from "../job";
+import { effectiveStatus, reminderKey, type ReminderItem } from "./reminder-model";
 
 /**
  * The `reminders` job: every scheduled reminder whose time is at or before `now` is emailed once

@@ -1,23 +1,16 @@
 import type { Deps } from "../context";
 import { findCreditNote } from "../credit-notes/read";
-import { loadCreditNoteView } from "../public/credit-note-view";
+import { loadCreditNoteView } from "./credit-note-view";
 import { getInvoice } from "../invoices/invoices";
-import { documentAssets } from "../public/assets";
-import type { DocumentView } from "../documents/document-view";
-import { invoiceDocument, invoiceView } from "../public/view";
-import type { EmailAttachment } from "./transport";
+import { documentAssets } from "./assets";
+import type { DocumentView } from "../capabilities/document-view";
+import { invoiceDocument, invoiceView } from "../invoices/view";
+import type { AttachmentSpec, EmailAttachment } from "../capabilities/email-transport";
 
 /**
- * What an email carries besides its text: the PDF of the document a `send` sends. Only the reference
- * is stored with the email; the PDF is drawn when the email is delivered, from the document as it is
- * then (an issued invoice's seller, client and amounts are frozen; a credit note never changes), by
- * whoever delivers it with a renderer (the jobs, the stream subscriber, the local server). Each kind
- * names its document and how its view is built; the renderer (`renderPdf`) is the same for all.
+ * How an email's attachment (capabilities/email-transport.ts AttachmentSpec) becomes a file: its document's
+ * view, drawn by `renderPdf`. Given to the outbox as `Deps.emailAttachments` by what delivers emails.
  */
-export type AttachmentSpec =
-  | { kind: "invoice_pdf"; invoiceId: number }
-  | { kind: "credit_note_pdf"; creditNoteId: number };
-
 type AttachmentDeps = Pick<Deps, "db" | "clock" | "renderPdf" | "publicBaseUrl">;
 
 /** The view of the attached document and its file name. */

@@ -1,6 +1,6 @@
 /**
  * The document's tags, in the order /docs shows them. A route names its tag in `describe()`
- * (openapi/describe.ts); a tag that is not here does not compile.
+ * (http/describe.ts); a tag that is not here does not compile.
  */
 export const TAGS = {
   "API keys": "Account settings: the bearer keys of the acting user.",

@@ -1,13 +1,13 @@
 import type { Context } from "hono";
-import type { DocumentView } from "@invoicing/core/documents/document-view";
-import type { AppEnv } from "../http/env";
-import { HttpProblem } from "../http/problems";
-import type { EInvoiceFormat } from "./source";
-import type { EInvoiceDocument } from "./write-einvoice";
+import type { DocumentView } from "@invoicing/core/capabilities/document-view";
+import type { AppEnv } from "./env";
+import { HttpProblem } from "./problems";
+import type { EInvoiceFormat } from "../einvoice/source";
+import type { EInvoiceDocument } from "../einvoice/write-einvoice";
 
 /**
  * The HTTP side of the e-invoices, light enough for any bundle: the writer itself (XML, pdf-lib)
- * reaches the route through the app (einvoice/writer.ts), mounted only by the functions that serve
+ * reaches the route through the app (http/einvoice-writer.ts), mounted only by the functions that serve
  * documents, exactly as the PDF renderer does.
  *
  * The e-invoice of an issued invoice or a credit note, named after its number, or 422
@@ -22,7 +22,8 @@ export async function eInvoiceResponse(
 ): Promise<Response> {
   const write = c.get("writeEInvoice");
   const render = c.get("renderPdf");
-  if (!write || !render) throw new Error("this app writes no e-invoices: mount einvoice/writer.ts and pdf/renderer.ts");
+  if (!write || !render)
+    throw new Error("this app writes no e-invoices: mount http/einvoice-writer.ts and http/pdf-renderer.ts");
   const now = c.get("deps").clock();
   // Factur-X is the document's PDF itself: drawn (with the seller and logo, its fonts embedded as
   // PDF/A requires) only when the format needs it.

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type * as v from "valibot";
-import type { AppEnv } from "../http/env";
-import type { ProblemCode } from "../http/problems";
+import type { AppEnv } from "./env";
+import type { ProblemCode } from "./problems";
 import type { Tag } from "./tags";
 
 /**

@@ -1,6 +1,6 @@
 import { pad, userPk } from "../db/keys";
 import { addDays } from "../time";
-import type { Reminder, ReminderKind, ReminderStatus } from "./resource";
+import type { Reminder, ReminderKind, ReminderStatus } from "./reminder-resource";
 
 /**
  * Payment reminders. Sending an invoice schedules them at fixed day offsets from
@@ -8,7 +8,7 @@ import type { Reminder, ReminderKind, ReminderStatus } from "./resource";
  * item beside the invoice (sk REMINDER#<invoice id>#<scheduledAt>, so one Query lists an invoice's
  * reminders in time order) and, while scheduled, sits on the byDue list "reminders" at its time.
  */
-export { REMINDER_KINDS } from "./resource";
+export { REMINDER_KINDS } from "./reminder-resource";
 /** The response shape of GET /invoices/{id}/reminders is its schema (./resource.ts). */
 export type { Reminder, ReminderKind, ReminderStatus };
 

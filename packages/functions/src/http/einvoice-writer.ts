@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../http/env";
-import type { WriteEInvoice } from "./write-einvoice";
+import type { AppEnv } from "./env";
+import type { WriteEInvoice } from "../einvoice/write-einvoice";
 
 // The writer (and pdf-lib with it) is loaded at the first e-invoice, not when the app starts.
 const write: WriteEInvoice = async (document, format, renderPdf, now) => {
-  const { writeEInvoice, eInvoiceSourceOf, creditNoteSourceOf } = await import("./index");
+  const { writeEInvoice, eInvoiceSourceOf, creditNoteSourceOf } = await import("../einvoice/index");
   const source =
     document.kind === "invoice"
       ? eInvoiceSourceOf(document.invoice)
@@ -13,7 +13,7 @@ const write: WriteEInvoice = async (document, format, renderPdf, now) => {
 };
 
 /**
- * Gives an app its e-invoice writer (einvoice/response.ts reads it). Mounted before the document
+ * Gives an app its e-invoice writer (http/einvoice-response.ts reads it). Mounted before the document
  * routes only by the apps that serve documents (lambda/documents.ts, app/create-app.ts), so the API function's bundle,
  * which holds the routes' descriptions for GET /openapi.json, never holds the writer.
  */

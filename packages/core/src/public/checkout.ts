@@ -1,4 +1,5 @@
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
@@ -6,9 +7,9 @@ import { DomainError, notFound } from "../errors";
 import { optimistic, Raced } from "../db/optimistic";
 import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";
 import { formatMoney } from "../money/money";
-import { findPublicInvoice } from "../public/documents";
-import { publicInvoicePath, publicInvoicePayUrl, publicInvoiceUrl } from "../public/links";
-import { CardProcessorError, type CheckoutSession } from "./card-processor";
+import { findPublicInvoice } from "./documents";
+import { publicInvoicePath, publicInvoiceUrl } from "../documents/links";
+import { CardProcessorError, type CheckoutSession } from "../capabilities/card-processor";
 
 /**
  * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as
@@ -30,15 +31,6 @@ interface CardSessionFields {
 
 /** A session closer to its expiry than this is replaced: the payer needs time to type a card number. */
 const MIN_REMAINING_MS = 10 * 60_000;
-
-/** For sendInvoice: the pay link to store, when a card processor is configured. No call to it. */
-export function payLinkForSend(
-  ctx: Ctx,
-  invoice: Pick<InvoiceItem, "publicToken">,
-): { cardProcessorPaymentLink?: string } {
-  if (!ctx.cardPayments || !ctx.publicBaseUrl) return {};
-  return { cardProcessorPaymentLink: publicInvoicePayUrl(ctx, invoice.publicToken) };
-}
 
 /**
  * Where the pay link leads (a 303 target): the stored checkout session for the current amount due
@@ -63,11 +55,15 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
     }
     const current = currentSession(ctx, invoice);
     if (current) return current;
+    // One call to the processor however many opens race: the open that claims this version makes the
+    // session, the others wait for it to be stored, then take it (the next round finds it).
+    if (!(await claimSession(ctx, invoice))) return awaitSession(ctx, invoice);
 
     let session: CheckoutSession | undefined;
     try {
       session = await createSession(ctx, invoice);
     } catch (error) {
+      await releaseClaim(ctx, invoice);
       if (!(error instanceof CardProcessorError)) throw error;
       warn("no card checkout session on pay", ctx.userId, invoice.id, error);
       if (error.kind === "rejected" && invoice.altProcessorPaymentLink) return invoice.altProcessorPaymentLink;
@@ -167,6 +163,70 @@ function currentSession(ctx: Ctx, invoice: InvoiceItem & CardSessionFields): str
   if (invoice.cardProcessorSessionAmount !== formatMoney(amountDueCents(invoice))) return undefined;
   if (Date.parse(expiresAt) - ctx.clock().getTime() < MIN_REMAINING_MS) return undefined;
   return url;
+}
+
+/**
+ * The claim to make an invoice version's checkout session: an item of its own (not in the user's
+ * partition, so no list or backfill ever meets it), put only if absent or abandoned. Without it, ten
+ * concurrent first opens made six calls to the processor (issue 38): one session thanks to the
+ * idempotency key, but six calls against the account's shared rate limit.
+ *
+ * Real time, not the business clock: the claim is about how long a call to the processor may take.
+ * A claim older than CLAIM_ABANDONED_MS belongs to an open that died (its Lambda timed out) and is
+ * taken over; TTL removes claims later (reads never rely on TTL).
+ */
+const CLAIM_ABANDONED_MS = 30_000;
+/** How long a waiting open polls for the session (the processor's worst case is 13 s, stripe.ts). */
+const WAIT_FOR_SESSION_MS = 14_000;
+
+const claimKey = (ctx: Ctx, invoice: InvoiceItem) => ({
+  pk: `PAYCLAIM#${ctx.userId}#${invoice.id}`,
+  sk: `v${invoice.version}`,
+});
+
+/** Whether this open claimed the making of the session for the invoice's version. */
+async function claimSession(ctx: Ctx, invoice: InvoiceItem): Promise<boolean> {
+  const now = Date.now();
+  try {
+    await ctx.db.doc.send(
+      new PutCommand({
+        TableName: ctx.db.table,
+        Item: { ...claimKey(ctx, invoice), claimedAt: now, expiresAt: Math.ceil(now / 1000) + 3600 },
+        ConditionExpression: "attribute_not_exists(pk) OR claimedAt < :abandoned",
+        ExpressionAttributeValues: { ":abandoned": now - CLAIM_ABANDONED_MS },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** After a failed call: another open may try at once. */
+async function releaseClaim(ctx: Ctx, invoice: InvoiceItem): Promise<void> {
+  await ctx.db.doc
+    .send(new DeleteCommand({ TableName: ctx.db.table, Key: claimKey(ctx, invoice) }))
+    .catch(() => undefined);
+}
+
+/**
+ * Waits for the open that claimed the session: polls the invoice and the claim (consistent reads,
+ * backing off to 400 ms) until the invoice changed (its session stored, or a payment or void
+ * meanwhile) or the claim was released (that call failed). Either way the next round decides again
+ * (Raced). Still claimed after WAIT_FOR_SESSION_MS: 503, retry shortly.
+ */
+async function awaitSession(ctx: Ctx, invoice: InvoiceItem): Promise<never> {
+  const deadline = Date.now() + WAIT_FOR_SESSION_MS;
+  for (let pause = 25; Date.now() < deadline; pause = Math.min(400, pause * 2)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    const [now, claim] = await Promise.all([
+      readInvoice(ctx, invoice),
+      ctx.db.doc.send(new GetCommand({ TableName: ctx.db.table, Key: claimKey(ctx, invoice), ConsistentRead: true })),
+    ]);
+    if (!now || now.version !== invoice.version || !claim.Item) throw new Raced();
+  }
+  throw new DomainError("service_unavailable", "the card checkout session is still being made; retry shortly");
 }
 
 /** Stores a new session on the invoice if it is still the version read (so still the amount due) and payable. */

@@ -1,4 +1,13 @@
-import type { Logo } from "../profile/image";
+/** The image types a logo may have (profile/image.ts checks the bytes). */
+export type ImageType = "image/png" | "image/jpeg";
+
+/** A stored image (the profile's logo) as documents draw it. */
+export interface Logo {
+  contentType: ImageType;
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+}
 
 /**
  * What a client sees of an invoice, an estimate or a credit note: the public page, the PDF and the email render

@@ -1,4 +1,16 @@
-import type { ProblemCode } from "../http/problems";
+import type { DomainErrorCode } from "@invoicing/core/errors";
+
+/** Every problem code: the domain's (core/errors.ts) and those HTTP adds (status and title of each: http/problems.ts). */
+export type ProblemCode =
+  | DomainErrorCode
+  | "malformed_json"
+  | "validation_error"
+  | "unauthorized"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "e_invoice_incomplete"
+  | "internal_error";
 
 /**
  * What each problem code means, for the OpenAPI document and the /docs page,
@@ -49,6 +61,8 @@ export const PROBLEM_TYPES: Record<ProblemCode, string> = {
   empty_credit_note: "A credit note with no line, or with a total ≤ 0.",
   email_quota_exceeded:
     "`send` (invoice or estimate) when the user's emails of the last 24 hours reached the daily quota (EMAIL_DAILY_QUOTA, default 200); nothing changes. Comes with `Retry-After` (seconds).",
+  rate_limited:
+    "The user's requests (API_RATE_LIMIT per second, default 50, bursts of twice that, every authenticated route together; or the user's own limit) or the public link's (PUBLIC_RATE_LIMIT, default 10) are past the limit; nothing was done. Comes with `Retry-After` (whole seconds, at least 1).",
   service_unavailable: "The database keeps throttling, fails or is unreachable. Comes with `Retry-After` (seconds).",
   internal_error: "Anything unexpected; logged with the request id given in `detail` and `X-Request-Id`.",
 };

@@ -1,17 +1,17 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../http/env";
-import type { RenderPdf } from "./render-pdf";
+import type { AppEnv } from "./env";
+import type { RenderPdf } from "../pdf/render-pdf";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
 // requests never render one. fontkit, which embeds fonts, only at the first archival PDF.
 const render: RenderPdf = async (view, { archival, ...options }) => {
-  const { renderDocumentPdf } = await import("./document-pdf");
+  const { renderDocumentPdf } = await import("../pdf/document-pdf");
   const fontkit = archival ? (await import("@pdf-lib/fontkit")).default : undefined;
   return renderDocumentPdf(view, { ...options, fontkit });
 };
 
 /**
- * Gives an app its PDF renderer (pdf/response.ts reads it). Mounted, before the PDF routes, only by
+ * Gives an app its PDF renderer (http/pdf-response.ts reads it). Mounted, before the PDF routes, only by
  * the apps that serve PDFs (lambda/documents.ts, app/create-app.ts): a bundle that does not import this module does not
  * hold pdf-lib, even though it holds the PDF routes' descriptions (GET /openapi.json walks them).
  */

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { evaluateInfra, functionsOf } from "../../scripts/infra.mjs";
+
+/**
+ * Issue 38: every deployed function gets the stage's limits (the same variables `npm start` reads),
+ * and in production each has reserved concurrency of its own, sized in infra/limits.ts, that leaves
+ * AWS's 100 unreserved and part of the default 1,000 for functions not listed.
+ */
+type Fn = { id: string; environment?: Record<string, string>; concurrency?: { reserved?: number } };
+
+describe("limits in infra", () => {
+  it("production: reserved concurrency for every function, the stage's limits in each one's environment", async () => {
+    const infra = await evaluateInfra({ stage: "production", env: { EMAIL_SENDER: "billing@example.com" } });
+    const functions = functionsOf(infra) as Fn[];
+    expect(functions.length).toBeGreaterThanOrEqual(9);
+    let reserved = 0;
+    for (const fn of functions) {
+      expect(fn.environment, fn.id).toMatchObject({
+        API_RATE_LIMIT: "50",
+        PUBLIC_RATE_LIMIT: "10",
+        EMAIL_DAILY_QUOTA: "200",
+      });
+      expect(fn.concurrency?.reserved, fn.id).toBeGreaterThan(0);
+      reserved += fn.concurrency!.reserved!;
+    }
+    expect(functions.find((fn) => fn.id.startsWith("Api"))?.concurrency?.reserved).toBe(300);
+    expect(reserved).toBeLessThanOrEqual(1000 - 100 - 400);
+  });
+
+  it("other stages reserve nothing (they often share an account with production) but get the limits", async () => {
+    const infra = await evaluateInfra({ stage: "dev", env: { EMAIL_SENDER: "billing@example.com" } });
+    for (const fn of functionsOf(infra) as Fn[]) {
+      expect(fn.concurrency?.reserved, fn.id).toBeUndefined();
+      expect(fn.environment?.API_RATE_LIMIT, fn.id).toBe("50");
+    }
+  });
+});
