@@ -1,4 +1,6 @@
 import { createApp } from "@invoicing/functions/app/create-app";
+import { DEFAULT_API_RATE_LIMIT } from "@invoicing/core/limits/rate-limit";
+import { setUserLimits } from "@invoicing/core/limits/user-limits";
 import type { Deps } from "@invoicing/core/context";
 import { request } from "../../test/support/env";
 import { createFreshTable } from "../../test/support/table";
@@ -26,14 +28,30 @@ export interface Limits {
   describe: string;
   /** The noisy user's request limit, per second. */
   perSecond: number;
+  /** What the service's dependencies carry for limits (the stage's configuration). */
+  deps: Partial<Deps>;
   /** Gives `userId` that limit (a no-op where there are no limits). */
   apply(deps: Deps, userId: string, perSecond: number): Promise<void>;
 }
 
 export const noLimits: Limits = {
-  describe: "main: no per-user limit; the noisy user's 'limit' is an assumed 10 requests/s",
+  describe: "no per-user limit (main before wave4/limits); the noisy user's 'limit' is an assumed 10 requests/s",
   perSecond: 10,
+  deps: {},
   apply: async () => {},
+};
+
+/**
+ * Per-user request limits (limits/rate-limit.ts): the stage's defaults (50/s, public links 10/s), and
+ * the noisy user given its own limit of 10/s, as an operator would with `npm run users -- limits`.
+ */
+export const userLimits: Limits = {
+  describe: "per-user limits (limits/rate-limit.ts): defaults 50/s; the noisy user's own limit set to 10/s",
+  perSecond: 10,
+  deps: { rateLimits: { requestsPerSecond: DEFAULT_API_RATE_LIMIT, publicPerSecond: 10 } },
+  apply: async (deps, userId, perSecond) => {
+    await setUserLimits(deps, userId, { requestsPerSecond: perSecond });
+  },
 };
 
 export interface ApiLatencyResult {
@@ -54,7 +72,7 @@ export async function measureApiLatency(
   log: (line: string) => void,
 ): Promise<ApiLatencyResult> {
   const { tableName } = await createFreshTable(endpoint, "scale-api");
-  const deps = simDeps(dynamo.url, tableName, new Date().toISOString());
+  const deps = simDeps(dynamo.url, tableName, new Date().toISOString(), limits.deps);
   const app = createApp(deps);
   const quiet = await setupUser(app, deps.db, "quiet");
   const noisy = await setupUser(app, deps.db, "noisy");

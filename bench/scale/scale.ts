@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { startAwsLikeDynamo } from "./aws-like-dynamo";
-import { measureApiLatency, noLimits } from "./api-latency";
+import { measureApiLatency, noLimits, userLimits } from "./api-latency";
 import { measureLag } from "./lag";
 import { measureMonthStart } from "./month-start";
 import { buildPopulation, type Population, type PopulationSpec } from "./population";
@@ -67,7 +67,9 @@ export async function runScale(): Promise<void> {
     log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
     const lag = parts.includes("lag") ? await measureLag(dynamo.endpoint, proxy, streamSubscriber, log) : undefined;
     log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
-    const api = parts.includes("api") ? await measureApiLatency(dynamo.endpoint, proxy, noLimits, log) : undefined;
+    // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
+    const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
+    const api = parts.includes("api") ? await measureApiLatency(dynamo.endpoint, proxy, limits, log) : undefined;
 
     const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
     console.log(
