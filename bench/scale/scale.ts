@@ -101,7 +101,7 @@ export async function runScale(): Promise<void> {
         { phase: "with noisy user", ...api.withNoisy },
       ]);
       console.log(`  noisy user's answers: ${JSON.stringify(api.noisyStatuses)}`);
-      console.log(`  p99 ${api.ratio}× alone (goal ≤ 1.5×): ${verdict(api.met)}`);
+      console.log(`  p99 ${api.ratio}× alone, quiet requests throttled ${api.withNoisy.throttled} (goal: ≤ 1.5×, none throttled): ${verdict(api.met)}`);
     }
 
     console.log(`Service log lines (counted, not printed): ${JSON.stringify(serviceLogs)}`);

@@ -88,22 +88,25 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** At most `limit` holders at once; the rest wait in order (a function's concurrency). */
+/**
+ * A function's concurrency: at most `limit` invocations at once. One that finds none free is
+ * throttled at once, as Lambda answers a synchronous invocation past its concurrency (API Gateway
+ * then answers the client 503): `run` resolves to THROTTLED without running the work.
+ */
+export const THROTTLED = Symbol("throttled");
+
 export class Slots {
   private free: number;
-  private readonly waiting: (() => void)[] = [];
   constructor(limit: number) {
     this.free = limit;
   }
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+  async run<T>(work: () => Promise<T>): Promise<T | typeof THROTTLED> {
+    if (this.free === 0) return THROTTLED;
+    this.free--;
     try {
       return await work();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
+      this.free++;
     }
   }
 }
