@@ -23,6 +23,14 @@ declare module "sst" {
       "enabled": boolean
       "type": "sst.sst.Linkable"
     }
+    "CheckoutExpiryQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "CheckoutExpiryQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "Documents": {
       "name": string
       "type": "sst.aws.Function"
@@ -36,9 +44,49 @@ declare module "sst" {
       "arn": string
       "type": "sst.aws.SnsTopic"
     }
+    "ExpireEstimatesQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "ExpireEstimatesQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OutboxQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OutboxQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OverdueQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "OverdueQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "Payments": {
       "name": string
       "type": "sst.aws.Function"
+    }
+    "RecurringQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RecurringQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RemindersQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "RemindersQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
     }
     "StreamFailures": {
       "type": "sst.aws.Queue"
@@ -55,6 +103,14 @@ declare module "sst" {
     "Table": {
       "name": string
       "type": "sst.aws.Dynamo"
+    }
+    "WebhooksQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "WebhooksQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
     }
   }
 }

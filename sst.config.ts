@@ -26,6 +26,7 @@ export default $config({
     const { emailDnsRecords, emailDkimTokens } = await import("./infra/email");
     await import("./infra/secrets");
     const { api } = await import("./infra/api");
+    await import("./infra/queues");
     await import("./infra/jobs");
     await import("./infra/stream");
     // Last: it alarms on every function declared above.

@@ -1,55 +1,106 @@
+import "@invoicing/local/quiet-sdk";
+import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { request } from "../test/support/env";
 import { createWorld } from "./world";
 
 /**
  * Many writers on one user: N concurrent finalizes of one user's drafts all take the next number
  * from ONE counter item (gapless numbering), so of each round of racing transactions one wins and
- * the others wait their turn (db/turns.ts). Counted: DynamoDB requests per finalize (auth
- * included); timed: wall time per finalize and of the whole burst. Goal (issue 31): requests per
- * finalize at N = 50 at most 2× those at N = 1, and every number gapless.
+ * the others read again and go again (the one optimistic loop). Counted: DynamoDB requests per
+ * finalize (auth included); timed: each finalize's own wall time (p50, p99, over `runs` bursts)
+ * and the whole burst's (median). Every number must come out gapless. Issue 41 measured this
+ * against taking turns on the counter (db/turns.ts, since removed), interleaved in one run: README.
  */
 interface FinalizeFigure {
   n: number;
+  runs: number;
   requestsPerFinalize: number;
-  msPerFinalize: number;
+  p50Ms: number;
+  p99Ms: number;
   burstMs: number;
+  failed: number;
   gapless: boolean;
-  goal?: string;
-  meetsGoal?: boolean;
 }
 
-export async function measureConcurrentFinalizes(endpoint: string, sizes = [1, 10, 50]): Promise<FinalizeFigure[]> {
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function burst(endpoint: string, n: number) {
+  const world = await createWorld(endpoint);
+  const auth = { Authorization: `Bearer ${world.key}` };
+  const call = (method: string, path: string, body?: unknown) => request(world.app, method, path, body, auth);
+  const client = (await call("POST", "/clients", { name: "Bench client", email: "bench@example.com" })).body;
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const line = { description: "Consulting", quantity: "1", unitPrice: "10.00" };
+    ids.push((await call("POST", "/invoices", { clientId: client.id, lineItems: [line] })).body.id);
+  }
+  world.meter.reset();
+  const start = performance.now();
+  const timed = await Promise.all(
+    ids.map(async (id) => {
+      const t = performance.now();
+      const answer = await call("POST", `/invoices/${id}/finalize`);
+      return { answer, ms: performance.now() - t };
+    }),
+  );
+  const burstMs = performance.now() - start;
+  // A finalize that failed (a 503 when DynamoDB Local, on a loaded machine, times out) is counted,
+  // not hidden: the numbers the others took must still be gapless.
+  const done = timed.filter((t) => t.answer.status === 200);
+  const numbers = done.map((t) => t.answer.body.invoiceNumber as string).sort();
+  const expected = Array.from({ length: done.length }, (_, i) => `INV-${String(i + 1).padStart(6, "0")}`);
+  return {
+    requests: world.meter.calls,
+    ms: done.map((t) => t.ms),
+    failed: n - done.length,
+    burstMs,
+    gapless: JSON.stringify(numbers) === JSON.stringify(expected),
+  };
+}
+
+export async function measureConcurrentFinalizes(
+  endpoint: string,
+  sizes = [1, 10, 50],
+  runs = 3,
+): Promise<FinalizeFigure[]> {
   const figures: FinalizeFigure[] = [];
   for (const n of sizes) {
-    const world = await createWorld(endpoint);
-    const auth = { Authorization: `Bearer ${world.key}` };
-    const call = (method: string, path: string, body?: unknown) => request(world.app, method, path, body, auth);
-    const client = (await call("POST", "/clients", { name: "Bench client", email: "bench@example.com" })).body;
-    const ids: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const line = { description: "Consulting", quantity: "1", unitPrice: "10.00" };
-      ids.push((await call("POST", "/invoices", { clientId: client.id, lineItems: [line] })).body.id);
+    const a = { requests: 0, ms: [] as number[], burstMs: [] as number[], failed: 0, gapless: true };
+    for (let run = 0; run < runs; run++) {
+      const b = await burst(endpoint, n);
+      a.requests += b.requests;
+      a.ms.push(...b.ms);
+      a.burstMs.push(b.burstMs);
+      a.gapless &&= b.gapless;
+      a.failed += b.failed;
     }
-    world.meter.reset();
-    const start = performance.now();
-    const answers = await Promise.all(ids.map((id) => call("POST", `/invoices/${id}/finalize`)));
-    const burstMs = performance.now() - start;
-    const failed = answers.filter((a) => a.status !== 200);
-    if (failed.length) throw new Error(`${failed.length} of ${n} finalizes failed: ${failed[0]!.status}`);
-    const numbers = answers.map((a) => a.body.invoiceNumber as string).sort();
-    const expected = Array.from({ length: n }, (_, i) => `INV-${String(i + 1).padStart(6, "0")}`);
+    const sorted = [...a.ms].sort((x, y) => x - y);
     figures.push({
       n,
-      requestsPerFinalize: Math.round((world.meter.calls / n) * 10) / 10,
-      msPerFinalize: Math.round((burstMs / n) * 10) / 10,
-      burstMs: Math.round(burstMs),
-      gapless: JSON.stringify(numbers) === JSON.stringify(expected),
+      runs,
+      requestsPerFinalize: Math.round((a.requests / (n * runs)) * 10) / 10,
+      p50Ms: Math.round(percentile(sorted, 50)),
+      p99Ms: Math.round(percentile(sorted, 99)),
+      burstMs: Math.round(
+        percentile(
+          [...a.burstMs].sort((x, y) => x - y),
+          50,
+        ),
+      ),
+      failed: a.failed,
+      gapless: a.gapless,
     });
   }
-  const base = figures[0]!.requestsPerFinalize;
-  for (const f of figures) {
-    f.goal = `≤ 2 × ${base} requests, gapless`;
-    f.meetsGoal = f.requestsPerFinalize <= 2 * base && f.gapless;
-  }
   return figures;
+}
+
+/** `npx tsx bench/finalize.ts`: this part of the bench alone, on its own DynamoDB Local. */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const dynamo = await startDynamoLocal();
+  try {
+    console.table(await measureConcurrentFinalizes(dynamo.endpoint));
+  } finally {
+    await dynamo.stop();
+  }
 }

@@ -87,7 +87,7 @@ async function main() {
     console.log("Jobs: items read with 10 due among 2,500 waiting per job (10,000 in all)");
     console.table(jobs.map((j) => ({ ...j, met: verdict(j.meetsGoal) })));
     console.log("Many writers on one user: N concurrent finalizes (one gapless counter item)");
-    console.table(finalizes.map((f) => ({ ...f, met: verdict(f.meetsGoal) })));
+    console.table(finalizes);
     console.log("Reports: items read with 10 and with 10,000 invoices, 10 open in both (goal: equal)");
     console.table(reports.reads.map((r) => ({ ...r })));
     console.log(`  goal ${verdict(reports.readsGoalMet)}; backfill of 10,000: ${JSON.stringify(reports.backfill)}`);

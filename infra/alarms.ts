@@ -1,6 +1,7 @@
 import { METRICS_NAMESPACE } from "../packages/core/src/observability/metric-names";
 import { api } from "./api";
 import { emailSettings } from "./email-settings";
+import { queueAlarms } from "./queues";
 import { declaredFunctions } from "./runtime";
 import { table } from "./storage";
 import { streamFailures } from "./stream";
@@ -116,6 +117,9 @@ alarm("StreamFailuresNotEmpty", {
   threshold: 1,
   description: "stream records were given up on: replay them within 24 hours of the change",
 });
+
+// Each work queue: a backlog (its oldest message's age) and a dead-letter queue that is not empty.
+for (const { name, spec } of queueAlarms) alarm(name, spec);
 
 // The API answered 5xx (API Gateway's own, or the app's 500/503) five times in five minutes.
 alarm("Api5xx", {

@@ -1,7 +1,5 @@
-import { api } from "./api";
-import { email } from "./email";
-import { functionBase, pdfLibBeside } from "./runtime";
-import { cardPayments } from "./secrets";
+import { functionBase } from "./runtime";
+import { queues } from "./queues";
 import { table } from "./storage";
 
 /**
@@ -14,10 +12,10 @@ import { table } from "./storage";
  * minutes apart): the next run is at most 15 minutes away and does the same work, and a retry of a
  * run that timed out would only overlap the next one.
  *
- * Each links only what it touches: every job the table; the reminders job (it delivers what the
- * outbox holds) the sender; the jobs that queue emails (recurring's auto-send, reminders) the API
- * URL for the public link; recurring's auto-send stores a pay link when card payments are on, so it
- * gets the CardPayments flag (never a Stripe key: the session is made when the link is opened).
+ * Each run is a dispatcher (packages/core/src/queue/dispatch.ts): it reads the job's due list and
+ * sends the records, users in turns, to the job's queue (infra/queues.ts), whose workers do the
+ * work. So each links only the table (to read the due list) and its queue(s) (to send): the
+ * reminders job also sweeps the outbox into the outbox queue.
  */
 const jobFunction = (
   logicalName: string,
@@ -25,7 +23,8 @@ const jobFunction = (
   link: unknown[],
   timeout: "1 minute" | "5 minutes" = "5 minutes",
 ) => ({
-  // Bounded by the work due since the last run; five minutes leaves ten before the next one.
+  // Reading the due keys and sending them: seconds for a month start's ~100,000 records; the
+  // dispatcher stops 5 s before the timeout and the next run sends the rest.
   ...functionBase(logicalName, timeout),
   handler: `packages/functions/src/lambda/jobs/${file}.handler`,
   memory: "512 MB" as const,
@@ -38,33 +37,33 @@ export const jobs = {
   // more than a quarter of an hour late.
   overdue: new sst.aws.CronV2("OverdueJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("OverdueJob", "overdue", [table]),
+    function: jobFunction("OverdueJob", "overdue", [table, queues.overdue.queue]),
     retries: 0,
   }),
   // Recurring schedules generate (and auto-send) every occurrence due by now.
   recurring: new sst.aws.CronV2("RecurringJob", {
     schedule: "rate(15 minutes)",
-    function: jobFunction("RecurringJob", "recurring", [table, api, cardPayments]),
+    function: jobFunction("RecurringJob", "recurring", [table, queues.recurring.queue]),
     retries: 0,
   }),
   // Reminder emails (due − 3 days, due date, + 7, + 14, + 30 days) go out within 15 minutes.
   reminders: new sst.aws.CronV2("RemindersJob", {
     schedule: "rate(15 minutes)",
-    function: { ...jobFunction("RemindersJob", "reminders", [table, email, api]), ...pdfLibBeside },
+    function: jobFunction("RemindersJob", "reminders", [table, queues.reminders.queue, queues.outbox.queue]),
     retries: 0,
   }),
   // Estimates past their expiry date become expired; dates are whole days, so hourly is plenty.
   expireEstimates: new sst.aws.CronV2("ExpireEstimatesJob", {
     schedule: "rate(1 hour)",
-    function: jobFunction("ExpireEstimatesJob", "expire-estimates", [table]),
+    function: jobFunction("ExpireEstimatesJob", "expire-estimates", [table, queues["expire-estimates"].queue]),
     retries: 0,
   }),
   // Webhook attempts that are due: retries (the first comes 1 minute after a failure) and first
-  // attempts a crashed subscriber left. Every 2 minutes, so a retry is at most 2 minutes late; a
-  // minute's run makes ~40 attempts (8 at a time, 10 s each at worst), the next run the rest.
+  // attempts a crashed subscriber or a late worker left. Every 2 minutes, so a retry is at most 2
+  // minutes late; a run reads at most 500 per shard and 100 per user, the next run the rest.
   webhooks: new sst.aws.CronV2("WebhooksJob", {
     schedule: "rate(2 minutes)",
-    function: jobFunction("WebhooksJob", "webhooks", [table], "1 minute"),
+    function: jobFunction("WebhooksJob", "webhooks", [table, queues.webhooks.queue], "1 minute"),
     retries: 0,
   }),
 };

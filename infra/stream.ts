@@ -1,8 +1,6 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
-import { api } from "./api";
-import { email } from "./email";
-import { functionBase, installedBeside } from "./runtime";
-import { stripeSecretKey } from "./secrets";
+import { queues } from "./queues";
+import { functionBase } from "./runtime";
 import { table } from "./storage";
 
 /**
@@ -40,12 +38,12 @@ const STREAM_RETRY = {
 } as const;
 
 /**
- * The table stream's one subscriber (packages/functions/src/lambda/stream.ts): it turns each change into
- * events (the activity log, webhook first attempts, the bus) and delivers the email outbox, so the
- * API function carries neither SES nor the PDF renderer. It links the sender and the API (the
- * public link in emails), the bus, and the card processor's key: it expires the checkout session of
- * an invoice that became void or paid (or whose session was replaced), so the API function carries
- * no Stripe SDK. It may send to the failure queue (the event source mapping sends with its role).
+ * The table stream's one subscriber (packages/functions/src/lambda/stream.ts): in stream order it
+ * stores each change's events (the activity log, webhook first attempts), puts them on the bus (10
+ * per PutEvents call) and keeps the reports ledger; it hands email delivery, webhook first attempts
+ * and checkout-session expiry to their queues (infra/queues.ts), so no receiver, SES or the card
+ * processor holds its shard. It links the table, the bus and those three queues (send only). It may
+ * send to the failure queue (the event source mapping sends with its role).
  *
  * The event source mapping: only the records it acts on invoke it (core/src/stream/filter.ts: not
  * its own writes, not TTL deletions); ReportBatchItemFailures, so a failing record is retried from
@@ -53,17 +51,24 @@ const STREAM_RETRY = {
  * TRIM_HORIZON, so a mapping made after writes began still sees the last 24 hours (the handler is
  * idempotent, nothing is doubled); a one-second batching window keeps "within 5 seconds" with fewer
  * invocations.
+ *
+ * PARALLELIZATION_FACTOR: batches of one stream shard handled at once. AWS keeps the records of one
+ * partition key in order at any factor (Lambda hashes the partition key to one of the shard's
+ * concurrent batches); the table's partition key is the user (USER#<id>), and everything the
+ * subscriber must do in order — a resource's events, the reports ledger's aggregates — is one
+ * user's. So users on one shard no longer wait for each other, while each user's changes stay in
+ * order (docs/events.md, "Ordering").
  */
+export const PARALLELIZATION_FACTOR = 10;
+
 table.subscribe(
   "StreamSubscriber",
   {
-    // Webhook attempts have 10 s each and run a bounded number at a time; email and PDFs a few more.
-    ...functionBase("StreamSubscriber", "2 minutes"),
+    // Table writes, PutEvents and queue sends only; it stops taking records 30 s before the end.
+    ...functionBase("StreamSubscriber", "1 minute"),
     handler: "packages/functions/src/lambda/stream.handler",
-    // Both are needed now and then, not at a cold start: PDFs for attachments, Stripe for an expiry.
-    ...installedBeside("pdf-lib", "stripe"),
-    memory: "1024 MB",
-    link: [table, email, api, bus, stripeSecretKey],
+    memory: "512 MB",
+    link: [table, bus, queues.outbox.queue, queues.webhooks.queue, queues["checkout-expiry"].queue],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
   },
   {
@@ -77,6 +82,7 @@ table.subscribe(
         args.maximumRetryAttempts = STREAM_RETRY.maximumRetryAttempts;
         args.bisectBatchOnFunctionError = STREAM_RETRY.bisectBatchOnFunctionError;
         args.maximumRecordAgeInSeconds = STREAM_RETRY.maximumRecordAgeInSeconds;
+        args.parallelizationFactor = PARALLELIZATION_FACTOR;
         args.destinationConfig = { onFailure: { destinationArn: streamFailures.arn } };
       },
     },

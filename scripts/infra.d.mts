@@ -66,6 +66,13 @@ export interface InfraFunction {
         filters?: Record<string, unknown>[];
         transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void };
       }
+    | {
+        kind: "queue";
+        /** The queue's logical name. */
+        queue: string;
+        batch?: { size?: number; window?: string; partialResponses?: boolean };
+        transform?: { eventSourceMapping?: (args: Record<string, unknown>) => void };
+      }
     | { kind: "sns"; topic: string }
     | { kind: "invoke" };
   [setting: string]: unknown;

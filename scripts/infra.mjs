@@ -173,10 +173,20 @@ function fakeSst(recorder) {
       SnsTopic,
       Queue: component("sst.aws.Queue", (_self, name) => {
         const queueName = `${recorder.app.name}-${recorder.stage}-${name}Queue`;
+        const queueArn = arn("sqs", queueName);
         return {
-          arn: arn("sqs", queueName),
+          arn: queueArn,
           url: new FakeOutput(`https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${queueName}`),
           nodes: { queue: { name: new FakeOutput(queueName) } },
+          // A queue's Lambda worker (SST's QueueLambdaSubscriber): recorded like a function, triggered by the queue.
+          subscribe(subscriber, args = {}) {
+            return new Recorded(recorder, "sst.aws.QueueLambdaSubscriber", `${name}Subscriber`, {
+              queue: name,
+              queueArn,
+              subscriber,
+              ...args,
+            });
+          },
         };
       }),
       permission,
@@ -362,6 +372,17 @@ export function functionsOf(infra) {
           },
         },
       });
+    } else if (component.kind === "sst.aws.QueueLambdaSubscriber") {
+      normalise(component.logicalName, component.args.subscriber, {
+        meta: {
+          trigger: {
+            kind: "queue",
+            queue: component.args.queue,
+            batch: component.args.batch,
+            transform: component.args.transform,
+          },
+        },
+      });
     } else if (component.kind === "sst.aws.SnsTopic") {
       for (const { name, subscriber } of component.subscribers) {
         normalise(name, subscriber, { meta: { trigger: { kind: "sns", topic: component.logicalName } } });
@@ -406,6 +427,20 @@ export function rolePermissions(fn, infra) {
     trigger.push({
       actions: ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"],
       resources: [resolveOutputs(table.streamArn)],
+    });
+  }
+  if (fn.trigger.kind === "queue") {
+    // SST's QueueLambdaSubscriber (queue-lambda-subscriber.ts): the worker may receive and delete.
+    const queue = infra.components.find((c) => c.kind === "sst.aws.Queue" && c.logicalName === fn.trigger.queue);
+    trigger.push({
+      actions: [
+        "sqs:ChangeMessageVisibility",
+        "sqs:DeleteMessage",
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
+        "sqs:ReceiveMessage",
+      ],
+      resources: [resolveOutputs(queue.arn)],
     });
   }
   return [...linkPermissions(fn), ...own, ...trigger];

@@ -21,6 +21,7 @@ import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { bundleFunctions, type BuiltFunction } from "../../scripts/bundle.mjs";
 import { evaluateInfra, functionsOf, root, type InfraFunction } from "../../scripts/infra.mjs";
+import { startFakeSqs } from "../support/fake-sqs";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import {
   httpApiEvent,
@@ -58,6 +59,12 @@ const routeFor = (fn: InfraFunction, path: string): string => {
 };
 const streamFunctions = functions.filter((fn) => fn.trigger.kind === "stream");
 const snsFunctions = functions.filter((fn) => fn.trigger.kind === "sns");
+/** A work queue's Lambda worker (infra/queues.ts), by its queue's logical name. */
+const workerOf = (queue: string): InfraFunction => {
+  const found = functions.filter((fn) => fn.trigger.kind === "queue" && fn.trigger.queue === queue);
+  expect(found, queue).toHaveLength(1);
+  return found[0]!;
+};
 
 const endpoint = inject("dynamoEndpoint");
 const linked: LinkedValues = {
@@ -604,19 +611,22 @@ const codeOf = (fn: InfraFunction): string => {
     .join("\n");
 };
 
-it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the stream subscriber", () => {
+it("the API function's bundle carries neither SES nor pdf-lib: email is delivered by the outbox queue's worker", () => {
   for (const fn of apiFunctions) {
     const code = codeOf(fn);
     expect(code).toMatch(/finalizeInvoice/);
     expect(code).not.toMatch(/SESv2Client|SendEmailCommand/);
     expect(code).not.toMatch(/PDFDocument|pdf-lib/);
   }
-  for (const fn of streamFunctions) expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
+  expect(readFileSync(built.get(workerOf("OutboxQueue").id)!.bundle, "utf8")).toMatch(/SendEmailCommand/);
+  // The subscriber hands emails on (issue 37): it carries no SES.
+  for (const fn of streamFunctions) expect(codeOf(fn)).not.toMatch(/SESv2Client|SendEmailCommand/);
 });
 
-it("the subscriber and the reminders job keep pdf-lib beside their bundle and import it only at the first PDF", () => {
-  const drawers = [...streamFunctions, ...jobFunctions.filter((fn) => jobOf(fn) === "reminders")];
-  expect(drawers.map((fn) => fn.id).sort()).toEqual(["RemindersJob", "StreamSubscriber"]);
+it("the outbox worker keeps pdf-lib beside its bundle and imports it only at the first PDF", () => {
+  // Issue 37: the subscriber and the reminders job hand emails on; the outbox worker draws the PDFs.
+  const drawers = [workerOf("OutboxQueue")];
+  for (const fn of [...streamFunctions, ...jobFunctions]) expect(codeOf(fn), fn.id).not.toMatch(/pdf-lib/);
   for (const fn of drawers) {
     const { bundle, zip } = built.get(fn.id)!;
     const code = readFileSync(bundle, "utf8");
@@ -628,17 +638,10 @@ it("the subscriber and the reminders job keep pdf-lib beside their bundle and im
   }
 });
 
-it("the subscriber keeps Stripe's SDK beside its bundle and imports it only at its first expiry", () => {
-  expect(streamFunctions).toHaveLength(1);
-  for (const fn of streamFunctions) {
-    const { bundle, zip } = built.get(fn.id)!;
-    const code = readFileSync(bundle, "utf8");
-    // Inlined, the SDK's error classes keep their names as strings (keepNames); a static import would
-    // be hoisted to the top and evaluate the SDK at every cold start.
-    expect(code, fn.id).not.toMatch(/["']StripeError["']|from\s*["']stripe["']/);
-    expect(code, fn.id).toMatch(/import\(\s*["']stripe["']\s*\)/);
-    expect(zip, fn.id).toContain("node_modules/stripe/package.json");
-  }
+it("the checkout-expiry worker carries Stripe's SDK; the subscriber, which hands expiries on, carries none", () => {
+  expect(readFileSync(built.get(workerOf("CheckoutExpiryQueue").id)!.bundle, "utf8")).toMatch(/["']StripeError["']/);
+  for (const fn of streamFunctions)
+    expect(codeOf(fn), fn.id).not.toMatch(/["']StripeError["']|import\(\s*["']stripe["']\s*\)/);
   // The same pattern finds the SDK where it is inlined: Payments uses it at nearly every cold start.
   for (const fn of paymentFunctions)
     expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/["']StripeError["']/);
@@ -698,9 +701,8 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
     }
   });
 
-  it("expires the checkout session of a voided invoice at the card processor, the SDK loaded from beside the bundle", async () => {
-    // The bundle's directory is outside the project: import("stripe") finds only the zip's node_modules/.
-    const [bus, fake] = await Promise.all([startFakeEventBridge(), startFakeStripe()]);
+  it("hands a voided invoice's checkout session to its queue, whose worker's bundle expires it at the card processor", async () => {
+    const [bus, fake, sqs] = await Promise.all([startFakeEventBridge(), startFakeStripe(), startFakeSqs()]);
     try {
       const secrets = { StripeSecretKey: "sk_test_bundle", StripeWebhookSecret: "whsec_bundle_test" };
       const userId = `bundle-${randomUUID().slice(0, 8)}`;
@@ -735,7 +737,7 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
           newImage: { ...open, status: "void", voidedAt: new Date().toISOString() },
         },
       ]);
-      const { env, files } = lambdaSetup(fn, { ...linked, secrets }, endpoint, "key-file");
+      const { env, files } = lambdaSetup(fn, { ...linked, secrets, sqsUrl: sqs.url }, endpoint, "key-file");
       const [result] = await invokeBundle(
         built.get(fn.id)!.bundle,
         built.get(fn.id)!.exportName,
@@ -744,11 +746,30 @@ describe.each(streamFunctions.map((fn) => [fn.id, fn] as const))("%s from its bu
         files,
       );
       expect(result).toEqual({ ok: true, value: { batchItemFailures: [] } });
+      // The subscriber called no processor: it sent the ended session to the checkout-expiry queue.
+      expect(fake.requests.filter((r) => r.path.endsWith("/expire"))).toEqual([]);
+      expect(sqs.messages.map((m) => m.queueUrl)).toEqual([
+        `${sqs.url}/123456789012/invoicing-dev-CheckoutExpiryQueueQueue`,
+      ]);
+      // The queue's worker, from its own bundle, with an SQS event carrying that message.
+      const worker = workerOf("CheckoutExpiryQueue");
+      const setup = lambdaSetup(worker, { ...linked, secrets }, endpoint, "key-file");
+      const sqsEvent = {
+        Records: sqs.messages.map((m, i) => ({ messageId: `m${i}`, body: m.body, eventSource: "aws:sqs" })),
+      };
+      const [handled] = await invokeBundle(
+        built.get(worker.id)!.bundle,
+        built.get(worker.id)!.exportName,
+        [sqsEvent],
+        { ...setup.env, STRIPE_API_BASE: fake.url },
+        setup.files,
+      );
+      expect(handled).toEqual({ ok: true, value: { batchItemFailures: [] } });
       const expiries = fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/expire"));
       expect(expiries.map((r) => r.path)).toEqual([`/v1/checkout/sessions/${session.id}/expire`]);
       expect(fake.sessions.get(session.id)!.status).toBe("expired");
     } finally {
-      await Promise.all([bus.close(), fake.close()]);
+      await Promise.all([bus.close(), fake.close(), sqs.close()]);
     }
   });
 });

@@ -45,7 +45,9 @@ const functionName = (fn: ReturnType<typeof functionsOf>[number]): string =>
       ? "email-feedback"
       : fn.trigger.kind === "stream"
         ? "stream"
-        : jobOf(fn);
+        : fn.trigger.kind === "queue"
+          ? `worker:${fn.trigger.queue}`
+          : jobOf(fn);
 const jobFunctions = (infra: typeof dev) => functionsOf(infra).filter((fn) => fn.trigger.kind === "cron");
 
 /** "25 seconds" / "5 minutes" → seconds; "1024 MB" → MB. SST's own unit strings. */
@@ -135,18 +137,28 @@ describe("links: each function gets what it uses and nothing more", () => {
    * - the recurring job only queues emails (the subscriber delivers them): no sender;
    * - verifying the processor's webhooks needs its webhook secret: the payments function alone;
    * - documents read the table and print the API's URL (the pay link).
+   * Issue 37: the jobs and the stream subscriber hand their work to queues (infra/queues.ts): a
+   * job's dispatcher links the table and its queue(s) (send only); the subscriber the table, the
+   * bus and the outbox, webhooks and checkout-expiry queues; each queue's worker what its work needs.
    */
   const needs: Record<string, string[]> = {
     api: ["Table", "Api", "CardPayments"],
     documents: ["Table", "Api"],
     payments: ["Table", "Api", "StripeSecretKey", "StripeWebhookSecret"],
-    overdue: ["Table"],
+    overdue: ["Table", "OverdueQueue"],
     "email-feedback": ["Table"],
-    recurring: ["Table", "Api", "CardPayments"],
-    reminders: ["Table", "Email", "Api"],
-    "expire-estimates": ["Table"],
-    webhooks: ["Table"],
-    stream: ["Table", "Email", "Api", "Bus", "StripeSecretKey"],
+    recurring: ["Table", "RecurringQueue"],
+    reminders: ["Table", "RemindersQueue", "OutboxQueue"],
+    "expire-estimates": ["Table", "ExpireEstimatesQueue"],
+    webhooks: ["Table", "WebhooksQueue"],
+    stream: ["Table", "Bus", "OutboxQueue", "WebhooksQueue", "CheckoutExpiryQueue"],
+    "worker:OverdueQueue": ["Table"],
+    "worker:RecurringQueue": ["Table", "Api", "CardPayments"],
+    "worker:RemindersQueue": ["Table", "Api"],
+    "worker:ExpireEstimatesQueue": ["Table"],
+    "worker:OutboxQueue": ["Table", "Email", "Api"],
+    "worker:WebhooksQueue": ["Table"],
+    "worker:CheckoutExpiryQueue": ["Table", "StripeSecretKey"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {
@@ -460,6 +472,13 @@ describe("IAM: the statements each function's role gets from its links", () => {
           ...(links.includes("Bus")
             ? [{ actions: ["events:PutEvents"], resources: [(bus!.link!.properties as { arn: string }).arn] }]
             : []),
+          // A work queue: SendMessage on that queue only (SST's default, sqs:*, replaced).
+          ...fn.link
+            .filter((resource) => resource.kind === "sst.aws.Queue")
+            .map((queue) => ({
+              actions: ["sqs:SendMessage"],
+              resources: [`arn:aws:sqs:us-east-1:123456789012:invoicing-${stage}-${queue.logicalName}Queue`],
+            })),
         ]);
         // Nothing anywhere on "*", and no ses:* (SST's default for a linked Email grants both).
         for (const statement of statements) {

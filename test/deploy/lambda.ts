@@ -55,6 +55,8 @@ export interface LinkedValues {
   apiUrl: string;
   /** Secret values by name; a secret not named here has its placeholder "" (not configured). */
   secrets?: Record<string, string>;
+  /** Where linked queues live (test/support/fake-sqs.ts); unset: a port nothing listens on. */
+  sqsUrl?: string;
 }
 
 /** What SST puts in a linked resource's JSON, per component kind (their getSSTLink()). */
@@ -78,6 +80,8 @@ function linkedResource(kind: string, name: string, values: LinkedValues): Recor
       // infra/secrets.ts CardPayments: on when the card processor's key is set.
       if (name === "CardPayments") return { enabled: Boolean(values.secrets?.StripeSecretKey), type: kind };
       throw new Error(`no test value for the linked ${name}: add one to test/deploy/lambda.ts`);
+    case "sst.aws.Queue":
+      return { url: `${values.sqsUrl ?? "http://127.0.0.1:9"}/123456789012/invoicing-dev-${name}Queue`, type: kind };
     case "sst.aws.SnsTopic":
       return { arn: `arn:aws:sns:us-east-1:123456789012:invoicing-dev-${name}`, type: kind };
     default:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { METRIC, METRICS_NAMESPACE } from "@invoicing/core/observability/metric-names";
+import { BATCH_SIZE, QUEUE_NAMES, QUEUE_RESOURCES, WORKER_CONCURRENCY } from "@invoicing/core/queue/names";
 import { componentsOf, evaluateInfra, functionsOf, rolePermissions, type InfraFunction } from "../../scripts/infra.mjs";
 
 /**
@@ -26,6 +27,10 @@ function mappingOf(infra: Infra): Record<string, unknown> {
   fn.trigger.transform!.eventSourceMapping!(args);
   return JSON.parse(JSON.stringify(args, (_k, v) => (v && typeof v === "object" && "value" in v ? v.value : v)));
 }
+const seconds = (timeout: string | undefined) => {
+  const [n, unit] = String(timeout).split(" ");
+  return Number(n) * (unit!.startsWith("minute") ? 60 : 1);
+};
 const queueArn = (infra: Infra) =>
   (named(infra, "sst.aws.Queue", "StreamFailures") as unknown as { arn: { value: string } }).arn.value;
 
@@ -43,6 +48,8 @@ describe("the stream subscription: nothing lost, nothing stuck", () => {
         bisectBatchOnFunctionError: true,
         maximumRecordAgeInSeconds: 3600,
         destinationConfig: { onFailure: { destinationArn: queueArn(infra) } },
+        // Issue 37: a user's records stay in order at any factor (docs/events.md, "Ordering").
+        parallelizationFactor: 10,
       });
     },
   );
@@ -50,18 +57,14 @@ describe("the stream subscription: nothing lost, nothing stuck", () => {
   it("the failure queue keeps messages 14 days; the subscriber may send to it and nothing more", () => {
     const queue = named(production, "sst.aws.Queue", "StreamFailures");
     expect(queue.args.transform.queue).toEqual({ messageRetentionSeconds: 14 * 86_400 });
-    const sqs = rolePermissions(subscriberOf(production), production).filter((s) =>
-      s.actions.some((a) => a.startsWith("sqs:")),
-    );
-    expect(sqs).toEqual([{ actions: ["sqs:SendMessage"], resources: [queueArn(production)] }]);
-    // No other function touches the queue.
+    const onFailureQueue = (fn: ReturnType<typeof functionsOf>[number]) =>
+      rolePermissions(fn, production).filter((s) => s.resources.includes(queueArn(production)));
+    expect(onFailureQueue(subscriberOf(production))).toEqual([
+      { actions: ["sqs:SendMessage"], resources: [queueArn(production)] },
+    ]);
+    // No other function touches the queue (the work queues are infra/queues.ts's, checked below).
     for (const fn of functionsOf(production).filter((f) => f.trigger.kind !== "stream"))
-      expect(
-        rolePermissions(fn, production)
-          .flatMap((s) => s.actions)
-          .filter((a) => a.startsWith("sqs:")),
-        fn.id,
-      ).toEqual([]);
+      expect(onFailureQueue(fn), fn.id).toEqual([]);
   });
 
   it("is filtered to the records it acts on (core/src/stream/filter.ts)", async () => {
@@ -79,7 +82,8 @@ describe("least privilege: the synthesized permissions of every function", () =>
     (stage) => {
       const infra = stage === "production" ? production : dev;
       const functions = functionsOf(infra);
-      expect(functions.length).toBe(10);
+      // 10, and issue 37's seven queue workers.
+      expect(functions.length).toBe(17);
       for (const fn of functions) {
         const actions = rolePermissions(fn, infra).flatMap((s) => s.actions);
         expect(actions.length, fn.id).toBeGreaterThan(0);
@@ -108,6 +112,45 @@ describe("least privilege: the synthesized permissions of every function", () =>
       },
     ]);
   });
+});
+
+describe("work queues (issue 37)", () => {
+  const workers = (infra: Infra) => functionsOf(infra).filter((fn) => fn.trigger.kind === "queue");
+
+  it.each(["dev", "production"])(
+    "in %s each queue has a dead-letter queue, a worker with partial batch responses and bounded concurrency",
+    (stage) => {
+      const infra = stage === "production" ? production : dev;
+      expect(
+        workers(infra)
+          .map((fn) => fn.trigger.kind === "queue" && fn.trigger.queue)
+          .sort(),
+      ).toEqual(QUEUE_NAMES.map((q) => QUEUE_RESOURCES[q]).sort());
+      for (const queue of QUEUE_NAMES) {
+        const logical = QUEUE_RESOURCES[queue];
+        const main = named(infra, "sst.aws.Queue", logical);
+        const dead = named(infra, "sst.aws.Queue", `${logical}Dead`) as unknown as { arn: { value: string } };
+        const args = main.args as { dlq: { queue: { value: string }; retry: number }; visibilityTimeout: string };
+        expect(args.dlq.queue.value ?? args.dlq.queue, queue).toBe(dead.arn.value);
+        expect(args.dlq.retry, queue).toBe(5);
+        const worker = workers(infra).find((fn) => fn.trigger.kind === "queue" && fn.trigger.queue === logical)!;
+        if (worker.trigger.kind !== "queue") throw new Error("not a queue worker");
+        expect(worker.handler).toBe(`packages/functions/src/lambda/workers/${queue}.handler`);
+        expect(worker.trigger.batch).toEqual({ size: BATCH_SIZE, partialResponses: true });
+        const mapping: Record<string, unknown> = {};
+        worker.trigger.transform!.eventSourceMapping!(mapping);
+        expect(mapping, queue).toEqual({ scalingConfig: { maximumConcurrency: WORKER_CONCURRENCY[queue] } });
+        // SQS gives a message again only after the worker that took it can no longer be on it.
+        expect(seconds(args.visibilityTimeout), queue).toBeGreaterThanOrEqual(6 * seconds(worker.timeout));
+        // The dead letters are kept 14 days, for a redrive.
+        expect(
+          (named(infra, "sst.aws.Queue", `${logical}Dead`).args as { transform: { queue: unknown } }).transform.queue,
+        ).toEqual({
+          messageRetentionSeconds: 14 * 86_400,
+        });
+      }
+    },
+  );
 });
 
 describe("alarms", () => {
@@ -209,11 +252,31 @@ describe("alarms", () => {
   });
 
   it("every alarm notifies the Alarms topic, and a quiet metric is not an alarm", () => {
-    expect(Object.keys(all).length).toBe(10 * 3 + 10);
+    // Per function 3 (17 functions), 10 of the app, and 2 per work queue (issue 37).
+    expect(Object.keys(all).length).toBe(17 * 3 + 10 + 7 * 2);
     for (const [name, alarm] of Object.entries(all)) {
       expect(alarm.alarmActions, name).toEqual([topicArn]);
       expect(alarm.treatMissingData, name).toBe("notBreaching");
       expect(alarm.name, name).toBe(`invoicing-production-${name}`);
+    }
+  });
+
+  it("every work queue alarms when its oldest message is old, and when its dead-letter queue is not empty", () => {
+    for (const queue of QUEUE_NAMES) {
+      const logical = QUEUE_RESOURCES[queue];
+      const base = logical.replace(/Queue$/, "");
+      expect(all[`${base}QueueBacklog`], queue).toMatchObject({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateAgeOfOldestMessage",
+        dimensions: { QueueName: `invoicing-production-${logical}Queue` },
+        statistic: "Maximum",
+      });
+      expect(all[`${base}DeadLetters`], queue).toMatchObject({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        dimensions: { QueueName: `invoicing-production-${logical}DeadQueue` },
+        threshold: 1,
+      });
     }
   });
 

@@ -1,5 +1,6 @@
 /// <reference path="../../../sst-env.d.ts" />
 import { Resource } from "sst";
+import { QUEUE_NAMES, QUEUE_RESOURCES, type QueueName } from "./queue/names";
 
 /**
  * Deployed settings, resolved in one place: SST's linked `Resource` when deployed, plain environment
@@ -32,6 +33,8 @@ export interface CoreConfig {
   eventBridgeEndpoint?: string;
   /** The stream subscriber's failure queue (the stage's StreamFailures, under `sst shell`): for its replay. */
   streamFailuresQueueUrl?: string;
+  /** The work queues linked to this function (deployed: infra/queues.ts), by queue name: where it sends. */
+  workQueueUrls: Partial<Record<QueueName, string>>;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
 }
@@ -42,6 +45,16 @@ export interface CoreConfig {
  */
 function linked<K extends keyof Resource>(name: K): Resource[K] | undefined {
   return name in Resource ? Resource[name] : undefined;
+}
+
+/** The work queues this function may send to: those infra linked to it (queue/names.ts). */
+function linkedQueues(): Partial<Record<QueueName, string>> {
+  const urls: Partial<Record<QueueName, string>> = {};
+  for (const queue of QUEUE_NAMES) {
+    const url = (linked(QUEUE_RESOURCES[queue] as keyof Resource) as { url?: string } | undefined)?.url;
+    if (url) urls[queue] = url;
+  }
+  return urls;
 }
 
 /** Empty means unset: a secret left at its placeholder ("") is "not configured". */
@@ -71,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
     eventBridgeEndpoint: env.EVENTBRIDGE_ENDPOINT || undefined,
     webhooksAllowPrivate: env.WEBHOOKS_ALLOW_PRIVATE === "1",
     streamFailuresQueueUrl: linked("StreamFailures")?.url,
+    workQueueUrls: linkedQueues(),
     cardPaymentsEnabled: flag(linked("CardPayments")?.enabled) ?? stripeSecretKey !== undefined,
   };
 }

@@ -4,6 +4,7 @@ import type { AttachmentSpec, EmailAttachment, EmailTransport } from "./capabili
 import type { CardProcessor } from "./capabilities/card-processor";
 import type { DocumentView } from "./capabilities/document-view";
 import type { UrlPolicy } from "./capabilities/url-guard";
+import type { WorkQueue } from "./queue/message";
 
 /**
  * What core use cases depend on, passed in rather than reached for: tests give a fixed clock,
@@ -52,6 +53,11 @@ export interface Deps {
    * function draws its PDFs through its app: functions/src/http/pdf-renderer.ts.)
    */
   renderPdf?: (view: DocumentView, now: Date) => Promise<Uint8Array>;
+  /**
+   * Where jobs and the stream subscriber hand work to workers (SQS deployed: queue/port.ts); unset,
+   * the same workers run in process (queue/in-process.ts).
+   */
+  workQueue?: WorkQueue;
   /**
    * Draws an email's attachment with `renderPdf` (public/attachments.ts attachmentsFor), given with it:
    * the outbox (email/) delivers the PDF of a document it may not import (documents import email/).

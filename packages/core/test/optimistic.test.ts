@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ROUNDS, optimistic, Raced } from "../src/db/optimistic";
+import { anotherRound, MAX_ROUNDS, optimistic, Raced } from "../src/db/optimistic";
 import { DomainError } from "../src/errors";
 
 /** The one optimistic retry loop (db/optimistic.ts): what a lost race leads to, and when it stops. */
@@ -84,5 +84,24 @@ describe("optimistic()", () => {
     );
     await expect(run).rejects.toBe(thrown);
     expect(rounds).toBe(1);
+  });
+
+  it("counts commit()'s own resends (anotherRound) as rounds of the same loop: MAX_ROUNDS sends in all", async () => {
+    // Each round sends its transaction, and resends it while anotherRound() allows (as commit() does
+    // after a lost response), then loses: the change's sends never exceed the one limit.
+    let sends = 0;
+    const error = await failure(
+      optimistic("invoice", async () => {
+        sends++;
+        while (await anotherRound()) sends++;
+        throw new Raced();
+      }),
+    );
+    expect(error.code).toBe("service_unavailable");
+    expect(sends).toBe(MAX_ROUNDS);
+  });
+
+  it("gives no extra round outside a loop", async () => {
+    expect(await anotherRound()).toBe(false);
   });
 });

@@ -9,6 +9,7 @@ import {
   type _Record,
 } from "@aws-sdk/client-dynamodb-streams";
 import type { Deps } from "@invoicing/core/context";
+import { settled } from "@invoicing/core/queue/in-process";
 import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
 
@@ -29,7 +30,10 @@ interface StreamReaderOptions {
 }
 
 export interface StreamReader {
-  /** Reads every shard until it has nothing new, feeding the handler; returns the records handled. */
+  /**
+   * Reads every shard until it has nothing new, feeding the handler, then waits for the work it
+   * handed to the in-process queues; returns the records handled.
+   */
   drain(): Promise<number>;
   /** Polls continuously (every `intervalMs` when idle) until the returned stop() is called. */
   start(intervalMs?: number, log?: (line: string) => void): () => Promise<void>;
@@ -117,19 +121,27 @@ export function createStreamReader(deps: Deps, options: StreamReaderOptions): St
     return handled;
   }
 
+  const readAll = async () => {
+    let total = 0;
+    for (const shardId of await shardIds()) total += await drainShard(shardId);
+    return total;
+  };
   const reader: StreamReader = {
     async drain() {
-      let total = 0;
-      for (const shardId of await shardIds()) total += await drainShard(shardId);
+      const total = await readAll();
+      // And what the subscriber handed to the in-process queues (emails, webhook first attempts):
+      // a drained stream is one whose work is done, as the tests and the jobs command expect.
+      await settled(deps);
       return total;
     },
     start(intervalMs = 500, log = () => {}) {
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       let running: Promise<void> | undefined;
+      // Polling does not wait for the queues' workers: a slow receiver holds its worker, never the
+      // stream (API.md section 15).
       const tick = () => {
-        running = reader
-          .drain()
+        running = readAll()
           .then(
             () => undefined,
             (error: unknown) => log(`stream read failed: ${error instanceof Error ? error.message : String(error)}`),

@@ -1,6 +1,7 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from "@aws-sdk/lib-dynamodb";
 import { DomainError } from "../errors";
 import type { Db } from "./dynamodb";
+import { backoff } from "./optimistic";
 
 /** A table key: `{ pk, sk }`. */
 type Key = Record<string, unknown>;
@@ -11,13 +12,10 @@ const MAX_KEYS = 100;
 /**
  * Retries of keys DynamoDB keeps leaving unprocessed (a throttled partition) before the read is a
  * 503 service_unavailable: 8 requests in all for up to 100 keys, each itself retried by the SDK
- * (db/dynamodb.ts), with at most 2.5 s of waiting between them (1.3 s on average; docs/reliability.md).
+ * (db/dynamodb.ts), with the optimistic loop's backoff between them (optimistic.ts: at most
+ * 5 + 10 + 20 + 40 + 80 + 160 + 200 = 515 ms of waiting; docs/reliability.md).
  */
 const MAX_BATCH_RETRIES = 7;
-
-/** Before retry `n` (1, 2, …): a random wait up to 10·2^n ms (20, 40, …, 1280), as AWS advises. */
-const backoff = (n: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** n));
 
 export const batchKey = (key: Key): string => `${String(key.pk)}|${String(key.sk)}`;
 

@@ -3,7 +3,8 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from "@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Db } from "./dynamodb";
-import { inOptimisticRound } from "./optimistic";
+import { isTransientCancellation } from "./errors";
+import { anotherRound, inOptimisticRound, retryRounds } from "./optimistic";
 
 export type TransactItem = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 type Item = Record<string, unknown>;
@@ -30,19 +31,19 @@ export interface CommitContext {
   commitHook?: CommitHook;
 }
 
-const MAX_CONFLICT_RETRIES = 5;
-
 /**
  * Applies a change: one conditional write, or one TransactWriteItems for several. All-or-nothing.
- * `result` is what the change produces (passed to the commit hook).
+ * `result` is what the change produces (passed to the commit hook). A single Update answers the
+ * item as it wrote it (ALL_NEW; transition() returns it); anything else answers undefined.
  */
-export async function commit(ctx: CommitContext, writes: Write[], result?: unknown): Promise<void> {
+export async function commit(ctx: CommitContext, writes: Write[], result?: unknown): Promise<Item | undefined> {
   const all = [...writes];
   const hookWrite = ctx.commitHook?.writeFor(result);
   if (hookWrite) all.push(hookWrite);
-  if (all.length === 0) return;
+  if (all.length === 0) return undefined;
   if (all.length === 1 && !all[0]!.op.ConditionCheck) return single(ctx.db, all[0]!);
-  return transact(ctx.db, all);
+  await transact(ctx.db, all);
+  return undefined;
 }
 
 /**
@@ -85,7 +86,7 @@ function guardCondition<T extends GuardableInput>(input: T, token: string): T {
 }
 
 /** An UpdateItem input that also stores `token` and applies at most once (see WRITE_TOKEN). */
-export function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: string }>(input: T, token: string): T {
+function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: string }>(input: T, token: string): T {
   const set = `${TOKEN_NAME} = ${TOKEN_VALUE}`;
   const expression = input.UpdateExpression ?? "";
   // Clauses may come in any order; SET is a reserved word, so as a word it can only be the keyword.
@@ -96,11 +97,14 @@ export function onceOnlyUpdate<T extends GuardableInput & { UpdateExpression?: s
 }
 
 /** Whether the item a failed condition returned is the one this call's own write produced. */
-export const writtenBy = (old: Item | undefined, token: string): boolean => old?.[WRITE_TOKEN] === token;
+const writtenBy = (old: Item | undefined, token: string): boolean => old?.[WRITE_TOKEN] === token;
 
-async function single(db: Db, write: Write): Promise<void> {
+async function single(db: Db, write: Write): Promise<Item | undefined> {
   const { Put, Update, Delete } = write.op;
-  if (Delete) return transact(db, [write]);
+  if (Delete) {
+    await transact(db, [write]);
+    return undefined;
+  }
   const token = randomUUID();
   const returnOld = { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const };
   try {
@@ -108,11 +112,18 @@ async function single(db: Db, write: Write): Promise<void> {
       await db.doc.send(
         new PutCommand({ ...guardCondition(Put, token), Item: { ...Put.Item, [WRITE_TOKEN]: token }, ...returnOld }),
       );
-    else if (Update) await db.doc.send(new UpdateCommand({ ...onceOnlyUpdate(Update, token), ...returnOld }));
+    else if (Update)
+      return (
+        await db.doc.send(
+          new UpdateCommand({ ...onceOnlyUpdate(Update, token), ReturnValues: "ALL_NEW", ...returnOld }),
+        )
+      ).Attributes;
+    return undefined;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
       const old = error.Item ? unmarshallLoose(error.Item) : undefined;
-      if (writtenBy(old, token)) return; // a resend met its own first copy: the write is done
+      // A resend met its own first copy: the write is done, and that copy is the item it wrote.
+      if (writtenBy(old, token)) return old;
       if (write.onConditionFailed) throw write.onConditionFailed(old);
     }
     throw error;
@@ -123,7 +134,7 @@ async function single(db: Db, write: Write): Promise<void> {
  * Transactions carry the write token too. The ClientRequestToken covers the SDK's resends of ONE
  * attempt; but when a resend of an attempt that DynamoDB did apply comes back cancelled anyway (a
  * TransactionConflict or throttling reason — the fault proxy injects exactly that, and a loaded
- * machine's timeouts make such resends common), the loop below tries again as a NEW transaction,
+ * machine's timeouts make such resends common), transact() sends it again as a NEW transaction,
  * which must not apply the change a second time, nor report its own first copy as a conflict
  * (a create answered 500: found by the model test under CPU load). With the token, every Put and
  * Update of the retry fails its guard, and the items returned (ALL_OLD) show this call's token:
@@ -135,12 +146,28 @@ function withWriteToken(op: TransactItem, token: string): TransactItem {
   return op;
 }
 
+/**
+ * One transaction, sent until its outcome is known. Cancelled before anything applied (a concurrent
+ * transaction on an item, or throttling of one item), it is sent again — never by a loop of its own:
+ * inside an optimistic() round that loop reads again and decides again; outside any, the same loop
+ * (retryRounds) sends it again. One exception, where only sending the same writes again tells: after
+ * an SDK resend an earlier copy may have applied, so a cancellation then is answered by sending again
+ * with the same write token (see withWriteToken), each send a round of the enclosing loop
+ * (anotherRound). Either way a change sends at most MAX_ROUNDS transactions (docs/reliability.md).
+ */
 async function transact(db: Db, writes: Write[]): Promise<void> {
   const token = randomUUID();
   const items = writes.map((w) => withReturnOld(withWriteToken(w.op, token)));
-  for (let attempt = 0; ; attempt++) {
+  const send = () => sendUntilKnown(db, writes, items, token);
+  if (inOptimisticRound()) return send();
+  return retryRounds("record", send, isTransientCancellation);
+}
+
+async function sendUntilKnown(db: Db, writes: Write[], items: TransactItem[], token: string): Promise<void> {
+  let unknown = false;
+  for (;;) {
     try {
-      // A fresh token per attempt: the SDK's own retries of one attempt reuse it, so a timeout after
+      // A fresh request token per send: the SDK's own retries of one send reuse it, so a timeout after
       // DynamoDB applied the transaction cannot apply it twice (DynamoDB answers the resend with the
       // first one's result for 10 minutes; a resend arriving while the first still runs gets
       // TransactionInProgressException, which the SDK retries as throttling, with the same token).
@@ -153,23 +180,15 @@ async function transact(db: Db, writes: Write[]): Promise<void> {
       const own = reasons.some(
         (r) => r.Code === "ConditionalCheckFailed" && r.Item && writtenBy(unmarshallLoose(r.Item), token),
       );
-      if (own) return; // an earlier attempt of this very call applied (see withWriteToken)
+      if (own) return; // an earlier send of this very call applied (see withWriteToken)
       if (failed >= 0) {
         const handler = writes[failed]?.onConditionFailed;
         if (handler) throw handler(reasons[failed]?.Item ? unmarshallLoose(reasons[failed]!.Item!) : undefined);
         throw error;
       }
-      // Cancelled before anything applied (a concurrent transaction on an item, or throttling of
-      // one item): try again as a new transaction, so with a new token. Inside an optimistic()
-      // round the loop reads again and decides again instead — retrying here as well would multiply
-      // the two loops' limits (db/optimistic.ts) — but only when the refusal is certain: the first
-      // send of this call, answered without a resend. After a resend, an earlier copy may have
-      // applied, and only sending again with the same write token tells (see withWriteToken).
-      const transient = reasons.some((r) => r.Code === "TransactionConflict" || r.Code === "ThrottlingError");
-      if (!transient || attempt >= MAX_CONFLICT_RETRIES) throw error;
-      const resent = (error.$metadata?.attempts ?? 1) > 1;
-      if (inOptimisticRound() && attempt === 0 && !resent) throw error;
-      await sleep(Math.random() * 20 * 2 ** attempt);
+      // Nothing applied by this send. Certain only if no send of this call was ever resent by the SDK.
+      unknown ||= (error.$metadata?.attempts ?? 1) > 1;
+      if (!unknown || !isTransientCancellation(error) || !(await anotherRound())) throw error;
     }
   }
 }
@@ -178,8 +197,6 @@ function withReturnOld(op: TransactItem): TransactItem {
   const key = (Object.keys(op) as (keyof TransactItem)[])[0]!;
   return { [key]: { ...(op[key] as object), ReturnValuesOnConditionCheckFailure: "ALL_OLD" } } as TransactItem;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Cancellation reasons and ConditionalCheckFailedException carry raw attribute values.
 function unmarshallLoose(item: Record<string, unknown>): Item {

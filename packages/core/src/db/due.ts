@@ -1,20 +1,21 @@
 import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
 import type { Db } from "./dynamodb";
-import { DUE_SHARDS, duePartition, type DueJob } from "./keys";
+import { DUE_SHARDS, dueAtItsTime, duePartition, type DueJob } from "./keys";
 
 /**
  * What a job has to do: the records on its sparse byDue list whose time has come, read shard by
  * shard and page by page. A job's reads grow with the work due, never with the table.
- * `inclusive` chooses "at or before now" (≤) over "before now" (<); `shard` reads that shard only.
+ * Due means at or before now (≤), or before now (<), as keys.ts isDue says for the job; `shard`
+ * reads that shard only.
  */
 export async function* dueItems(
   db: Db,
   job: DueJob,
   now: string,
-  options: { inclusive: boolean; shard?: number },
+  options: { shard?: number } = {},
 ): AsyncGenerator<Record<string, unknown>> {
   // dueSk = "<ISO time>#<userId>#<sk>": "<now>#…" sorts after "<now>" and before "<now>$".
-  const bound = options.inclusive ? `${now}$` : now;
+  const bound = dueAtItsTime(job) ? `${now}$` : now;
   const shards = options.shard === undefined ? Array.from({ length: DUE_SHARDS }, (_, i) => i) : [options.shard];
   for (const shard of shards) {
     let startKey: Record<string, unknown> | undefined;

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Db } from "./dynamodb";
 import { commit, type CommitContext, type Write } from "./commit";
@@ -48,47 +47,30 @@ export async function counterValue(ctx: CounterCtx, counter: string): Promise<nu
 
 /**
  * The write that takes value `last + 1`, for the caller's own transaction. `onTaken` is the error
- * when another writer took it first; it gets the counter as the failed condition found it. With
- * `token`, the counter also records who took its value, so a resend of this very transaction that
- * finds its own earlier copy applied (a lost response) is told apart from another writer: it fails
- * with AppliedEarlier instead. With `turn`, it records the turn this write served (db/turns.ts).
+ * when another writer took it first; it gets the counter as the failed condition found it. A resend
+ * of this very transaction that finds its own earlier copy applied (a lost response) is commit()'s
+ * to recognise, by its write token (db/commit.ts), like every write's.
  */
 export function takeCounterWrite(
   ctx: CounterCtx,
   counter: string,
   last: number,
   onTaken: (seen: Record<string, unknown> | undefined) => Error,
-  marks: { token?: string; turn?: number } = {},
 ): Write {
-  const { token, turn } = marks;
-  const set = ["#value = :next", ...(token ? ["#takenBy = :token"] : []), ...(turn ? ["#served = :turn"] : [])];
   return {
     op: {
       Update: {
         TableName: ctx.db.table,
         Key: counterKey(ctx.userId, counter),
-        UpdateExpression: `SET ${set.join(", ")}`,
+        UpdateExpression: "SET #value = :next",
         ConditionExpression: last === 0 ? "attribute_not_exists(#value) OR #value = :last" : "#value = :last",
-        ExpressionAttributeNames: {
-          "#value": "value",
-          ...(token ? { "#takenBy": "takenBy" } : {}),
-          ...(turn ? { "#served": "served" } : {}),
-        },
-        ExpressionAttributeValues: {
-          ":next": last + 1,
-          ":last": last,
-          ...(token ? { ":token": token } : {}),
-          ...(turn ? { ":turn": turn } : {}),
-        },
+        ExpressionAttributeNames: { "#value": "value" },
+        ExpressionAttributeValues: { ":next": last + 1, ":last": last },
       },
     },
-    onConditionFailed: (old) =>
-      token && old?.takenBy === token && Number(old.value) === last + 1 ? new AppliedEarlier() : onTaken(old),
+    onConditionFailed: onTaken,
   };
 }
-
-/** This transaction's own earlier copy was applied (its response was lost): the change is done. */
-class AppliedEarlier extends Error {}
 
 /** Takes `counter`'s value after `last` in the transaction being built. */
 type Take = (counter: string, last: number) => Write;
@@ -99,7 +81,8 @@ type Take = (counter: string, last: number) => Write;
  * it takes — and what the change produces. Committed as one transaction; when another writer took a
  * value first (or a concurrent transaction conflicts), `build` runs again on fresh reads — the
  * optimistic loop (optimistic.ts), whose backoff spreads a user's concurrent creates out on the hot
- * counter. A resend that meets its own applied copy is the success it was. `what` names the
+ * counter. A resend that meets its own applied copy is the success it was (commit() tells it by its
+ * write token). `what` names the
  * counter in the 503 after too many races.
  */
 export async function createTakingValues<T>(
@@ -108,15 +91,8 @@ export async function createTakingValues<T>(
   build: (take: Take) => Promise<{ writes: Write[]; result: T }>,
 ): Promise<T> {
   return optimistic(what, async () => {
-    const token = randomUUID();
-    const { writes, result } = await build((counter, last) =>
-      takeCounterWrite(ctx, counter, last, () => new Raced(), { token }),
-    );
-    try {
-      await commit(ctx, writes, result);
-    } catch (error) {
-      if (!(error instanceof AppliedEarlier)) throw error;
-    }
+    const { writes, result } = await build((counter, last) => takeCounterWrite(ctx, counter, last, () => new Raced()));
+    await commit(ctx, writes, result);
     return result;
   });
 }

@@ -38,6 +38,24 @@ export const clientPartition = (userId: string, kind: Kind, clientId: number): s
 export type DueJob = "overdue" | "recurring" | "reminders" | "expire-estimates" | "outbox" | "webhooks";
 export const DUE_SHARDS = 4;
 
+/**
+ * When an item on a job's list is due, against the job's `now`: at its time, or only after it. The
+ * overdue rule lives here: a sent invoice is overdue once its dueDate is strictly earlier than now
+ * (as an estimate expires after its validUntil); the other jobs act at their time. The jobs' reads
+ * (due.ts dueItems) and any other code deciding the same (payments/settlement.ts) ask isDue.
+ */
+const DUE_AT_TIME: Record<DueJob, boolean> = {
+  overdue: false,
+  "expire-estimates": false,
+  recurring: true,
+  reminders: true,
+  outbox: true,
+  webhooks: true,
+};
+export const dueAtItsTime = (job: DueJob): boolean => DUE_AT_TIME[job];
+/** Whether an item on `job`'s list at `at` is due at `now` (ISO times compare as strings). */
+export const isDue = (job: DueJob, at: string, now: string): boolean => (DUE_AT_TIME[job] ? at <= now : at < now);
+
 function dueShard(userId: string, sk: string): number {
   return createHash("sha1").update(`${userId}#${sk}`).digest()[0]! % DUE_SHARDS;
 }
@@ -47,6 +65,55 @@ export const dueKeys = (job: DueJob, userId: string, sk: string, at: string) => 
   dueSk: `${at}#${userId}#${sk}`,
 });
 export const duePartition = (job: DueJob, shard: number): string => `DUE#${job}#${shard}`;
+
+/** Every partition of `job`'s due list (a job reads them all; the entry's shard is dueKeys'). */
+export const duePartitions = (job: DueJob): string[] =>
+  Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition(job, shard));
+
+/**
+ * The due-list entry in an UpdateItem, for records that are not written whole (outbox emails,
+ * webhook attempts, reminders, an auto-send invoice's delivery marker): `onDueList` puts the item on
+ * `job`'s list at `at` (a SET clause and its values), OFF_DUE_LIST takes it off (a REMOVE clause),
+ * `stillOnDueList` conditions a write on the entry the caller read. With dueKeys and withIndexKeys
+ * these are the only places that spell the entry, so its shape (shards, attributes) changes here.
+ */
+export function onDueList(job: DueJob, userId: string, sk: string, at: string) {
+  const keys = dueKeys(job, userId, sk, at);
+  return { set: "duePk = :duePk, dueSk = :dueSk", values: { ":duePk": keys.duePk, ":dueSk": keys.dueSk }, keys };
+}
+export const OFF_DUE_LIST = "duePk, dueSk";
+export const stillOnDueList = (entry: { duePk?: string; dueSk?: string }) => ({
+  condition: "duePk = :duePk AND dueSk = :dueSk",
+  values: { ":duePk": entry.duePk, ":dueSk": entry.dueSk },
+});
+
+/**
+ * Moves an item on `job`'s list to `at`, conditioned on the entry the caller read (a reminder or an
+ * auto-send invoice that waits for its user's email quota: queue workers, issue 37).
+ */
+export function movedOnDueList(
+  job: DueJob,
+  userId: string,
+  sk: string,
+  at: string,
+  from: { duePk?: string; dueSk?: string },
+) {
+  const keys = dueKeys(job, userId, sk, at);
+  return {
+    set: "duePk = :movedPk, dueSk = :movedSk",
+    condition: "duePk = :fromPk AND dueSk = :fromSk",
+    values: { ":movedPk": keys.duePk, ":movedSk": keys.dueSk, ":fromPk": from.duePk, ":fromSk": from.dueSk },
+  };
+}
+
+/** Where an item read from a due list sorts on it: oldest first (its time, then user and key). */
+export const dueOrder = (entry: { dueSk?: unknown }): string => String(entry.dueSk ?? "");
+
+/** Whether an item (read by a queue worker) is on `job`'s list and due at `now` (isDue). */
+export function isDueEntry(job: DueJob, entry: { dueSk?: unknown }, now: string): boolean {
+  if (typeof entry.dueSk !== "string") return false;
+  return isDue(job, entry.dueSk.slice(0, entry.dueSk.indexOf("#")), now);
+}
 
 export const counterKey = (userId: string, counter: string) => ({ pk: userPk(userId), sk: `COUNTER#${counter}` });
 

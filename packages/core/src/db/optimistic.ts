@@ -38,18 +38,57 @@ interface OptimisticOptions {
   ifMatch?: string;
   /** Other errors that mean a lost race (the email quota changed). A transaction conflict always does. */
   alsoRaced?: (error: unknown) => boolean;
-  /**
-   * Waits after lost round `round` instead of the jittered backoff: a loop that knows more about
-   * the contention it lost to paces itself (db/turns.ts, the writers of one hot counter).
-   */
-  afterLoss?: (round: number, error: unknown) => Promise<void>;
 }
 
-/** Set while a round of the outermost optimistic() runs (see below). */
-const outerRound = new AsyncLocalStorage<true>();
+/** The rounds the outermost loop of a change has run so far, set while one of its rounds runs. */
+interface Loop {
+  rounds: number;
+}
+const outerLoop = new AsyncLocalStorage<Loop>();
 
 /** Whether this code runs inside an optimistic() round: a lost race is then that loop's to retry. */
-export const inOptimisticRound = (): boolean => outerRound.getStore() === true;
+export const inOptimisticRound = (): boolean => outerLoop.getStore() !== undefined;
+
+/**
+ * THE retry loop of the code (docs/reliability.md, "Retry policy"): runs `attempt` until it returns,
+ * or throws an error `isRetryable` refuses, or MAX_ROUNDS rounds have run (then 503), waiting
+ * backoff() between rounds. optimistic() is this loop for a read-decide-write
+ * change; commit() runs a transaction outside any optimistic() in it too.
+ */
+export async function retryRounds<T>(
+  what: string,
+  attempt: (round: number) => Promise<T>,
+  isRetryable: (error: unknown) => boolean,
+): Promise<T> {
+  const loop: Loop = { rounds: 0 };
+  for (;;) {
+    loop.rounds++;
+    try {
+      return await outerLoop.run(loop, () => attempt(loop.rounds));
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      if (loop.rounds >= MAX_ROUNDS) {
+        countMetric(METRIC.optimisticLoopExhausted);
+        throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
+      }
+      await backoff(loop.rounds);
+    }
+  }
+}
+
+/**
+ * For commit() inside a round: one more send of the same transaction (whose earlier copy's outcome
+ * is unknown), counted as a round of the enclosing loop, after that loop's backoff. False when the
+ * loop has no round left (or there is no loop): the caller then gives up, and the loop answers 503.
+ * So a change's transaction sends, resends included, never exceed MAX_ROUNDS.
+ */
+export async function anotherRound(): Promise<boolean> {
+  const loop = outerLoop.getStore();
+  if (!loop || loop.rounds >= MAX_ROUNDS) return false;
+  await backoff(loop.rounds);
+  loop.rounds++;
+  return true;
+}
 
 /**
  * Optimistic concurrency, the loop written once: `round` reads the record, decides, and writes
@@ -61,8 +100,9 @@ export const inOptimisticRound = (): boolean => outerRound.getStore() === true;
  * One loop per change, however the use cases nest: an optimistic() called inside another one's
  * round (the recurring job's delivery finalizes, then sends) runs its round once and hands a lost
  * race to the outer loop, which reads and decides everything again; and commit() inside a round
- * leaves a transaction conflict to the loop rather than retrying it itself. So a change costs at
- * most MAX_ROUNDS rounds of one transaction attempt each (docs/reliability.md, "worst case").
+ * leaves a transaction conflict to the loop, and counts any resend of its own against the loop's
+ * rounds (anotherRound). So a change costs at most MAX_ROUNDS transaction sends in all
+ * (docs/reliability.md, "The worst case").
  */
 export async function optimistic<T>(
   what: string,
@@ -72,26 +112,18 @@ export async function optimistic<T>(
   const isRace = (error: unknown) =>
     error instanceof Raced || isTransientCancellation(error) || options.alsoRaced?.(error) === true;
   const lost = () => new DomainError("precondition_failed", `the ${what} was changed concurrently`);
+  const retryable = (error: unknown) => {
+    if (!isRace(error)) return false;
+    if (options.ifMatch !== undefined) throw lost();
+    return true;
+  };
   if (inOptimisticRound()) {
     try {
       return await round(1);
     } catch (error) {
-      if (!isRace(error)) throw error;
-      if (options.ifMatch !== undefined) throw lost();
+      if (!retryable(error)) throw error;
       throw error instanceof Raced ? error : new Raced();
     }
   }
-  for (let n = 1; ; n++) {
-    try {
-      return await outerRound.run(true, () => round(n));
-    } catch (error) {
-      if (!isRace(error)) throw error;
-      if (options.ifMatch !== undefined) throw lost();
-      if (n >= MAX_ROUNDS) {
-        countMetric(METRIC.optimisticLoopExhausted);
-        throw new DomainError("service_unavailable", `the ${what} kept changing concurrently; retry`);
-      }
-      await (options.afterLoss ?? backoff)(n, error);
-    }
-  }
+  return retryRounds(what, round, retryable);
 }

@@ -1,11 +1,8 @@
 import { putIfVersion } from "./versioning";
-import { randomUUID } from "node:crypto";
-import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { commit, onceOnlyUpdate, writtenBy, type CommitContext } from "./commit";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { commit, type CommitContext } from "./commit";
 import { optimistic, Raced } from "./optimistic";
-import { entityKey, mayBeDue, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
+import { entityKey, mayBeDue, OFF_DUE_LIST, statusIndexKeys, withIndexKeys, type ListedKind } from "./keys";
 
 /** The storage and the user whose item changes (a use case's Ctx has both; db/ does not import it). */
 type Ctx = CommitContext & { userId: string };
@@ -17,7 +14,8 @@ type Ctx = CommitContext & { userId: string };
  * follow from the status written, as keys.ts withIndexKeys derives them: the byStatus entry moves,
  * and the record leaves its job's due list.
  *
- * Without a commit hook it is a single UpdateItem returning the new record (one DynamoDB call).
+ * Without a commit hook it is a single UpdateItem through commit(), returning the new record (one
+ * DynamoDB call).
  * With one (an idempotent request) the new record must be known before the write, so it reads,
  * computes the record, and writes it conditioned on the version it read, in the hook's transaction.
  */
@@ -61,10 +59,6 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
     values[`:s${i}`] = value;
     sets.push(`#s${i} = :s${i}`);
   });
-  const removes = ["duePk", "dueSk"].map((attr, i) => {
-    names[`#r${i}`] = attr;
-    return `#r${i}`;
-  });
   const from = spec.from.map((status, i) => {
     values[`:f${i}`] = status;
     return `:f${i}`;
@@ -75,37 +69,24 @@ export async function transition<T extends Record<string, unknown>>(ctx: Ctx, sp
     values[":before"] = spec.before.at;
     condition += " AND #before < :before";
   }
-  // At most once, like commit()'s single writes (see WRITE_TOKEN there): an SDK resend after a lost
-  // response finds the status already changed by its own first copy — that is this transition's
-  // success (the item returned is the record it wrote), not invalid_transition.
-  const token = randomUUID();
-  try {
-    const out = await ctx.db.doc.send(
-      new UpdateCommand(
-        onceOnlyUpdate(
-          {
-            TableName: ctx.db.table,
-            Key: entityKey(ctx.userId, spec.kind, spec.id),
-            UpdateExpression: `SET ${sets.join(", ")} REMOVE ${removes.join(", ")}`,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: "ALL_NEW" as const,
-            ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
-          },
-          token,
-        ),
-      ),
-    );
-    return out.Attributes as T;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      const old = error.Item ? unmarshall(error.Item) : undefined;
-      if (writtenBy(old, token)) return old as T;
-      throw old ? spec.invalid(old) : spec.notFound();
-    }
-    throw error;
-  }
+  // At most once, as every single write of commit() (see WRITE_TOKEN there): an SDK resend after a
+  // lost response that finds its own first copy applied answers the record that copy wrote.
+  const written = await commit(ctx, [
+    {
+      op: {
+        Update: {
+          TableName: ctx.db.table,
+          Key: entityKey(ctx.userId, spec.kind, spec.id),
+          UpdateExpression: `SET ${sets.join(", ")} REMOVE ${OFF_DUE_LIST}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      onConditionFailed: (old) => (old ? spec.invalid(old) : spec.notFound()),
+    },
+  ]);
+  return written as T;
 }
 
 async function transitionWithHook<T extends Record<string, unknown>>(ctx: Ctx, spec: TransitionSpec): Promise<T> {

@@ -2,8 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
-import { dueItems } from "../db/due";
-import { dueKeys, userPk } from "../db/keys";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { dispatchDue } from "../queue/dispatch";
+import { dueWorker } from "../queue/due-worker";
+import { dueKeys, isDueEntry, OFF_DUE_LIST, onDueList, userPk } from "../db/keys";
 import { DomainError } from "../errors";
 import { errorName, log as logLine } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
@@ -142,7 +144,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
   const db = { db: deps.db }; // no commit hook: these writes belong to no request's transaction
   const key = outboxKey(item.userId, item.id);
   const claimedAt = nowIso(deps);
-  const claimEnds = dueKeys("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
+  const claimEnds = onDueList("outbox", item.userId, item.sk, addMs(claimedAt, CLAIM_TIMEOUT_MS));
   try {
     await commit(db, [
       {
@@ -150,8 +152,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
           Update: {
             TableName: deps.db.table,
             Key: key,
-            UpdateExpression:
-              "SET #status = :sending, attempts = :attempt, claimedAt = :now, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, attempts = :attempt, claimedAt = :now, ${claimEnds.set}`,
             ConditionExpression: "#status = :pending AND attempts = :seen",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -160,8 +161,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
               ":attempt": attempt,
               ":seen": item.attempts,
               ":now": claimedAt,
-              ":duePk": claimEnds.duePk,
-              ":dueSk": claimEnds.dueSk,
+              ...claimEnds.values,
             },
           },
         },
@@ -191,8 +191,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
         Update: {
           TableName: deps.db.table,
           Key: key,
-          UpdateExpression:
-            "SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :sent, sentAt = :now, providerMessageId = :pid, expiresAt = :ttl REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
@@ -214,7 +213,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
 async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, error: unknown): Promise<void> {
   const giveUp = attempt >= MAX_ATTEMPTS;
   const retryAt = new Date(deps.clock().getTime() + RETRY_BASE_MS * 4 ** (attempt - 1)).toISOString();
-  const due = dueKeys("outbox", item.userId, item.sk, retryAt);
+  const due = onDueList("outbox", item.userId, item.sk, retryAt);
   await commit({ db: deps.db }, [
     {
       op: {
@@ -222,15 +221,15 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
           TableName: deps.db.table,
           Key: outboxKey(item.userId, item.id),
           UpdateExpression: giveUp
-            ? "SET #status = :failed, lastError = :error REMOVE duePk, dueSk"
-            : "SET #status = :pending, lastError = :error, duePk = :duePk, dueSk = :dueSk",
+            ? `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`
+            : `SET #status = :pending, lastError = :error, ${due.set}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
             ":sending": "sending",
             ":attempt": attempt,
             ":error": error instanceof Error ? error.name : "Error",
-            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ":duePk": due.duePk, ":dueSk": due.dueSk }),
+            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ...due.values }),
           },
         },
       },
@@ -254,7 +253,7 @@ async function reclaim(deps: OutboxDeps, item: OutboxItem, now: string): Promise
           Update: {
             TableName: deps.db.table,
             Key: outboxKey(item.userId, item.id),
-            UpdateExpression: "SET #status = :failed, lastError = :error REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :sending AND attempts = :attempt AND claimedAt = :claimedAt",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -286,30 +285,52 @@ const addMs = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms
 
 /**
  * The sweep: delivers every pending record whose time has come, and reclaims those left `sending`
- * past their claim. `now` is the job's "now"; the
- * wall clock is taken too when later, because delivery is not business time — a job run with an
- * old `--now` still flushes what is waiting.
+ * past their claim. `now` is the job's "now"; the wall clock is taken too when later, because
+ * delivery is not business time — a job run with an old `--now` still flushes what is waiting.
+ * It dispatches the outbox due list to the `outbox` queue (queue/dispatch.ts), whose workers
+ * (outboxWorker) deliver: so the sweep is a quick read wherever it runs, and never waits behind
+ * another job's backlog. In process it waits for the workers and returns what they did.
  */
 export async function sweepOutbox(
-  deps: OutboxDeps,
+  deps: Deps,
   now: string,
+  options: { deadline?: number } = {},
 ): Promise<{ delivered: number; failed: number; reclaimed: number }> {
-  const counts = { delivered: 0, failed: 0, reclaimed: 0 };
-  if (!deps.outbox) return counts;
+  if (!deps.outbox && !deps.workQueue) return { delivered: 0, failed: 0, reclaimed: 0 };
   const clockNow = nowIso(deps);
   const bound = clockNow > now ? clockNow : now;
-  for await (const raw of dueItems(deps.db, "outbox", bound, { inclusive: true })) {
-    const item = raw as unknown as OutboxItem;
-    if (item.status === "sending") {
-      if (await reclaim(deps, item, bound)) counts.reclaimed++;
-      continue;
-    }
-    const outcome = await deliverQueued(deps, item);
-    if (outcome === "delivered") counts.delivered++;
-    if (outcome === "failed") counts.failed++;
-  }
-  return counts;
+  const run = await dispatchDue(deps, {
+    job: "outbox",
+    queue: "outbox",
+    now: bound,
+    worker: outboxWorker,
+    deadline: options.deadline,
+  });
+  const { delivered = 0, failed = 0, reclaimed = 0 } = run.tally;
+  return { delivered, failed, reclaimed };
 }
+
+/**
+ * The `outbox` queue's worker: each message names one outbox record, handed over by the sweep or by
+ * the stream subscriber on the record's insert. It reads the record (consistent) and, if its time
+ * has come, delivers it (pending) or reclaims it (`sending` past its claim); anything else — sent,
+ * failed, not yet due, claimed by another deliverer — is `skipped`. deliverQueued's claim makes a
+ * message given twice, or a sweep racing the subscriber, deliver it once.
+ */
+export const outboxWorker = dueWorker(
+  "outbox",
+  async (deps, key, message) => {
+    const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
+    const item = out.Item as OutboxItem | undefined;
+    const clockNow = nowIso(deps);
+    const bound = clockNow > message.now ? clockNow : message.now;
+    if (!item || !isDueEntry("outbox", item, bound)) return "skipped";
+    if (item.status === "sending") return (await reclaim(deps, item, bound)) ? "reclaimed" : "skipped";
+    if (item.status !== "pending") return "skipped";
+    return deliverQueued(deps, item);
+  },
+  () => undefined,
+);
 
 function toMessage(item: OutboxItem): EmailMessage {
   return {

@@ -1,41 +1,53 @@
 import type { Deps } from "../context";
-import { dueItems } from "../db/due";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
-import type { JobResult } from "../job";
+import type { JobOptions, JobResult } from "../job";
+import { dispatchDue, dispatchFields } from "../queue/dispatch";
+import { dueWorker, idOf, userIdOf } from "../queue/due-worker";
 
 /**
  * The `expire-estimates` job: a sent estimate whose validUntil is earlier than `now` becomes
- * expired. It reads only the byDue list of sent estimates with a validUntil (db/keys.ts DUE_LISTS).
- * The write is conditioned on the record itself — still sent, validUntil still before now — not on
- * the index entry, which may lag a PATCH that moved validUntil; so a second or concurrent run, or a
- * stale entry, changes nothing.
+ * expired. The run dispatches the byDue list of sent estimates with a validUntil (db/keys.ts
+ * DUE_LISTS) to the `expire-estimates` queue; the worker's write is conditioned on the record
+ * itself — still sent, validUntil still before now — not on the index entry, which may lag a PATCH
+ * that moved validUntil; so a second or concurrent run, a message given twice, or a stale entry,
+ * changes nothing.
  */
-export async function runExpireEstimatesJob(deps: Deps, now: Date): Promise<JobResult> {
-  const nowIso = now.toISOString();
-  let changed = 0;
-  let skipped = 0;
-  for await (const due of dueItems(deps.db, "expire-estimates", nowIso, { inclusive: false })) {
-    const userId = due.userId as string;
+export const expireEstimatesWorker = dueWorker(
+  "expire-estimates",
+  async (deps, key, message) => {
     try {
       await transition(
-        { ...deps, userId },
+        { ...deps, userId: userIdOf(key) },
         {
           kind: "ESTIMATE",
-          id: due.id as number,
+          id: idOf(key),
           from: ["sent"],
           to: "expired",
-          before: { attr: "validUntil", at: nowIso },
-          set: { updatedAt: nowIso },
+          before: { attr: "validUntil", at: message.now },
+          set: { updatedAt: message.now },
           notFound: () => new DomainError("not_found", "gone"),
           invalid: () => new DomainError("invalid_transition", "no longer a sent estimate past its validUntil"),
         },
       );
-      changed++;
+      return "changed";
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      skipped++; // answered, converted, deleted, given a later validUntil, or expired by a concurrent run
+      return "skipped"; // answered, converted, deleted, given a later validUntil, or expired by a concurrent run
     }
-  }
-  return { job: "expire-estimates", now: nowIso, changed, skipped };
+  },
+  () => undefined,
+);
+
+export async function runExpireEstimatesJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
+  const nowIso = now.toISOString();
+  const run = await dispatchDue(deps, {
+    job: "expire-estimates",
+    queue: "expire-estimates",
+    now: nowIso,
+    worker: expireEstimatesWorker,
+    deadline: options.deadline,
+  });
+  const { changed = 0, skipped = 0 } = run.tally;
+  return { job: "expire-estimates", now: nowIso, changed, skipped, ...dispatchFields(deps, run) };
 }

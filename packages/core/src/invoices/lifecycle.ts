@@ -6,9 +6,9 @@ import { profileKey, readProfile, sellerOf } from "../profile/profile";
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
+import { takeCounterWrite } from "../db/ids";
 import { counterKey, entityKey } from "../db/keys";
 import { formatDocumentNumber } from "../documents/numbering";
-import { Turns } from "../db/turns";
 import { optimistic, Raced } from "../db/optimistic";
 import { transition } from "../db/transition";
 import { centsOf } from "../money/money";
@@ -34,27 +34,18 @@ const formatInvoiceNumber = (n: number): string => formatDocumentNumber("INV", n
 /**
  * draft → finalized. The invoice number comes from a per-user counter advanced in the SAME
  * transaction as the status change, conditioned on the value read: numbers are gapless, unique and
- * in finalization order, and a draft deleted before finalizing never consumed one. Many concurrent
- * finalizes of one user take turns on that counter (db/turns.ts): a finalize that lost the number
- * to another keeps what it read, waits for its turn and tries the number the counter will then be at.
+ * in finalization order, and a draft deleted before finalizing never consumed one. Concurrent
+ * finalizes of one user race for that counter in the one optimistic loop, as estimates' and credit
+ * notes' numbers do: a finalize that lost the number reads again and takes the next (issue 41
+ * measured taking turns on the counter against this and removed it: README, benchmarks).
  */
 export async function finalizeInvoice(ctx: Ctx, id: number): Promise<InvoiceItem> {
-  const turns = new Turns(ctx, "invoiceNumber");
-  let read: FinalizeRead | undefined;
-  // A lost race: the number was taken first (a turn: no re-read), the draft was edited meanwhile,
-  // or a transaction conflicted (db/optimistic.ts).
-  return optimistic(
-    "invoice",
-    async () => {
-      const last = turns.last;
-      read = read && last !== undefined ? { ...read, lastNumber: last } : await readForFinalize(ctx, id);
-      return finalizeRound(ctx, id, read, turns);
-    },
-    { afterLoss: turns.afterLoss },
-  );
+  // A lost race: the number was taken first, the draft was edited meanwhile, or a transaction
+  // conflicted (db/optimistic.ts).
+  return optimistic("invoice", async () => finalizeRound(ctx, id, await readForFinalize(ctx, id)));
 }
 
-async function finalizeRound(ctx: Ctx, id: number, read: FinalizeRead, turns: Turns): Promise<InvoiceItem> {
+async function finalizeRound(ctx: Ctx, id: number, read: FinalizeRead): Promise<InvoiceItem> {
   const { invoice, client, profile, lastNumber } = read;
   if (invoice.status !== "draft") throw wrongState(id, "finalize")(invoice as unknown as Record<string, unknown>);
   if (invoice.lineItems.length === 0) throw new DomainError("empty_invoice", `invoice ${id} has no line items`);
@@ -79,7 +70,7 @@ async function finalizeRound(ctx: Ctx, id: number, read: FinalizeRead, turns: Tu
     version: invoice.version + 1,
   };
   const writes: Write[] = [
-    turns.take(lastNumber), // another finalize took this number first: Raced
+    takeCounterWrite(ctx, "invoiceNumber", lastNumber, () => new Raced()), // taken first: read again
     {
       op: putIfVersion(ctx.db.table, next, invoice.version, ["draft"]),
       onConditionFailed: (old) => {

@@ -1,6 +1,9 @@
 import type { Deps } from "../context";
 import { commit } from "../db/commit";
-import { dueItems } from "../db/due";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { isDueEntry, movedOnDueList, OFF_DUE_LIST } from "../db/keys";
+import { dispatchDue, dispatchFields } from "../queue/dispatch";
+import { dueWorker } from "../queue/due-worker";
 import { optimistic, Raced } from "../db/optimistic";
 import { queueEmail, sweepOutbox } from "../email/outbox";
 import {
@@ -14,41 +17,65 @@ import {
 import { reminderEmail } from "./emails";
 import { findInvoice } from "./invoices";
 import { invoiceKey, type InvoiceItem } from "./model";
-import type { JobResult } from "../job";
+import type { JobOptions, JobResult } from "../job";
 import { effectiveStatus, reminderKey, type ReminderItem } from "./reminder-model";
 
 /**
  * The `reminders` job: every scheduled reminder whose time is at or before `now` is emailed once
- * (sentAt = now), or cancelled when its invoice is paid or void by now. Then it sweeps the email
- * outbox, delivering whatever a request or an earlier run left undelivered.
+ * (sentAt = now), or cancelled when its invoice is paid or void by now. The run dispatches the
+ * reminders due list to the `reminders` queue (queue/dispatch.ts, users in turns) and then sweeps the
+ * email outbox (email/outbox.ts: its own queue), delivering whatever a request or an earlier run
+ * left undelivered; deployed, neither waits for the workers, so the sweep never waits behind a
+ * backlog of reminders.
  *
  * Exactly once: the reminder's move scheduled → sent is a conditional write, in ONE transaction
  * with the email's outbox record and a check that the invoice is still unpaid. A repeated or
- * concurrent run finds the reminder no longer scheduled (or off the due list) and does nothing; the
- * outbox then delivers that one email at most once (see email/outbox.ts).
+ * concurrent run, or a message given twice, finds the reminder no longer scheduled (or off the due
+ * list) and does nothing; the outbox then delivers that one email at most once (see email/outbox.ts).
  */
-export async function runRemindersJob(deps: Deps, now: Date): Promise<JobResult> {
+export async function runRemindersJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const nowIso = now.toISOString();
-  // waitingForQuota: due, but the user's email quota is used up; they stay due for a later run.
-  const counts = { sent: 0, cancelled: 0, skipped: 0, waitingForQuota: 0 };
-  const quotas: KnownQuotas = new Map();
-  for await (const raw of dueItems(deps.db, "reminders", nowIso, { inclusive: true })) {
-    const reminder = raw as unknown as ReminderItem;
-    const outcome = await handleReminder(deps, quotas, reminder, nowIso);
-    counts[outcome]++;
-  }
-  const outbox = await sweepOutbox(deps, nowIso);
+  const run = await dispatchDue(deps, {
+    job: "reminders",
+    queue: "reminders",
+    now: nowIso,
+    worker: remindersWorker,
+    deadline: options.deadline,
+  });
+  // waitingForQuota: due, but the user's email quota is used up; each moved to when it allows.
+  const { sent = 0, cancelled = 0, skipped = 0, waitingForQuota = 0 } = run.tally;
+  const outbox = await sweepOutbox(deps, nowIso, options);
   return {
     job: "reminders",
     now: nowIso,
-    changed: counts.sent + counts.cancelled,
-    ...counts,
+    changed: sent + cancelled,
+    sent,
+    cancelled,
+    skipped,
+    waitingForQuota,
     emailsDelivered: outbox.delivered,
     emailsFailed: outbox.failed,
     // Left `sending` by a deliverer that died mid-send: marked failed, not sent again (email/outbox.ts).
     emailsReclaimed: outbox.reclaimed,
+    ...dispatchFields(deps, run),
   };
 }
+
+/**
+ * The `reminders` queue's worker: reads each reminder (consistent) and, while it is scheduled and
+ * its time has come, sends or cancels it. The quotas found full are kept for the batch (below).
+ */
+export const remindersWorker = dueWorker<KnownQuotas>(
+  "reminders",
+  async (deps, key, message, quotas) => {
+    const out = await deps.db.doc.send(new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }));
+    const reminder = out.Item as ReminderItem | undefined;
+    if (!reminder || reminder.status !== "scheduled" || !isDueEntry("reminders", reminder, message.now))
+      return "skipped";
+    return handleReminder(deps, quotas, reminder, message.now);
+  },
+  () => new Map(),
+);
 
 /**
  * The job never reads a user's email-quota item: each reminder's transaction counts its email with
@@ -76,8 +103,9 @@ async function handleReminder(deps: Deps, quotas: KnownQuotas, reminder: Reminde
   } catch (error) {
     if (error instanceof AlreadyHandled) return "skipped";
     if (error instanceof InvoiceSettled) return cancel(deps, reminder, now); // paid or voided meanwhile
-    // Over the quota: nothing was written, the reminder stays scheduled and due; a later run sends it.
-    if (error instanceof EmailQuotaExceeded) return "waitingForQuota";
+    // Over the quota: nothing was sent; the reminder moves on its due list to when the quota allows,
+    // so no run reads it again before then (a later run sends it).
+    if (error instanceof EmailQuotaExceeded) return waitForQuota(deps, reminder, now, error.retryAfterSeconds);
     throw error;
   }
 }
@@ -102,7 +130,7 @@ async function send(
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -143,6 +171,43 @@ async function send(
   return "sent";
 }
 
+/**
+ * Moves a reminder that waits for its user's email quota to the time the quota frees a place
+ * (Retry-After from `now`, the job's time the quota was decided at): conditional on it still being
+ * scheduled where it was read, so a concurrent send or cancel wins.
+ */
+async function waitForQuota(
+  deps: Deps,
+  reminder: ReminderItem,
+  now: string,
+  retryAfterSeconds = 3600,
+): Promise<"waitingForQuota" | "skipped"> {
+  const at = new Date(Date.parse(now) + retryAfterSeconds * 1000).toISOString();
+  const key = reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt);
+  const move = movedOnDueList("reminders", reminder.userId, key.sk, at, reminder);
+  try {
+    await commit({ db: deps.db }, [
+      {
+        op: {
+          Update: {
+            TableName: deps.db.table,
+            Key: key,
+            UpdateExpression: `SET ${move.set}`,
+            ConditionExpression: `#status = :scheduled AND ${move.condition}`,
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":scheduled": "scheduled", ...move.values },
+          },
+        },
+        onConditionFailed: () => new AlreadyHandled(),
+      },
+    ]);
+    return "waitingForQuota";
+  } catch (error) {
+    if (error instanceof AlreadyHandled) return "skipped";
+    throw error;
+  }
+}
+
 /** Records the cancellation the rule in model.ts already implies; a no-op if another run did. */
 async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
   try {
@@ -152,7 +217,7 @@ async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<
           Update: {
             TableName: deps.db.table,
             Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: "SET #status = :cancelled, cancelledAt = :now REMOVE duePk, dueSk",
+            UpdateExpression: `SET #status = :cancelled, cancelledAt = :now REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :scheduled",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },

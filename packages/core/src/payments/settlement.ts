@@ -1,6 +1,7 @@
 import type { Ctx } from "../context";
 import { nowIso } from "../context";
 import type { Write } from "../db/commit";
+import { isDue } from "../db/keys";
 import { putIfVersion } from "../db/versioning";
 import { optimistic, Raced } from "../db/optimistic";
 import { creditedCents, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
@@ -94,7 +95,7 @@ function settle(
     };
   }
   if (invoice.status === "paid" && !complete) {
-    const overdue = invoice.dueDate !== null && invoice.dueDate < now;
+    const overdue = invoice.dueDate !== null && isDue("overdue", invoice.dueDate, now);
     return {
       ...next,
       status: overdue ? "overdue" : "sent",

@@ -10,6 +10,7 @@ import { formatMoney } from "../money/money";
 import { findPublicInvoice } from "./documents";
 import { publicInvoicePath, publicInvoiceUrl } from "../documents/links";
 import { CardProcessorError, type CheckoutSession } from "../capabilities/card-processor";
+import { emptyResult, type Worker } from "../queue/port";
 
 /**
  * The pay link (docs/payments.md): `send` never calls the card processor. It stores, as
@@ -87,35 +88,70 @@ export async function payLocation(deps: Deps, token: string): Promise<string> {
  * the client cannot pay it any more. After the write, never within a request: the API function
  * carries no card processor. A payment that still comes through first is recorded as needs_refund.
  *
- * Idempotent, as a stream record may come again: a session that is no longer open (expired, paid)
- * is refused by the processor, and that refusal is the outcome wanted.
- *
- * Never throws for the processor: while it is unavailable (after the SDK's own retry) the expiry
- * is logged and given up, and the session runs out on its own (Stripe's 24 hours). Failing the
- * record instead would hold back every later record of its shard — events, webhooks, emails — for
- * as long as the processor is down, and an unexpired session loses nothing: a payment through it
- * is recorded as needs_refund.
+ * The subscriber only decides (endedSession) and hands the session to the `checkout-expiry` queue;
+ * its worker (below) calls the processor, so no processor call holds the stream's shard.
  */
-export async function expireEndedSession(
-  ctx: Ctx,
+export interface EndedSession extends Record<string, unknown> {
+  invoiceId: number;
+  sessionId: string;
+  /** When the session runs out on its own (then there is nothing to expire). */
+  expiresAt: string | null;
+}
+
+export function endedSession(
   before: Pick<InvoiceItem, "id" | "status"> & CardSessionFields,
   after: Pick<InvoiceItem, "status"> & CardSessionFields,
-): Promise<void> {
+): EndedSession | undefined {
   const id = before.cardProcessorCheckoutSessionId;
-  if (!ctx.payments || !id) return;
+  if (!id) return undefined;
   const replaced = after.cardProcessorCheckoutSessionId !== id;
   const closed = PAYABLE_STATUSES.includes(before.status) && !PAYABLE_STATUSES.includes(after.status);
-  if (!replaced && !closed) return;
-  const expiresAt = before.cardProcessorSessionExpiresAt;
-  if (expiresAt && Date.parse(expiresAt) <= ctx.clock().getTime()) return; // expired on its own
-  try {
-    await ctx.payments.expireSession(id);
-  } catch (error) {
-    if (!(error instanceof CardProcessorError)) throw error;
-    // Not open any more (paid, expired), refused for good, or the processor is down (see above).
-    warn("checkout session not expired", ctx.userId, before.id, error);
-  }
+  if (!replaced && !closed) return undefined;
+  return { invoiceId: before.id, sessionId: id, expiresAt: before.cardProcessorSessionExpiresAt ?? null };
 }
+
+/**
+ * The `checkout-expiry` queue's worker: expires each ended session at the processor. Idempotent, as
+ * a message may come again: a session that is no longer open (expired, paid) is refused by the
+ * processor, and that refusal is the outcome wanted; one that ran out on its own is skipped.
+ *
+ * The processor unavailable (after the SDK's own retry) or refusing: logged and given up, and the
+ * session runs out on its own (Stripe's 24 hours); an unexpired session loses nothing (a payment
+ * through it is recorded as needs_refund). Any other error, or the deadline, gives the message back
+ * to the queue (its redrive policy ends in the dead-letter queue).
+ */
+export const checkoutExpiryWorker: Worker = async (deps, messages, options = {}) => {
+  const result = emptyResult();
+  const count = (outcome: string) => (result.tally[outcome] = (result.tally[outcome] ?? 0) + 1);
+  for (const message of messages) {
+    if (options.deadline !== undefined && Date.now() >= options.deadline) {
+      result.retry.push(message);
+      continue;
+    }
+    const session = message.data as EndedSession | undefined;
+    if (!deps.payments || !session) {
+      count("skipped");
+      continue;
+    }
+    if (session.expiresAt && Date.parse(session.expiresAt) <= deps.clock().getTime()) {
+      count("skipped"); // expired on its own
+      continue;
+    }
+    try {
+      await deps.payments.expireSession(session.sessionId);
+      count("expired");
+    } catch (error) {
+      if (error instanceof CardProcessorError) {
+        // Not open any more (paid, expired), refused for good, or the processor is down (see above).
+        warn("checkout session not expired", message.userId, session.invoiceId, error);
+        count("refused");
+      } else {
+        result.retry.push(message);
+      }
+    }
+  }
+  return result;
+};
 
 /**
  * A checkout session for what is due now, or undefined when nothing is due or there is no base URL

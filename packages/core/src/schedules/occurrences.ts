@@ -2,7 +2,7 @@ import type { ClientItem } from "../clients/clients";
 import type { Ctx } from "../context";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
-import { DUE_SHARDS, duePartition, withIndexKeys } from "../db/keys";
+import { duePartitions, movedOnDueList, OFF_DUE_LIST, stillOnDueList, withIndexKeys } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";
 import { copyLineItems } from "../documents/line-items";
 import { DomainError } from "../errors";
@@ -113,9 +113,7 @@ export function advanceWrites(ctx: Ctx, before: ScheduleItem, occurrence: Occurr
  * (no recipient, a negative total) or the invoice left the path (voided, paid). Delivery is made
  * of conditional transitions, so concurrent runs delivering one invoice send it once.
  */
-const RECURRING_PARTITIONS = new Set(
-  Array.from({ length: DUE_SHARDS }, (_, shard) => duePartition("recurring", shard)),
-);
+const RECURRING_PARTITIONS = new Set(duePartitions("recurring"));
 
 const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
   invoice.duePk !== undefined && RECURRING_PARTITIONS.has(invoice.duePk);
@@ -125,8 +123,9 @@ const hasDeliveryMarker = (invoice: InvoiceItem): boolean =>
  * - `sent`: this call sent it;
  * - `finalizedWithoutEmail`: finalized, but neither the invoice nor its client has an email address;
  * - `notFinalized`: left a draft because finalize refused it (a negative total);
- * - `waitingForQuota`: the user's email quota is used up; it keeps its marker, so it stays due and a
- *   later run sends it once the quota allows;
+ * - `waitingForQuota`: the user's email quota is used up; its marker moves to when the quota frees a
+ *   place (deliverAt = the job's now + Retry-After), so no run reads it again before then, and the
+ *   first run after sends it;
  * - `none`: nothing left to do here (delivered by a concurrent run, voided, deleted, …).
  */
 export type DeliveryOutcome = "sent" | "finalizedWithoutEmail" | "notFinalized" | "waitingForQuota" | "none";
@@ -153,7 +152,9 @@ export function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<DeliveryOut
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       if (error.code === "invalid_transition") throw new Raced();
-      if (error.code === "email_quota_exceeded") return "waitingForQuota";
+      if (error.code === "email_quota_exceeded") {
+        return (await moveDeliveryMarker(ctx, invoice, error.retryAfterSeconds ?? 3600)) ? "waitingForQuota" : "none";
+      }
       if (error.code === "client_email_missing") {
         return (await removeDeliveryMarker(ctx, invoice)) ? "finalizedWithoutEmail" : "none";
       }
@@ -174,9 +175,39 @@ async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boo
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: "REMOVE deliverAt, duePk, dueSk",
-            ConditionExpression: "duePk = :pk AND dueSk = :sk",
-            ExpressionAttributeValues: { ":pk": invoice.duePk, ":sk": invoice.dueSk },
+            UpdateExpression: `REMOVE deliverAt, ${OFF_DUE_LIST}`,
+            ConditionExpression: stillOnDueList(invoice).condition,
+            ExpressionAttributeValues: stillOnDueList(invoice).values,
+          },
+        },
+        onConditionFailed: () => new MarkerMoved(),
+      },
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof MarkerMoved) return false;
+    throw error;
+  }
+}
+
+/**
+ * Moves an invoice's delivery marker to when its user's email quota allows (Retry-After from the
+ * job's clock); false when someone else changed the entry meanwhile.
+ */
+async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeconds: number): Promise<boolean> {
+  const deliverAt = new Date(ctx.clock().getTime() + retryAfterSeconds * 1000).toISOString();
+  // The entry withIndexKeys derives from that deliverAt (DUE_LISTS: the recurring list).
+  const move = movedOnDueList("recurring", ctx.userId, invoiceKey(ctx.userId, invoice.id).sk, deliverAt, invoice);
+  try {
+    await commit({ db: ctx.db }, [
+      {
+        op: {
+          Update: {
+            TableName: ctx.db.table,
+            Key: invoiceKey(ctx.userId, invoice.id),
+            UpdateExpression: `SET deliverAt = :at, ${move.set}`,
+            ConditionExpression: move.condition,
+            ExpressionAttributeValues: { ":at": deliverAt, ...move.values },
           },
         },
         onConditionFailed: () => new MarkerMoved(),

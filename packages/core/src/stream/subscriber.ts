@@ -3,14 +3,16 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { Deps } from "../context";
 import { nowIso } from "../context";
 import { commit } from "../db/commit";
-import { deliverQueued, type OutboxItem } from "../email/outbox";
+import { outboxWorker, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "./derive";
-import { EventAlreadyStored, eventItem, putEvent, toEvent, type EventItem } from "../events/store";
-import { ATTEMPT_LIMITS, firstAttempts, putAttempt, runAttempt, type AttemptItem } from "../webhooks/deliveries";
-import { attemptFairly } from "../webhooks/fairness";
-import { withConcurrency } from "../concurrency";
+import { EventAlreadyStored, eventItem, putEvent, toEvent } from "../events/store";
+import { firstAttempts, putAttempt, webhooksWorker } from "../webhooks/deliveries";
+import { batches, inTurns } from "../queue/dispatch";
+import { enqueue } from "../queue/in-process";
+import type { QueueName, WorkMessage, Worker } from "../queue/port";
+import type { Event } from "../events/resource";
 import type { InvoiceItem } from "../invoices/model";
-import { expireEndedSession } from "../public/checkout";
+import { checkoutExpiryWorker, endedSession } from "../public/checkout";
 import { listEndpoints, type WebhookEndpointItem } from "../webhooks/endpoints";
 import { errorName, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
@@ -21,25 +23,26 @@ import { countChange } from "../reports/stream";
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
  * `npm start` (packages/local/src/stream-reader.ts) run on each batch of stream records.
  *
- * For each record, in stream order:
- * - every event it means (stream/derive.ts) is published on the bus (deployed), then stored with
- *   its first webhook attempts in ONE transaction whose event put is conditional: a record
- *   delivered again stores nothing new (its events and their attempts exist already);
- * - an email outbox record's insert is queued for delivery;
+ * It does, in stream order, only what must stay in order; whatever can wait goes to a queue with its
+ * own workers (queue/port.ts), so no receiver, SES or the card processor holds a shard. For each record:
+ * - every event it means (stream/derive.ts) is stored with its first webhook attempts in ONE
+ *   transaction whose event put is conditional: a record delivered again stores nothing new (its
+ *   events and their attempts exist already); the events are then put on the bus (deployed), up to
+ *   10 per PutEvents call;
+ * - an email outbox record's insert is handed to the `outbox` queue;
  * - an invoice, payment or credit note change that moves a report figure updates the monthly
  *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
- *   due) expires that session at the card processor (public/checkout.ts), so no request waits on
- *   the processor and the API function carries no card processor. Never fails the record for the
- *   processor: an outage is logged and given up, so it holds back no later record of the shard.
+ *   due) is handed to the `checkout-expiry` queue, whose worker expires the session at the card
+ *   processor (public/checkout.ts).
  * A record that fails stops the batch there: the records before it are done, and it and those after
  * it are reported as failed (`failedSequenceNumber`), so the stream gives them again — nothing is
- * lost, and nothing already stored is doubled. The bus is at least once: a retried record may
- * publish its events again (consumers dedupe by event id).
+ * lost, and nothing already stored is doubled. The bus is at least once: a retried record puts its
+ * events again (consumers dedupe by event id).
  *
- * After the batch: the first webhook attempts (in order per endpoint) and the email deliveries
- * run, a bounded number at a time, each with its own timeout. They never fail the batch: whatever they leave is on the byDue
- * list for the `webhooks` and `reminders` jobs.
+ * After the batch: the first webhook attempts (one message per endpoint, in stream order, users in
+ * turns) go to the `webhooks` queue. The hand-offs never fail the batch: whatever a failed send
+ * leaves is on the byDue list for the `webhooks` job and the outbox sweep.
  */
 export interface StreamRecord {
   eventID?: string;
@@ -60,25 +63,28 @@ export interface BatchOutcome {
   /** The sequence number of the first record that failed, when one did. */
   failedSequenceNumber?: string;
   events: number;
-  /** `deferred`: first attempts left to the webhooks job (their endpoint is failing). */
-  attempts: { succeeded: number; failed: number; dropped: number; skipped: number; deferred: number };
-  emails: number;
+  /** Work handed to the queues' workers (queue/port.ts); `deferred`: first attempts left to the webhooks job. */
+  handedOff: { emails: number; attempts: number; expiries: number; deferred: number };
 }
-
-const EMAIL_CONCURRENCY = 4;
 
 /**
  * Deployed, the batch stops taking records when less than this is left of the Lambda's time: what
  * remains is reported failed from there and comes again in the next invocation (ReportBatchItemFailures),
- * instead of the function being killed mid-record and the whole batch coming again. It leaves time
- * for the deliveries after the batch and for one more record's worst case (a checkout session
- * expiry, 6.5 s: payments/stripe.ts).
+ * instead of the function being killed mid-record and the whole batch coming again. A record's work
+ * is now only DynamoDB writes and queue sends (each bounded by the SDK's timeouts,
+ * db/dynamodb.ts), and the events' PutEvents; this leaves time for the last record and the sends.
  */
 export const STOP_TAKING_RECORDS_MS = 30_000;
 
 interface BatchOptions {
   /** The Lambda's remaining time (context.getRemainingTimeInMillis); unbounded when absent (locally). */
   remainingMs?: () => number;
+}
+
+/** Events waiting for one PutEvents call, with the position of the record they came from. */
+interface BusEntry {
+  event: Event;
+  position: number;
 }
 
 export async function handleStreamBatch(
@@ -92,12 +98,30 @@ export async function handleStreamBatch(
     if (!found) endpointsByUser.set(userId, (found = listEndpoints(deps, userId)));
     return found;
   };
-  const attempts: { item: AttemptItem; event: EventItem; endpoint: WebhookEndpointItem }[] = [];
-  const emails: OutboxItem[] = [];
-  const outcome: BatchOutcome = {
-    events: 0,
-    attempts: { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 },
-    emails: 0,
+  const now = nowIso(deps);
+  const emails: WorkMessage[] = [];
+  /** One message per endpoint: its first attempts of this batch, in stream order. */
+  const attempts = new Map<string, WorkMessage>();
+  const outcome: BatchOutcome = { events: 0, handedOff: { emails: 0, attempts: 0, expiries: 0, deferred: 0 } };
+  let bus: BusEntry[] = [];
+  /** Puts the waiting events on the bus; false (and the batch fails from their first record) when it fails. */
+  const flushBus = async (): Promise<boolean> => {
+    if (!deps.eventBus || bus.length === 0) return true;
+    const waiting = bus;
+    bus = [];
+    try {
+      await deps.eventBus.publish(waiting.map((entry) => entry.event)); // 10 entries per PutEvents call
+      return true;
+    } catch (error) {
+      const first = records[waiting[0]!.position];
+      outcome.failedSequenceNumber = first?.dynamodb?.SequenceNumber;
+      log("warn", "events not put on the bus; their records will be delivered again", {
+        sequenceNumber: outcome.failedSequenceNumber,
+        error: errorName(error),
+      });
+      countMetric(METRIC.streamRecordsFailed);
+      return false;
+    }
   };
 
   for (const [position, record] of records.entries()) {
@@ -114,14 +138,17 @@ export async function handleStreamBatch(
       const before = image(record.dynamodb?.OldImage);
       const after = image(record.dynamodb?.NewImage);
       if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("OUTBOX#")) {
-        emails.push(after as unknown as OutboxItem);
+        const email = after as unknown as OutboxItem;
+        emails.push({ queue: "outbox", now, userId: email.userId, keys: [{ pk: email.pk, sk: email.sk }] });
       }
       const derived = deriveEvents(change, before, after);
       for (const [index, event] of derived.entries()) {
         const item = eventItem(originOf(record), index, event);
         const endpoints = await endpointsOf(event.userId);
-        const first = firstAttempts(item, endpoints, nowIso(deps));
-        if (deps.eventBus) await deps.eventBus.publish([toEvent(item)]);
+        const first = firstAttempts(item, endpoints, now);
+        // On the bus after it is stored, in one PutEvents call for up to 10 events: a record given
+        // again puts its events again (the bus is at least once; consumers dedupe by event id).
+        bus.push({ event: toEvent(item), position });
         try {
           await commit({ db: deps.db }, [putEvent(deps.db, item), ...first.map((a) => putAttempt(deps, a))]);
         } catch (error) {
@@ -131,20 +158,33 @@ export async function handleStreamBatch(
         outcome.events++;
         for (const attempt of first) {
           const endpoint = endpoints.find((e) => e.id === attempt.endpointId)!;
-          // An endpoint already failing is left to the webhooks job: its timeouts would hold this
-          // batch, and with it the shard's next events and emails, for every user on the shard.
-          if (endpoint.failingSince) outcome.attempts.deferred++;
-          else attempts.push({ item: attempt, event: item, endpoint });
+          // An endpoint already failing is left to the webhooks job: its timeouts would take a
+          // worker that other endpoints' first attempts need.
+          if (endpoint.failingSince) {
+            outcome.handedOff.deferred++;
+            continue;
+          }
+          const group = `${attempt.userId}#${attempt.endpointId}`;
+          let message = attempts.get(group);
+          if (!message) attempts.set(group, (message = { queue: "webhooks", now, userId: attempt.userId, keys: [] }));
+          message.keys.push({ pk: attempt.pk, sk: attempt.sk });
         }
       }
       // After the events: a retried record finds them stored, and only the expiry is asked again.
       if (before && after && kindOf(after.pk, after.sk)?.resourceType === "invoice") {
         const userId = String(after.pk).slice("USER#".length);
-        await expireEndedSession(
-          { ...deps, userId },
-          before as unknown as InvoiceItem,
-          after as unknown as InvoiceItem,
-        );
+        const expiry = endedSession(before as unknown as InvoiceItem, after as unknown as InvoiceItem);
+        // Its own queue and worker (a card processor call); sent with the record, so a failed send
+        // fails the record and the expiry is asked again.
+        if (expiry) {
+          await enqueue(
+            deps,
+            "checkout-expiry",
+            [{ queue: "checkout-expiry", now, userId, keys: [], data: expiry }],
+            checkoutExpiryWorker,
+          );
+          outcome.handedOff.expiries++;
+        }
       }
       // The monthly reports' aggregates (reports/stream.ts): once per version of a counted record.
       await countChange(deps, change, before, after);
@@ -155,30 +195,33 @@ export async function handleStreamBatch(
         error: errorName(error),
       });
       countMetric(METRIC.streamRecordsFailed);
+      // This record's events wait no more: it comes again. Those of the records before it go on the bus below.
+      bus = bus.filter((entry) => entry.position < position);
       break;
     }
+    if (bus.length >= 10 && !(await flushBus())) break;
   }
+  // The events of every record taken (the failing one's excepted); should the bus fail, the batch
+  // fails from the first record whose events it held.
+  await flushBus();
 
-  // Per endpoint (a user's: endpoint ids are counted per user) one at a time, in stream order, so an
-  // endpoint gets a batch's events in order; users take turns. After a failure an endpoint takes no
-  // more: its other first attempts stay due for the webhooks job, so a dead receiver costs one
-  // timeout per batch, not one per event, and cannot hold up other users (webhooks/fairness.ts).
-  const known = new Map(attempts.map((a) => [a.item, a]));
-  await Promise.all([
-    attemptFairly(
-      attempts.map((a) => a.item),
-      ATTEMPT_LIMITS,
-      async (item) => {
-        const { event, endpoint } = known.get(item)!;
-        const result = await runAttempt(deps, item, { event, endpoint });
-        outcome.attempts[result]++;
-        return result;
-      },
-    ),
-    withConcurrency(emails, EMAIL_CONCURRENCY, "email delivery", async (email) => {
-      if ((await deliverQueued(deps, email)) === "delivered") outcome.emails++;
-    }),
-  ]);
+  // The deliveries go to their queues' workers (queue/port.ts): the subscriber does not wait for a
+  // receiver or for SES. Users' endpoints take turns (queue/dispatch.ts). A send that fails is
+  // logged and costs nothing: the emails and attempts are on their due lists, where the outbox
+  // sweep and the webhooks job find them.
+  const handOffs: [QueueName, WorkMessage[], Worker][] = [
+    ["outbox", emails, outboxWorker],
+    ["webhooks", inTurns([...attempts.values()]), webhooksWorker],
+  ];
+  for (const [queue, messages, worker] of handOffs) {
+    try {
+      for (const batch of batches(messages)) await enqueue(deps, queue, batch, worker);
+      if (queue === "outbox") outcome.handedOff.emails += messages.length;
+      else outcome.handedOff.attempts += messages.reduce((n, m) => n + m.keys.length, 0);
+    } catch (error) {
+      log("warn", "hand-off to a queue failed; the due list keeps the work", { queue, error: errorName(error) });
+    }
+  }
   return outcome;
 }
 

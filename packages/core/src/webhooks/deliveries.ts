@@ -4,7 +4,7 @@ import type { Ctx, Deps } from "../context";
 import { nowIso } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
-import { DUE_SHARDS, dueKeys, pad, userPk } from "../db/keys";
+import { DUE_SHARDS, dueKeys, dueOrder, isDueEntry, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";
 import type { JobOptions, JobResult } from "../job";
@@ -17,6 +17,10 @@ import {
   type WebhookEndpointItem,
 } from "./endpoints";
 import { postWebhook } from "./post";
+import { batches, inTurns } from "../queue/dispatch";
+import { handOff, tallyOf } from "../queue/in-process";
+import type { WorkMessage, Worker } from "../queue/port";
+import { errorName, log } from "../observability/context-log";
 import type { Delivery } from "./resource";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
@@ -160,7 +164,7 @@ export async function runAttempt(
           Update: {
             TableName: deps.db.table,
             Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: "SET #status = :sending, claims = :claims, duePk = :duePk, dueSk = :dueSk",
+            UpdateExpression: `SET #status = :sending, claims = :claims, ${onDueList("webhooks", item.userId, item.sk, lease).set}`,
             ConditionExpression: "claims = :seen AND #status IN (:pending, :sending)",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
@@ -168,7 +172,7 @@ export async function runAttempt(
               ":pending": "pending",
               ":claims": claims,
               ":seen": item.claims,
-              ...prefixed(dueKeys("webhooks", item.userId, item.sk, lease)),
+              ...onDueList("webhooks", item.userId, item.sk, lease).values,
             },
           },
         },
@@ -262,8 +266,7 @@ async function record(
         Update: {
           TableName: deps.db.table,
           Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression:
-            "SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE duePk, dueSk",
+          UpdateExpression: `SET #status = :status, responseStatus = :rs, #error = :error, attemptedAt = :now, nextAttemptAt = :next REMOVE ${OFF_DUE_LIST}`,
           ConditionExpression: "claims = :claims AND #status = :sending",
           ExpressionAttributeNames: { "#status": "status", "#error": "error" },
           ExpressionAttributeValues: {
@@ -304,8 +307,6 @@ async function readEvent(deps: Pick<Deps, "db">, item: AttemptItem): Promise<Eve
   return out.Item as EventItem | undefined;
 }
 
-const prefixed = (keys: { duePk: string; dueSk: string }) => ({ ":duePk": keys.duePk, ":dueSk": keys.dueSk });
-
 /**
  * How the subscriber and the job make attempts (./fairness.ts): users in turn, at most 4 of one
  * user's in flight (half the slots), one at a time per endpoint — in stream order for first attempts,
@@ -327,36 +328,96 @@ const FINISH_MARGIN_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 /**
  * The `webhooks` job: the attempts due by `now` (retries, first attempts that a crash or a lost
- * lease left, redeliveries), read in a bounded window and made fairly (./fairness.ts). It starts
- * no attempt after `options.deadline` less the time an attempt needs (the Lambda's remaining time,
- * functions/src/lambda/jobs/scheduled.ts; locally LOCAL_RUN_BUDGET_MS from its start): what it did not
- * start stays due for the next run, counted as `deferred`.
+ * lease left, redeliveries), read in a bounded window (readDue) and dispatched to the `webhooks`
+ * queue, one message per endpoint with its attempts in due order, users in turns (queue/dispatch.ts);
+ * the queue's workers make them fairly (webhooksWorker). It dispatches nothing after
+ * `options.deadline` (the Lambda's remaining time, functions/src/lambda/jobs/scheduled.ts); in
+ * process the workers stop starting attempts LOCAL_RUN_BUDGET_MS after the run began: what they did
+ * not start stays due for the next run, counted as `deferred`.
  */
 export async function runWebhooksJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const nowIsoString = now.toISOString();
   const takeUntil = (options.deadline ?? Date.now() + LOCAL_RUN_BUDGET_MS) - FINISH_MARGIN_MS;
   const due = await readDue(deps, nowIsoString, takeUntil);
-  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0 };
-  // The attempt's own times (attemptedAt, the next retry) follow the job's "now".
-  const jobDeps = { ...deps, clock: () => now };
-  const { deferred } = await attemptFairly(
-    due.items,
-    ATTEMPT_LIMITS,
-    async (item) => {
-      const result = await runAttempt(jobDeps, item);
-      counts[result]++;
-      return result;
-    },
-    { takeUntil },
+  const byEndpoint = new Map<string, WorkMessage>();
+  for (const item of due.items) {
+    const group = `${item.userId}#${item.endpointId}`;
+    let message = byEndpoint.get(group);
+    if (!message) {
+      message = {
+        queue: "webhooks",
+        now: nowIsoString,
+        userId: item.userId,
+        keys: [],
+        data: { jobClock: true, takeUntil },
+      };
+      byEndpoint.set(group, message);
+    }
+    message.keys.push({ pk: item.pk, sk: item.sk });
+  }
+  const results = await Promise.all(
+    batches(inTurns([...byEndpoint.values()])).map((batch) => handOff(deps, "webhooks", batch, webhooksWorker)),
   );
+  const counts = { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0, ...tallyOf(results) };
   return {
     job: "webhooks",
     now: nowIsoString,
     changed: counts.succeeded + counts.failed + counts.dropped,
     ...counts,
-    deferred: deferred + due.leftUnread,
+    deferred: counts.deferred + due.leftUnread,
+    ...(deps.workQueue ? { dispatched: due.items.length } : {}),
   };
 }
+
+/**
+ * The `webhooks` queue's worker: each message is one endpoint's attempts in order (from the job, or
+ * the first attempts of a stream batch from the subscriber). It reads each attempt (consistent),
+ * keeps those whose time has come and that are still to make, and makes them fairly
+ * (./fairness.ts: users in turn, one at a time per endpoint, an endpoint that fails takes no
+ * more). It starts none after its deadline (the Lambda's time, or the job's run in process): those
+ * stay due for the webhooks job (`deferred`).
+ */
+export const webhooksWorker: Worker = async (deps, messages, options = {}) => {
+  const counts: Record<string, number> = { succeeded: 0, failed: 0, dropped: 0, skipped: 0, deferred: 0 };
+  const retry: WorkMessage[] = [];
+  const items: { item: AttemptItem; deps: AttemptDeps }[] = [];
+  for (const message of messages) {
+    // A job's attempts are stamped with its `now` (attemptedAt, the next retry); the subscriber's
+    // with the clock.
+    const attemptDeps = message.data?.jobClock ? { ...deps, clock: () => new Date(message.now) } : deps;
+    const clockNow = nowIso(deps);
+    const bound = clockNow > message.now ? clockNow : message.now;
+    try {
+      for (const key of message.keys) {
+        const out = await deps.db.doc.send(
+          new GetCommand({ TableName: deps.db.table, Key: key, ConsistentRead: true }),
+        );
+        const item = out.Item as AttemptItem | undefined;
+        if (item && isDueEntry("webhooks", item, bound) && (item.status === "pending" || item.status === "sending"))
+          items.push({ item, deps: attemptDeps });
+        else counts.skipped!++;
+      }
+    } catch (error) {
+      log("warn", "webhooks worker: a message failed; it comes again", { error: errorName(error) });
+      retry.push(message);
+    }
+  }
+  const takeUntils = messages.map((m) => m.data?.takeUntil).filter((t): t is number => typeof t === "number");
+  const deadline = options.deadline ?? (takeUntils.length > 0 ? Math.min(...takeUntils) : undefined);
+  const depsOf = new Map(items.map((entry) => [entry.item, entry.deps]));
+  const { deferred } = await attemptFairly(
+    items.map((entry) => entry.item),
+    ATTEMPT_LIMITS,
+    async (item) => {
+      const result = await runAttempt(depsOf.get(item)!, item);
+      counts[result]!++;
+      return result;
+    },
+    { takeUntil: deadline === undefined ? undefined : deadline - (options.deadline ? FINISH_MARGIN_MS : 0) },
+  );
+  counts.deferred! += deferred;
+  return { tally: counts, retry };
+};
 
 async function readDue(
   deps: Deps,
@@ -371,7 +432,7 @@ async function readDue(
     shards.map(async (shard) => {
       let read = 0;
       let scanned = 0;
-      for await (const raw of dueItems(deps.db, "webhooks", now, { inclusive: true, shard })) {
+      for await (const raw of dueItems(deps.db, "webhooks", now, { shard })) {
         const item = raw as unknown as AttemptItem;
         const ofUser = perUser.get(item.userId) ?? 0;
         scanned++;
@@ -389,7 +450,7 @@ async function readDue(
     }),
   );
   // Oldest due first across shards: each user's endpoints then take their attempts in due order.
-  items.sort((a, b) => (String(a.dueSk) < String(b.dueSk) ? -1 : 1));
+  items.sort((a, b) => (dueOrder(a) < dueOrder(b) ? -1 : 1));
   return { items, leftUnread };
 }
 
@@ -416,18 +477,19 @@ export async function redeliver(ctx: Ctx, endpointId: number, eventId: string): 
   if (latest.status === "sending" || (latest.status === "pending" && latest.redelivery)) throw inFlight();
   const now = nowIso(ctx);
   if (latest.status === "pending") {
-    const moved = { ...latest, ...dueKeys("webhooks", latest.userId, latest.sk, now), nextAttemptAt: now };
+    const due = onDueList("webhooks", latest.userId, latest.sk, now);
+    const moved = { ...latest, ...due.keys, nextAttemptAt: now };
     await commit(ctx, [
       {
         op: {
           Update: {
             TableName: ctx.db.table,
             Key: { pk: latest.pk, sk: latest.sk },
-            UpdateExpression: "SET duePk = :duePk, dueSk = :dueSk, nextAttemptAt = :now",
+            UpdateExpression: `SET ${due.set}, nextAttemptAt = :now`,
             ConditionExpression: "#status = :pending AND claims = :claims",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
-              ...prefixed(moved as { duePk: string; dueSk: string }),
+              ...due.values,
               ":now": now,
               ":pending": "pending",
               ":claims": latest.claims,

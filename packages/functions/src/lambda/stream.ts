@@ -2,20 +2,19 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-la
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { createBaseDeps } from "../capabilities/base";
-import { cardProcessor } from "../capabilities/card-processor";
-import { documentRenderer } from "../capabilities/document-deps";
-import { emailOutbox } from "../capabilities/email";
 import { eventBus } from "../capabilities/event-bus";
+import { workQueue } from "../capabilities/work-queue";
 
 /**
- * The table stream's subscriber (infra/stream.ts): events, webhook first attempts, the bus and
- * email delivery (packages/core/src/stream/subscriber.ts). A record that fails is reported with
+ * The table stream's subscriber (infra/stream.ts): events, the bus and the reports ledger, in order;
+ * email delivery, webhook first attempts and checkout expiries go to their queues
+ * (packages/core/src/stream/subscriber.ts). A record that fails is reported with
  * ReportBatchItemFailures, so Lambda retries the batch from that record on: the ones before it are
  * not processed again, and none is skipped. The batch stops taking records close to the function's
  * timeout (the rest comes again), and every log line carries the invocation's id.
  */
-// Email delivery, the bus, the card processor (expires ended checkout sessions), PDFs for attachments.
-const deps = createBaseDeps(process.env, [emailOutbox, eventBus, cardProcessor, documentRenderer]);
+// The bus, and the queues it hands email delivery, webhook first attempts and checkout expiries to.
+const deps = createBaseDeps(process.env, [eventBus, workQueue]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {
@@ -25,8 +24,7 @@ export async function handler(event: DynamoDBStreamEvent, context?: Context): Pr
     log("info", "stream batch", {
       records: event.Records.length,
       events: outcome.events,
-      emails: outcome.emails,
-      attempts: outcome.attempts,
+      handedOff: outcome.handedOff,
       ...(outcome.failedSequenceNumber ? { failedSequenceNumber: outcome.failedSequenceNumber } : {}),
     });
     return {

@@ -1,7 +1,8 @@
 import { runRemindersJob } from "@invoicing/core/invoices/reminders-job";
-import { emailOutbox } from "../../capabilities/email";
-import { documentRenderer } from "../../capabilities/document-deps";
 import { scheduledJob } from "./scheduled";
 
-/** CronV2 "RemindersJob" (infra/jobs.ts). Due payment reminders are emailed, each once. */
-export const handler = scheduledJob("reminders", runRemindersJob, [emailOutbox, documentRenderer]);
+/**
+ * CronV2 "RemindersJob" (infra/jobs.ts). Dispatches the due payment reminders to their queue, and
+ * the outbox sweep to the outbox queue: the workers (lambda/workers) send.
+ */
+export const handler = scheduledJob("reminders", runRemindersJob);

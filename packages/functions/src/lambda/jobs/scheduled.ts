@@ -2,6 +2,7 @@ import type { Context } from "aws-lambda";
 import type { Job, JobName, JobResult } from "@invoicing/core/job";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { createBaseDeps, type Capability } from "../../capabilities/base";
+import { workQueue } from "../../capabilities/work-queue";
 
 /**
  * A scheduled job's Lambda handler (infra/jobs.ts: one CronV2 per job). CronV2 invokes it with its
@@ -9,14 +10,17 @@ import { createBaseDeps, type Capability } from "../../capabilities/base";
  * clock, so the handler is the same call `npm run jobs` makes. Each job's entry names its own job
  * and the capabilities it uses, so its bundle carries nothing else (npm run bench). Dependencies
  * are built once per container, at init, like the API's. The run's deadline is the invocation's:
- * a job that bounds its work (webhooks) stops taking more before Lambda would cut it off.
+ * a job's dispatcher stops reading and sending before Lambda would cut it off, and leaves the rest
+ * due for the next run.
  */
 export function scheduledJob(
   name: JobName,
   job: Job,
   capabilities: readonly Capability[] = [],
 ): (event?: unknown, context?: Context) => Promise<JobResult> {
-  const deps = createBaseDeps(process.env, capabilities);
+  // Every job dispatches to its queue's workers (infra/queues.ts); the webhooks job and the outbox
+  // sweep too.
+  const deps = createBaseDeps(process.env, [workQueue, ...capabilities]);
   return (_event, context) =>
     withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
       const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;

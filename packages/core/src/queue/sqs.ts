@@ -1,0 +1,34 @@
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import type { QueueName } from "./names";
+import { BATCH_SIZE, type WorkMessage, type WorkQueue } from "./port";
+
+/**
+ * The work queue port on SQS (deployed): each message is one WorkMessage as JSON, sent BATCH_SIZE
+ * (10, SQS's limit) per SendMessageBatch call, in the order given. The SDK loads at the first send,
+ * so a function that never sends does not evaluate it. An entry SQS refuses fails the send (the
+ * dispatcher's run stops there; the records stay due for the next run).
+ */
+export function createSqsWorkQueue(urls: Partial<Record<QueueName, string>>, region: string): WorkQueue {
+  let client: Promise<{ client: SQSClient; sdk: typeof import("@aws-sdk/client-sqs") }> | undefined;
+  const open = () =>
+    (client ??= import("@aws-sdk/client-sqs").then((sdk) => ({ sdk, client: new sdk.SQSClient({ region }) })));
+  return {
+    async send(queue: QueueName, messages: readonly WorkMessage[]) {
+      const url = urls[queue];
+      if (!url) throw new Error(`no queue ${queue} is linked to this function`);
+      const { client, sdk } = await open();
+      for (let i = 0; i < messages.length; i += BATCH_SIZE) {
+        const entries = messages.slice(i, i + BATCH_SIZE).map((message, n) => ({
+          Id: String(n),
+          MessageBody: JSON.stringify(message),
+        }));
+        const out = await client.send(new sdk.SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+        if (out.Failed && out.Failed.length > 0) {
+          throw new Error(
+            `SQS refused ${out.Failed.length} of ${entries.length} messages to ${queue}: ${out.Failed[0]!.Code}`,
+          );
+        }
+      }
+    },
+  };
+}
