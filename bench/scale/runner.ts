@@ -1,6 +1,15 @@
 import type { Deps } from "@invoicing/core/context";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createStreamReader } from "@invoicing/local/stream-reader";
+import { outboxWorker } from "@invoicing/core/email/outbox";
+import { expireEstimatesWorker } from "@invoicing/core/estimates/expire-job";
+import { overdueWorker } from "@invoicing/core/invoices/overdue-job";
+import { remindersWorker } from "@invoicing/core/invoices/reminders-job";
+import { checkoutExpiryWorker } from "@invoicing/core/public/checkout";
+import type { QueueName, Worker } from "@invoicing/core/queue/port";
+import { recurringWorker } from "@invoicing/core/schedules/recurring-job";
+import { webhooksWorker } from "@invoicing/core/webhooks/deliveries";
+import { SimulatedSqs } from "./simulated-sqs";
 
 /**
  * The job runner as the simulation drives it: everything due at `now` (recurring occurrences,
@@ -30,7 +39,7 @@ export interface Drained {
  * between them: each copy reads the whole list and the copies race for the same items.
  */
 export const serialJobs: JobRunner = {
-  describe: "main's serial jobs: N overlapping runs of recurring then reminders (its outbox sweep)",
+  describe: "serial jobs: N overlapping runs of recurring then reminders (its outbox sweep)",
   async drain(deps, now, workers) {
     let rounds = 0;
     let changed = 0;
@@ -73,9 +82,14 @@ export interface Background {
   start(deps: Deps, endpoint: string, tableName: string): Promise<() => Promise<void>>;
 }
 
-/** main's: the local stream reader feeding the one subscriber, which does every delivery itself. */
+/**
+ * The local stream reader (polling every 100 ms) feeding the stream subscriber as the service has
+ * it: before the fan-out it made every delivery itself after each batch; with it, it hands emails,
+ * webhook first attempts and checkout expiries to the work queues (in process: their workers at
+ * the deployed concurrency, queue/names.ts).
+ */
 export const streamSubscriber: Background = {
-  describe: "main's stream subscriber (local reader, polling every 100 ms): events, webhooks and emails in the batch",
+  describe: "the stream subscriber (core/src/stream/subscriber.ts) fed by the local stream reader every 100 ms",
   async start(deps, endpoint, tableName) {
     const reader = createStreamReader(deps, { endpoint, tableName });
     const stop = reader.start(100);
@@ -83,5 +97,52 @@ export const streamSubscriber: Background = {
       await stop();
       reader.close();
     };
+  },
+};
+
+/** Every queue's worker, as the deployed workers (functions/src/lambda/workers) run them. */
+const WORKERS: Record<QueueName, Worker> = {
+  overdue: overdueWorker,
+  recurring: recurringWorker,
+  reminders: remindersWorker,
+  "expire-estimates": expireEstimatesWorker,
+  outbox: outboxWorker,
+  webhooks: webhooksWorker,
+  "checkout-expiry": checkoutExpiryWorker,
+};
+
+/**
+ * The runner as the work-queue port has it (queue/dispatch.ts): the recurring and reminders
+ * dispatchers (their crons fire together on the 1st; the reminders run also sweeps the outbox) read
+ * the due keys, put users in turns and send batches to the queues; N workers per queue take them
+ * (a simulated SQS, ./simulated-sqs.ts). Rounds repeat, as the crons do, until one sends nothing.
+ * The stream subscriber, which deployed hands most emails to the outbox queue as they are queued,
+ * does not run here: the next round's outbox sweep sends them.
+ */
+export const fannedOutJobs: JobRunner = {
+  describe: "fanned-out jobs (queue/dispatch.ts): dispatchers send due keys in turns to a simulated SQS, N workers per queue",
+  async drain(deps, now, workers) {
+    const sqs = new SimulatedSqs(WORKERS, () => workers);
+    const withQueue = sqs.attach(deps);
+    let rounds = 0;
+    let changed = 0;
+    let failedRuns = 0;
+    let doneAt = performance.now();
+    for (;;) {
+      rounds++;
+      const before = sqs.counts.delivered;
+      await Promise.all(
+        [jobs.recurring, jobs.reminders].map((job) =>
+          job(withQueue, now).catch(() => {
+            failedRuns++;
+          }),
+        ),
+      );
+      await sqs.settled();
+      const handled = sqs.counts.delivered - before;
+      changed += handled;
+      if (handled > 0) doneAt = performance.now();
+      if (handled === 0 || rounds >= 8) return { rounds, changed, failedRuns, doneAt };
+    }
   },
 };

@@ -5,7 +5,7 @@ import { measureApiLatency, noLimits, userLimits } from "./api-latency";
 import { measureLag } from "./lag";
 import { measureMonthStart } from "./month-start";
 import { buildPopulation, type Population, type PopulationSpec } from "./population";
-import { serialJobs, streamSubscriber } from "./runner";
+import { fannedOutJobs, serialJobs, streamSubscriber } from "./runner";
 import { type MonthStartResult, SIM_EMAIL_QUOTA } from "./month-start";
 import { BURST, BURST_PER_SECOND, SLOW_RECEIVER_MS } from "./lag";
 import { DYNAMO_LATENCY, PARTITION_LIMITS, PDF_DRAW_MS, SCALE, SES } from "./sim";
@@ -62,7 +62,9 @@ export async function runScale(): Promise<void> {
         `scale: population made in ${Math.round((performance.now() - started) / 1000)} s: ${population.items.length} items, due on the 1st ${JSON.stringify(population.due)}`,
       );
       log("scale: (i) month start drained by 1, 2, 4, 8 workers…");
-      monthStart = await measureMonthStart(dynamo.endpoint, proxy, population, serialJobs, log);
+      // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
+      const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
+      monthStart = await measureMonthStart(dynamo.endpoint, proxy, population, runner, log);
     }
     log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
     const lag = parts.includes("lag") ? await measureLag(dynamo.endpoint, proxy, streamSubscriber, log) : undefined;
