@@ -54,7 +54,7 @@ export interface AwsLikeDynamo {
   close(): Promise<void>;
 }
 
-// DynamoDB wire JSON of every shape
+// biome-ignore lint/suspicious/noExplicitAny: DynamoDB wire JSON of every shape
 type Wire = any;
 
 const WRITE_OPERATIONS = new Set(["PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"]);

@@ -175,7 +175,9 @@ export async function measureLag(
     log(`  alone: ${ALONE_SAMPLES} sends, one every ${QUIET_EVERY_MS} ms…`);
     const alone = await sendQuiet(ALONE_SAMPLES, 0);
     await settle(alone);
-    log(`  during: the large user sends ${BURST} invoices at ${BURST_PER_SECOND}/s, receiver 200 after ${SLOW_RECEIVER_MS} ms…`);
+    log(
+      `  during: the large user sends ${BURST} invoices at ${BURST_PER_SECOND}/s, receiver 200 after ${SLOW_RECEIVER_MS} ms…`,
+    );
     const burst = (async () => {
       const inFlight: Promise<unknown>[] = [];
       for (const invoice of largeInvoices) {

@@ -4,7 +4,7 @@ import { createDb } from "@invoicing/core/db/dynamodb";
 import type { AwsLikeDynamo } from "./aws-like-dynamo";
 import { MONTH_START, type Population, restorePopulation } from "./population";
 import type { JobRunner } from "./runner";
-import { round, SimulatedSes, simDeps } from "./sim";
+import { round, type SimulatedSes, simDeps } from "./sim";
 
 /**
  * (i) The drain time of a month start with 1, 2, 4 and 8 workers, each on a fresh copy of the

@@ -61,7 +61,8 @@ export const serialJobs: JobRunner = {
       const results = await Promise.all(
         Array.from(
           { length: workers },
-          async () => (await attempt(() => jobs.recurring(deps, now))) + (await attempt(() => jobs.reminders(deps, now))),
+          async () =>
+            (await attempt(() => jobs.recurring(deps, now))) + (await attempt(() => jobs.reminders(deps, now))),
         ),
       );
       const round = results.reduce((a, b) => a + b, 0);
@@ -120,7 +121,8 @@ const WORKERS: Record<QueueName, Worker> = {
  * does not run here: the next round's outbox sweep sends them.
  */
 export const fannedOutJobs: JobRunner = {
-  describe: "fanned-out jobs (queue/dispatch.ts): dispatchers send due keys in turns to a simulated SQS, N workers per queue",
+  describe:
+    "fanned-out jobs (queue/dispatch.ts): dispatchers send due keys in turns to a simulated SQS, N workers per queue",
   async drain(deps, now, workers) {
     const sqs = new SimulatedSqs(WORKERS, () => workers);
     const withQueue = sqs.attach(deps);

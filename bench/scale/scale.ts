@@ -82,7 +82,9 @@ export async function runScale(): Promise<void> {
         `(i) Month start drain (${population.due.recurring} recurring, ${population.due.reminders} reminders and their emails; email quota ${SIM_EMAIL_QUOTA}/day) — ${monthStart.runner}`,
       );
       console.table(monthStart.drains);
-      console.log(`  1 → 4 workers: ${monthStart.speedup1to4}× faster (goal ≥ 3×): ${verdict(monthStart.speedupGoalMet)}`);
+      console.log(
+        `  1 → 4 workers: ${monthStart.speedup1to4}× faster (goal ≥ 3×): ${verdict(monthStart.speedupGoalMet)}`,
+      );
       console.log("(iii) Items read per due item (4-worker copy)");
       console.table(monthStart.reads.map(({ meetsGoal, ...r }) => ({ ...r, met: verdict(meetsGoal) })));
     }
@@ -92,7 +94,9 @@ export async function runScale(): Promise<void> {
       );
       console.table(lag.figures);
       for (const g of lag.goals)
-        console.log(`  ${g.kind}: p99 ${g.duringP99Ms} ms during vs ${g.aloneP99Ms} ms alone = ${g.ratio}× (goal ≤ 2×): ${verdict(g.met)}`);
+        console.log(
+          `  ${g.kind}: p99 ${g.duringP99Ms} ms during vs ${g.aloneP99Ms} ms alone = ${g.ratio}× (goal ≤ 2×): ${verdict(g.met)}`,
+        );
     }
     if (api) {
       console.log(
@@ -103,7 +107,9 @@ export async function runScale(): Promise<void> {
         { phase: "with noisy user", ...api.withNoisy },
       ]);
       console.log(`  noisy user's answers: ${JSON.stringify(api.noisyStatuses)}`);
-      console.log(`  p99 ${api.ratio}× alone, quiet requests throttled ${api.withNoisy.throttled} (goal: ≤ 1.5×, none throttled): ${verdict(api.met)}`);
+      console.log(
+        `  p99 ${api.ratio}× alone, quiet requests throttled ${api.withNoisy.throttled} (goal: ≤ 1.5×, none throttled): ${verdict(api.met)}`,
+      );
     }
 
     console.log(`Service log lines (counted, not printed): ${JSON.stringify(serviceLogs)}`);
