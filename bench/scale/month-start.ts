@@ -24,6 +24,8 @@ export interface DrainFigure {
   changed: number;
   failedRuns: number;
   emailsSent: number;
+  /** Outbox records still pending after the drain (waiting for the quota, or not yet reached). */
+  emailsPending: number;
   throttledReads: number;
   throttledWrites: number;
   /** Capacity units per due item (recurring occurrence or reminder, its email included). */
@@ -80,6 +82,7 @@ export async function measureMonthStart(
       changed: drained.changed,
       failedRuns: drained.failedRuns,
       emailsSent: ses.sent.length,
+      emailsPending: await pendingEmails(direct),
       throttledReads: dynamo.throttled.reads,
       throttledWrites: dynamo.throttled.writes,
       readUnitsPerItem: round(dynamo.units.read / (population.due.recurring + population.due.reminders), 1),
@@ -104,6 +107,26 @@ export async function measureMonthStart(
   const at = (n: number) => drains.find((d) => d.workers === n)!.drainSeconds;
   const speedup = round(at(1) / at(4), 2);
   return { runner: runner.describe, drains, speedup1to4: speedup, speedupGoalMet: speedup >= 3, reads };
+}
+
+async function pendingEmails(db: ReturnType<typeof createDb>): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new ScanCommand({
+        TableName: db.table,
+        FilterExpression: "begins_with(sk, :outbox) AND #status = :pending",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":outbox": "OUTBOX#", ":pending": "pending" },
+        Select: "COUNT",
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
 }
 
 type DueEntries = Map<string, { user: string; dueSk: string }>;
