@@ -65,9 +65,12 @@ export async function runScale(): Promise<void> {
       // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
       const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
       monthStart = await measureMonthStart(dynamo.endpoint, proxy, population, runner, log);
+      // Each part's figures as soon as it ends: a run stopped later keeps them.
+      log(`scale: (i) and (iii): ${JSON.stringify(monthStart)}`);
     }
     log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
     const lag = parts.includes("lag") ? await measureLag(dynamo.endpoint, proxy, streamSubscriber, log) : undefined;
+    if (lag) log(`scale: (ii): ${JSON.stringify(lag)}`);
     log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
     // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
     const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
