@@ -43,6 +43,8 @@ export interface LagResult {
   background: string;
   figures: LagFigure[];
   goals: { kind: Kind; aloneP99Ms: number; duringP99Ms: number; ratio: number; met: boolean }[];
+  /** The quiet user's sends answered with an error (not in the samples). */
+  failedSends: number;
 }
 
 interface Sample {
@@ -156,13 +158,20 @@ export async function measureLag(
       }
       return samples.every((s) => KINDS.every((k) => s.arrived[k] !== undefined));
     };
+    let failedSends = 0;
     const sendQuiet = async (count: number, offset: number): Promise<Sample[]> => {
       const samples: Sample[] = [];
       for (let i = 0; i < count; i++) {
         const next = performance.now() + QUIET_EVERY_MS;
         const invoice = quietInvoices[offset + i]!;
-        await quiet.call("POST", `/invoices/${invoice.id}/send`);
-        samples.push({ invoiceId: invoice.id, number: invoice.number, sentAt: performance.now(), arrived: {} });
+        // A send the service refused (503 after the SDK's retries) is a failure of the quiet user's, counted.
+        const sent = await quiet.call("POST", `/invoices/${invoice.id}/send`).then(
+          () => true,
+          () => false,
+        );
+        if (sent)
+          samples.push({ invoiceId: invoice.id, number: invoice.number, sentAt: performance.now(), arrived: {} });
+        else failedSends++;
         await sleep(Math.max(0, next - performance.now()));
       }
       return samples;
@@ -216,7 +225,7 @@ export async function measureLag(
       const ratio = round(duringP99 / aloneP99, 2);
       return { kind, aloneP99Ms: aloneP99, duringP99Ms: duringP99, ratio, met: ratio <= 2 };
     });
-    return { background: background.describe, figures, goals };
+    return { background: background.describe, figures, goals, failedSends };
   } finally {
     slowMs = 0; // let whatever still waits on the slow receiver finish at once
     await stop();
