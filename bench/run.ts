@@ -11,6 +11,7 @@ import { measureJobs } from "./jobs";
 import { measureRender } from "./render";
 import { measureReports } from "./reports";
 import { measureThroughput, printThroughput } from "./throughput";
+import { runScale } from "./scale/scale";
 import { createWorld } from "./world";
 
 /**
@@ -139,7 +140,14 @@ async function main() {
   }
 }
 
-main().catch((error: unknown) => {
+// `npm run bench -- scale`: the scale simulation alone (a few minutes; not part of the whole bench).
+const part = process.argv[2];
+const run = part === "scale" ? runScale : part === undefined ? main : undefined;
+if (!run) {
+  console.error(`unknown bench part "${part}": npm run bench [-- scale]`);
+  process.exit(2);
+}
+run().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -113,7 +113,19 @@ interface Rule {
   hits: number;
 }
 
-export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+/**
+ * What the bench's scale simulation (bench/scale/aws-like-dynamo.ts) adds on top: a wait before each
+ * forwarded request (AWS's latency) and a look at each answer DynamoDB gave (what it read, for
+ * throughput accounting). Tests use neither.
+ */
+export interface FaultProxyOptions {
+  /** Milliseconds to hold a request before it is forwarded (not for faulted ones). */
+  delayMs?: (operation: string, body: unknown) => number;
+  /** Called with every forwarded request's answer from DynamoDB. */
+  observe?: (operation: string, body: unknown, status: number, response: Buffer) => void;
+}
+
+export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const target = new URL(upstream);
   let rules: Rule[] = [];
   const log: ProxiedRequest[] = [];
@@ -124,10 +136,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const raw = Buffer.concat(chunks);
-      const operation =
-        String(req.headers["x-amz-target"] ?? "")
-          .split(".")
-          .pop() ?? "";
+      const operation = operationOf(req);
       let body: unknown;
       try {
         body = JSON.parse(raw.toString("utf8"));
@@ -205,7 +214,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         return;
       }
       default: {
+        const delay = options.delayMs?.(operationOf(req), body) ?? 0;
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
         const upstreamRes = await forward(req, raw);
+        options.observe?.(operationOf(req), body, upstreamRes.status, upstreamRes.body);
         res.writeHead(upstreamRes.status, upstreamRes.headers);
         res.end(upstreamRes.body);
       }
@@ -260,6 +272,15 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The DynamoDB operation a request names (`GetItem`, `TransactWriteItems`, …), from X-Amz-Target. */
+function operationOf(req: IncomingMessage): string {
+  return (
+    String(req.headers["x-amz-target"] ?? "")
+      .split(".")
+      .pop() ?? ""
+  );
 }
 
 /** An error as DynamoDB's JSON protocol sends it: the SDK names the exception from `__type`. */

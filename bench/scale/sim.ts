@@ -1,0 +1,112 @@
+import type { Deps } from "@invoicing/core/context";
+import { createDb } from "@invoicing/core/db/dynamodb";
+import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
+
+/**
+ * What the scale simulation stands in for AWS's other services with, and small tools it shares.
+ * Every stand-in is stated here with its figure, so the printed results can be read against it.
+ */
+
+/** The simulation's figures against AWS's, each scaled down as stated (docs/scale.md). */
+export const SCALE = {
+  /**
+   * DynamoDB's per-partition limits (1,000 WCU, 3,000 RCU per second) divided by this: DynamoDB
+   * Local on two shared cores serves a few hundred requests a second in all, so the limits must be
+   * within its reach to be met, while a large user's records stay the size they are (docs/scale.md).
+   */
+  partitionDivisor: 5,
+  /** SES's sending rate (the account's, e.g. 200 messages/s once raised) divided by this. */
+  sesDivisor: 4,
+  /** The account's Lambda concurrency (1,000) divided by this. */
+  concurrencyDivisor: 50,
+} as const;
+
+export const PARTITION_LIMITS = {
+  readUnitsPerSecond: 3000 / SCALE.partitionDivisor,
+  writeUnitsPerSecond: 1000 / SCALE.partitionDivisor,
+  burstSeconds: 1,
+};
+
+/** DynamoDB from inside its region: ~3–5 ms, one request in a hundred 30 ms later. */
+export const DYNAMO_LATENCY = { baseMs: 2, meanExtraMs: 2, tailShare: 0.01, tailMs: 30 };
+
+/** SES SendRawEmail: ~25 ms, at most `perSecond` messages a second for the whole account. */
+export const SES = { latencyMs: 25, perSecond: 200 / SCALE.sesDivisor };
+
+/**
+ * The PDF attached to an email. On AWS each worker draws it on its own CPU; here every worker of
+ * the simulation shares two cores with DynamoDB Local, so a wait of this long stands in for the
+ * drawing (about the bench's render time of a one-page invoice).
+ */
+export const PDF_DRAW_MS = 40;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An SES-like transport: its latency, its account-wide rate, and a record of what it sent when. */
+export class SimulatedSes implements EmailTransport {
+  readonly kind = "ses" as const;
+  readonly sent: { message: EmailMessage; at: number }[] = [];
+  private nextSlot = 0;
+  async deliver(message: EmailMessage): Promise<DeliveryReceipt> {
+    // One message per 1/perSecond s, in the order they come (SES's MaxSendRate, as a queue).
+    const now = performance.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + 1000 / SES.perSecond;
+    await sleep(slot - now + SES.latencyMs);
+    this.sent.push({ message, at: performance.now() });
+    return { providerMessageId: message.id };
+  }
+}
+
+/**
+ * The dependencies the simulated functions run with: the table through the AWS-like proxy, a clock
+ * that starts at `start` and moves with the wall clock, the simulated SES and PDF drawing.
+ */
+export function simDeps(proxyUrl: string, tableName: string, start: string, extra: Partial<Deps> = {}): Deps {
+  const origin = performance.now();
+  const at = Date.parse(start);
+  return {
+    db: createDb({ tableName, dynamoEndpoint: proxyUrl, region: "local" }, { requestTimeoutMs: 10_000 }),
+    clock: () => new Date(at + (performance.now() - origin)),
+    publicBaseUrl: "http://localhost:3000",
+    outbox: new SimulatedSes(),
+    renderPdf: async () => {
+      await sleep(PDF_DRAW_MS);
+      return new Uint8Array([0x25, 0x50, 0x44, 0x46]);
+    },
+    webhookPolicy: { allowPrivate: true },
+    ...extra,
+  };
+}
+
+/** The p-th percentile (0–100) of `values`, nearest rank; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * A function's concurrency: at most `limit` invocations at once. One that finds none free is
+ * throttled at once, as Lambda answers a synchronous invocation past its concurrency (API Gateway
+ * then answers the client 503): `run` resolves to THROTTLED without running the work.
+ */
+export const THROTTLED = Symbol("throttled");
+
+export class Slots {
+  private free: number;
+  constructor(limit: number) {
+    this.free = limit;
+  }
+  async run<T>(work: () => Promise<T>): Promise<T | typeof THROTTLED> {
+    if (this.free === 0) return THROTTLED;
+    this.free--;
+    try {
+      return await work();
+    } finally {
+      this.free++;
+    }
+  }
+}
