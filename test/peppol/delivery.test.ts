@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { getDocumentProxy } from "unpdf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPeppolJob } from "@invoicing/core/peppol/delivery";
 import { createStorecoveProvider } from "@invoicing/core/peppol/storecove";
@@ -17,6 +18,7 @@ import { ARTEFACTS, OFFICIAL, officialValidation, schematron } from "../einvoice
  * passes both official validators with the right endpoint ids.
  */
 const official = officialValidation();
+const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts");
 let fake: FakeStorecove;
 let env: TestEnv;
 let alice: TestUser;
@@ -59,6 +61,26 @@ const eventTypes = async (resourceType: string, id: number) =>
   )
     .map((e) => e.type)
     .reverse();
+
+/** The public page's HTML and the PDF's text of a document (`kind`: "invoices" or "credit-notes"). */
+async function documentsOf(kind: "invoices" | "credit-notes", id: number) {
+  const { publicToken } = (await alice.call("GET", `/${kind}/${id}`)).body as { publicToken: string };
+  const page = await env.app.request(`http://localhost/public/${kind}/${publicToken}`);
+  expect(page.status).toBe(200);
+  const res = await env.app.request(`http://localhost/public/${kind}/${publicToken}/pdf`);
+  expect(res.headers.get("content-type")).toBe("application/pdf");
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const pdf = await getDocumentProxy(bytes.slice());
+  const texts: string[] = [];
+  for (let i = 1; i <= pdf.numPages; i++) {
+    const content = await (await pdf.getPage(i)).getTextContent();
+    texts.push(content.items.map((item) => ("str" in item ? item.str : "")).join("\n"));
+  }
+  // Written to test-artifacts/ to be looked at (the last call's: the delivered one).
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, `peppol-${kind}-${id}.pdf`), bytes);
+  return { html: await page.text(), pdf: texts.join("\n") };
+}
 
 beforeAll(async () => {
   fake = await startFakeStorecove();
@@ -152,6 +174,10 @@ describe("registration and a Peppol send", () => {
     // No evidence yet: the job polls and waits.
     expect((await runPeppolJob(env.deps, new Date(env.clock.now.getTime() + 120_000))).changed).toBe(1);
     expect((await alice.call("GET", path)).body.peppolDelivery.status).toBe("pending");
+    // Neither the page nor the PDF says "Sent via Peppol" before it is delivered.
+    const pending = await documentsOf("invoices", invoice.id);
+    expect(pending.html).not.toContain("Sent via Peppol");
+    expect(pending.pdf).not.toContain("Sent via Peppol");
     // Delivered: the next poll sees the evidence.
     submission.delivered = true;
     await runPeppolJob(env.deps, new Date(env.clock.now.getTime() + 3_600_000));
@@ -169,6 +195,13 @@ describe("registration and a Peppol send", () => {
       "invoice.peppol_delivered",
     ]);
     writeReceived("invoice.xml", submission.ubl);
+    // Now the page and the PDF say where it went; a later edit of the client's peppolId does not
+    // change that (the delivery keeps the receiver it went to).
+    await alice.call("PATCH", `/clients/${buyerId}`, { peppolId: "9925:BE0999999823" });
+    const shown = await documentsOf("invoices", invoice.id);
+    expect(shown.html).toContain('<p class="delivery" data-testid="delivery">Sent via Peppol to 0208:0999999823</p>');
+    expect(shown.pdf).toContain("Sent via Peppol to 0208:0999999823");
+    await alice.call("PATCH", `/clients/${buyerId}`, { peppolId: "0208:0999999823" });
   });
 
   it("a credit note over Peppol: delivered, credit_note.peppol_delivered", async () => {
@@ -183,6 +216,9 @@ describe("registration and a Peppol send", () => {
     expect(submission.ubl).toContain("<CreditNote xmlns=");
     await runPeppolJob(env.deps, new Date(env.clock.now.getTime() + 120_000));
     expect((await alice.call("GET", `/credit-notes/${note.id}`)).body.peppolDelivery.status).toBe("delivered");
+    const shown = await documentsOf("credit-notes", note.id);
+    expect(shown.html).toContain("Sent via Peppol to 0208:0999999823");
+    expect(shown.pdf).toContain("Sent via Peppol to 0208:0999999823");
     await env.drainStream();
     expect(await eventTypes("credit_note", note.id)).toEqual([
       "credit_note.created",
@@ -205,6 +241,9 @@ describe("registration and a Peppol send", () => {
     });
     await env.drainStream();
     expect((await eventTypes("invoice", invoice.id)).at(-1)).toBe("invoice.peppol_failed");
+    const shown = await documentsOf("invoices", invoice.id);
+    expect(shown.html).not.toContain("Sent via Peppol");
+    expect(shown.pdf).not.toContain("Sent via Peppol");
   });
 
   it("an outage: retried with backoff by the job, then delivered", async () => {

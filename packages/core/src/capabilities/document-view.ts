@@ -46,6 +46,11 @@ export interface DocumentView {
   /** Null when the business has not filled in its profile yet. */
   seller: PartyView | null;
   billTo: PartyView;
+  /**
+   * "Sent via Peppol to 0208:0123456789" once the document was delivered over Peppol (API.md
+   * section 19), with the identifier it went to; null otherwise.
+   */
+  delivery: string | null;
   /** Number, dates, references: the facts block next to "Bill to". */
   facts: LabelledValue[];
   lines: { description: string; quantity: string; unitPrice: string; taxRate: string; amount: string }[];

@@ -26,6 +26,8 @@ export interface CreditNoteItem extends CreditNote {
   /** byClient list: gsi2pk = USER#<u>#CREDITNOTE#CLIENT#<clientId>, gsi2sk = padded id. */
   gsi2pk: string;
   gsi2sk: string;
+  /** The Peppol participant it was delivered to (documents/view.ts PeppolSent); internal. */
+  peppolDeliveredTo?: string;
 }
 
 const CREDIT_NOTE_PREFIX = "CREDITNOTE#";

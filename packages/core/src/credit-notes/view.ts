@@ -1,6 +1,6 @@
 import type { DocumentView, LabelledValue } from "../capabilities/document-view";
 import { displayDate, displayMoney } from "../documents/display";
-import { commonView, type DocumentAssets } from "../documents/view";
+import { commonView, type DocumentAssets, type PeppolSent } from "../documents/view";
 import { centsOf } from "../money/money";
 import type { CreditNote, CreditNoteReason } from "./resource";
 
@@ -25,7 +25,7 @@ const creditNoteReference = (creditNote: Pick<CreditNote, "invoiceNumber">, invo
  * or a pay button (the client pays nothing). `invoiceIssueDate`: the corrected invoice's.
  */
 export function creditNoteView(
-  creditNote: CreditNote,
+  creditNote: CreditNote & PeppolSent,
   invoiceIssueDate: string | null,
   assets: DocumentAssets,
 ): DocumentView {

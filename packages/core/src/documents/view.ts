@@ -115,6 +115,23 @@ function lineViews(lines: readonly LineItem[], currency: string): DocumentView["
     }));
 }
 
+/**
+ * What an invoice or credit note keeps of its Peppol send for its documents: `peppolDelivery`, and
+ * `peppolDeliveredTo`, the participant it was delivered to (stored with the outcome by
+ * peppol/delivery.ts, internal: a later edit of the client's `peppolId` does not change what the
+ * document says was done).
+ */
+export interface PeppolSent {
+  peppolDelivery?: { status: string } | null;
+  peppolDeliveredTo?: string | null;
+}
+
+/** "Sent via Peppol to <peppolId>" once delivered; null before, after a failure, or for an estimate. */
+const deliveryLine = (doc: PeppolSent): string | null =>
+  doc.peppolDelivery?.status === "delivered" && doc.peppolDeliveredTo
+    ? `Sent via Peppol to ${doc.peppolDeliveredTo}`
+    : null;
+
 export const dateOnly = (value: string): string => displayDate(`${value}T00:00:00Z`);
 
 /** What the view of any document takes from the document and the seller's assets alike. */
@@ -131,7 +148,7 @@ export function commonView(
     clientEmail: string | null;
     clientAddress?: Address | null;
     clientTaxId: string | null;
-  },
+  } & PeppolSent,
   assets: DocumentAssets,
 ) {
   return {
@@ -141,6 +158,7 @@ export function commonView(
     logo: assets.logo,
     seller: sellerView(assets.seller),
     billTo: billToView(doc),
+    delivery: deliveryLine(doc),
     lines: lineViews(doc.lineItems, doc.currency),
     taxRows: taxRows(doc.taxBreakdown),
     taxExemptionReason: doc.taxExemptionReason,

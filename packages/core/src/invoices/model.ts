@@ -32,6 +32,8 @@ export interface InvoiceItem
   voidedAt?: string | null;
   /** Its credit notes' numbers, in issue order (absent: none); its documents print them. */
   creditNoteNumbers?: string[];
+  /** The Peppol participant it was delivered to (documents/view.ts PeppolSent); internal. */
+  peppolDeliveredTo?: string;
   /**
    * What of each line earlier credit notes credited (line id → quantity, two decimals), internal:
    * read with the invoice, so a credit note decides what is left of a line on the very version its

@@ -2,7 +2,7 @@ import type { Deps } from "../context";
 import type { DocumentView, LabelledValue } from "../capabilities/document-view";
 import { displayDate, displayMoney } from "../documents/display";
 import { publicInvoicePayUrl } from "../documents/links";
-import { commonView, dateOnly, type DocumentAssets } from "../documents/view";
+import { commonView, dateOnly, type DocumentAssets, type PeppolSent } from "../documents/view";
 import { centsOf, formatMoney } from "../money/money";
 import { displayIban } from "../profile/iban";
 import { amountDueCents, type Invoice, type InvoiceItem, PAYMENT_REQUESTED_STATUSES, toInvoice } from "./model";
@@ -40,11 +40,12 @@ export const amountDue = (
  * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on
  * the stored item, credit-notes/model.ts) for the "Credited" row.
  */
-type InvoiceDocument = Invoice & { creditNoteNumbers?: readonly string[] };
+type InvoiceDocument = Invoice & PeppolSent & { creditNoteNumbers?: readonly string[] };
 
 export const invoiceDocument = (item: InvoiceItem): InvoiceDocument => ({
   ...toInvoice(item),
   creditNoteNumbers: item.creditNoteNumbers ?? [],
+  peppolDeliveredTo: item.peppolDeliveredTo ?? null,
 });
 
 export function invoiceView(

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "../context";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
@@ -91,8 +92,13 @@ export function peppolSendWrites(
 export async function runPeppolJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const at = now.toISOString();
   let changed = 0;
-  for await (const item of dueItems(deps.db, "peppol", at)) {
+  for await (const key of dueItems(deps.db, "peppol", at)) {
     if (options.deadline && Date.now() > options.deadline) break;
+    // The byDue index projects keys only (db/table-definition.ts): the record itself is read here.
+    const { Item: item } = await deps.db.doc.send(
+      new GetCommand({ TableName: deps.db.table, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }),
+    );
+    if (!item?.duePk) continue; // taken off the list meanwhile (another runner's step)
     if (await processDelivery(deps, item as unknown as DeliveryItem, now)) changed++;
   }
   return { job: "peppol", now: at, changed };
@@ -160,17 +166,23 @@ const asRead = (table: string, item: DeliveryItem) => {
   };
 };
 
-/** The document's `peppolDelivery`, with a version bump (its ETag changes; the stream sees it). */
+/**
+ * The document's `peppolDelivery`, with a version bump (its ETag changes; the stream sees it). Once
+ * delivered, also `peppolDeliveredTo`: the receiver this delivery went to, which its page and PDF
+ * print ("Sent via Peppol to …", documents/view.ts), so a later edit of the client's `peppolId`
+ * does not change what the document says was done.
+ */
 function documentWrite(deps: Deps, item: DeliveryItem, delivery: PeppolDelivery): Write {
+  const delivered = delivery.status === "delivered";
   return {
     op: {
       Update: {
         TableName: deps.db.table,
         Key: entityKey(item.userId, item.kind, item.documentId),
-        UpdateExpression: "SET peppolDelivery = :d, #version = #version + :one",
+        UpdateExpression: `SET peppolDelivery = :d, #version = #version + :one${delivered ? ", peppolDeliveredTo = :to" : ""}`,
         ConditionExpression: "attribute_exists(pk)",
         ExpressionAttributeNames: { "#version": "version" },
-        ExpressionAttributeValues: { ":d": delivery, ":one": 1 },
+        ExpressionAttributeValues: { ":d": delivery, ":one": 1, ...(delivered ? { ":to": item.receiver } : {}) },
       },
     },
   };

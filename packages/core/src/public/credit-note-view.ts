@@ -7,7 +7,7 @@ import { invoiceKey, type InvoiceItem } from "../invoices/model";
 import { documentAssets } from "./assets";
 import type { DocumentView } from "../capabilities/document-view";
 import { creditNoteView } from "../credit-notes/view";
-import type { DocumentAssets } from "../documents/view";
+import type { DocumentAssets, PeppolSent } from "../documents/view";
 
 /**
  * What a credit note's documents (page, PDF, email attachment, e-invoice) are drawn from: the credit
@@ -17,7 +17,7 @@ import type { DocumentAssets } from "../documents/view";
  * round trip's wait. An issued invoice is never deleted, so a credit note always finds its own.
  */
 interface CreditNoteDocument {
-  creditNote: CreditNote;
+  creditNote: CreditNote & PeppolSent;
   invoice: InvoiceItem;
   assets: DocumentAssets;
 }
@@ -33,7 +33,11 @@ export async function creditNoteDocument(
   ]);
   const invoice = found.Item as InvoiceItem | undefined;
   if (!invoice) throw new Error(`credit note ${note.creditNoteNumber}: its invoice ${note.invoiceId} does not exist`);
-  return { creditNote: toCreditNote(note), invoice, assets };
+  return {
+    creditNote: { ...toCreditNote(note), peppolDeliveredTo: note.peppolDeliveredTo ?? null },
+    invoice,
+    assets,
+  };
 }
 
 /** The view a credit note's page and PDF render (credit-notes/view.ts creditNoteView), read from the table. */

@@ -59,6 +59,7 @@ export async function renderDocumentPdf(view: DocumentView, options: PdfOptions)
 
   header(layout, view, logo);
   parties(layout, view);
+  delivery(layout, view);
   correction(layout, view);
   layout.table(view.lines);
   totals(layout, view);
@@ -159,6 +160,13 @@ function parties(layout: Layout, view: DocumentView): void {
   layout.label("Details", 2 * col + 24);
   for (const fact of view.facts) layout.pair(fact, { x: 2 * col + 24, width: col, labelWidth: 74 });
   layout.y = Math.min(bottom, layout.y) - 18;
+}
+
+/** "Sent via Peppol to …" once delivered over Peppol, under the parties. */
+function delivery(layout: Layout, view: DocumentView): void {
+  if (!view.delivery) return;
+  layout.paragraph(view.delivery, { size: 9.5, color: MUTED });
+  layout.y -= 12;
 }
 
 /** A credit note's "Credit note for invoice INV-000001 of …" and its memo, above the lines it credits. */

@@ -79,6 +79,12 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
             </dl>
           </div>
 
+          {view.delivery ? (
+            <p class="delivery" data-testid="delivery">
+              {view.delivery}
+            </p>
+          ) : null}
+
           {view.reference ? (
             <section class="correction" data-testid="correction">
               <p class="reference">{view.reference}</p>

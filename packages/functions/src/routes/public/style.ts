@@ -45,6 +45,7 @@ a { color: var(--accent); }
 .payment h2 { color: var(--accent); font-size: 12px; }
 .payment dl { max-width: 520px; }
 .payment dd { text-align: left; font-variant-numeric: tabular-nums; }
+.delivery { margin: -8px 0 22px; font-size: 14px; color: var(--muted); }
 .correction { margin: -8px 0 26px; padding: 12px 16px; border-left: 3px solid var(--accent); background: var(--shade); }
 .correction .reference { font-weight: 600; }
 .correction .memo { margin-top: 4px; white-space: pre-wrap; font-size: 14px; }
