@@ -96,6 +96,10 @@ declare module "sst" {
       "type": "sst.aws.Queue"
       "url": string
     }
+    "StorecoveApiKey": {
+      "type": "sst.sst.Secret"
+      "value": string
+    }
     "StreamFailures": {
       "type": "sst.aws.Queue"
       "url": string

@@ -1,7 +1,7 @@
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
 import { functionPaths } from "./route-paths";
 import { functionBase, installedBeside, isProduction, logRetention } from "./runtime";
-import { cardPayments, stripeSecretKey, stripeWebhookSecret } from "./secrets";
+import { cardPayments, storecoveApiKey, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
 import { apiStage, routesDeclared } from "./stage";
 import { stageSettings } from "./stages";
@@ -90,7 +90,8 @@ export const publicUrl = new sst.Linkable("PublicUrl", {
  * The API function links what its requests use: the table, whether card payments are on (the
  * CardPayments flag, never the key: `send` then stores the pay link; the function carries no Stripe
  * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the public base
- * URL (of the public links in emails).
+ * URL (of the public links in emails), and the Peppol provider's key (StorecoveApiKey: registration
+ * and the send's receiver lookup call the provider; the hand-over itself is the subscriber's).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
  * (infra/storage.ts).
@@ -99,7 +100,7 @@ const defaultRoute = api.route("$default", {
   ...functionBase("Api", "25 seconds"),
   handler: "packages/functions/src/lambda/api.handler",
   memory: "1024 MB",
-  link: [table, cardPayments, publicUrl],
+  link: [table, cardPayments, publicUrl, storecoveApiKey],
 });
 
 /**

@@ -1,4 +1,5 @@
 import { queues } from "./queues";
+import { storecoveApiKey } from "./secrets";
 import { functionBase } from "./runtime";
 import { table } from "./storage";
 
@@ -64,6 +65,16 @@ const JOBS = {
   WebhooksJob: {
     schedule: "rate(2 minutes)",
     function: jobFunction("WebhooksJob", "webhooks", [table, queues.webhooks.queue], "1 minute"),
+  },
+  // Peppol deliveries that are due (docs/peppol.md): a retry after a failed hand-over (the first
+  // 1 minute after it) and the polls of the provider's delivery evidence (the first 1 minute after
+  // the hand-over). Every 5 minutes: a delivery's outcome shows within minutes of the provider
+  // knowing it (API.md section 19) without a run a minute when there is nothing due; the backoff
+  // then waits 5 minutes, 30 minutes, 2 hours. Unlike the others it does the work itself (few
+  // deliveries, each a call to the provider): it links the table and the provider's key, no queue.
+  PeppolJob: {
+    schedule: "rate(5 minutes)",
+    function: jobFunction("PeppolJob", "peppol", [table, storecoveApiKey], "1 minute"),
   },
 } as const;
 

@@ -1,6 +1,7 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
 import { STREAM_MAX_RETRY_ATTEMPTS } from "../packages/core/src/stream/retry";
 import { queues } from "./queues";
+import { storecoveApiKey } from "./secrets";
 import { functionBase } from "./runtime";
 import { stageSettings } from "./stages";
 import { table } from "./storage";
@@ -74,7 +75,8 @@ table.subscribe(
     ...functionBase("StreamSubscriber", "1 minute"),
     handler: "packages/functions/src/lambda/stream.handler",
     memory: "512 MB",
-    link: [table, bus, queues.outbox.queue, queues.webhooks.queue, queues["checkout-expiry"].queue],
+    // StorecoveApiKey: the first Peppol hand-over of a send is the subscriber's (docs/peppol.md).
+    link: [table, bus, queues.outbox.queue, queues.webhooks.queue, queues["checkout-expiry"].queue, storecoveApiKey],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
   },
   {

@@ -146,7 +146,7 @@ describe("links: each function gets what it uses and nothing more", () => {
    * bus and the outbox, webhooks and checkout-expiry queues; each queue's worker what its work needs.
    */
   const needs: Record<string, string[]> = {
-    api: ["Table", "PublicUrl", "CardPayments"],
+    api: ["Table", "PublicUrl", "CardPayments", "StorecoveApiKey"],
     documents: ["Table", "PublicUrl"],
     payments: ["Table", "PublicUrl", "StripeSecretKey", "StripeWebhookSecret"],
     overdue: ["Table", "OverdueQueue"],
@@ -155,7 +155,10 @@ describe("links: each function gets what it uses and nothing more", () => {
     reminders: ["Table", "RemindersQueue", "OutboxQueue"],
     "expire-estimates": ["Table", "ExpireEstimatesQueue"],
     webhooks: ["Table", "WebhooksQueue"],
-    stream: ["Table", "Bus", "OutboxQueue", "WebhooksQueue", "CheckoutExpiryQueue"],
+    stream: ["Table", "Bus", "OutboxQueue", "WebhooksQueue", "CheckoutExpiryQueue", "StorecoveApiKey"],
+    // The Peppol provider's key: only where the provider is called (registration and the receiver
+    // lookup in the API, the first hand-over in the subscriber, retries and polls in the job).
+    peppol: ["Table", "StorecoveApiKey"],
     "worker:OverdueQueue": ["Table"],
     "worker:RecurringQueue": ["Table", "PublicUrl", "CardPayments"],
     "worker:RemindersQueue": ["Table", "PublicUrl"],
@@ -181,6 +184,7 @@ describe("links: each function gets what it uses and nothing more", () => {
       PublicUrl: "sst.sst.Linkable",
       StripeSecretKey: "sst.sst.Secret",
       StripeWebhookSecret: "sst.sst.Secret",
+      StorecoveApiKey: "sst.sst.Secret",
       CardPayments: "sst.sst.Linkable",
       Bus: "sst.aws.Bus",
     });

@@ -75,10 +75,12 @@ function flag(value: unknown): boolean | undefined {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const email = linked("Email");
   const stripeSecretKey = nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY);
+  const storecoveApiKey = nonEmpty(linked("StorecoveApiKey")?.value ?? env.STORECOVE_API_KEY);
   return {
     tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
-    peppolProvider: nonEmpty(env.PEPPOL_PROVIDER),
-    storecoveApiKey: nonEmpty(env.STORECOVE_API_KEY),
+    // Deployed, the linked StorecoveApiKey secret (infra/secrets.ts) is the provider: set, Storecove.
+    peppolProvider: nonEmpty(env.PEPPOL_PROVIDER) ?? (storecoveApiKey ? "storecove" : undefined),
+    storecoveApiKey,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
     publicBaseUrl: nonEmpty(env.PUBLIC_BASE_URL) ?? nonEmpty(linked("PublicUrl")?.url?.replace(/\/+$/, "")),
