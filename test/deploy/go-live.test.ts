@@ -111,7 +111,15 @@ describe("item 3: a domain per stage, and every public link through it", () => {
     for (const fn of functionsOf(production)) expect(linkNames(fn), fn.id).not.toContain("Api");
     const linking = functionsOf(production).filter((fn) => linkNames(fn).includes("PublicUrl"));
     expect(linking.map((fn) => fn.id).sort()).toEqual(
-      ["Api $default", "Documents", "Payments", "RecurringJob", "RemindersJob", "StreamSubscriber"].sort(),
+      // Since issue 37 the queue workers make the recurring, reminder and outbox emails' links.
+      [
+        "Api $default",
+        "Documents",
+        "Payments",
+        "RecurringQueueSubscriber",
+        "RemindersQueueSubscriber",
+        "OutboxQueueSubscriber",
+      ].sort(),
     );
   });
 
@@ -145,6 +153,7 @@ describe("item 7: silent failures alarm", () => {
       RemindersJob: 1800,
       ExpireEstimatesJob: 7200,
       WebhooksJob: 240,
+      PeppolJob: 600,
     };
     for (const [job, period] of Object.entries(expected))
       expect(alarms[`${job}NotRunning`], job).toMatchObject({

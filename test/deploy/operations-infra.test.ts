@@ -84,8 +84,8 @@ describe("least privilege: the synthesized permissions of every function", () =>
     (stage) => {
       const infra = stage === "production" ? production : dev;
       const functions = functionsOf(infra);
-      // 10, and issue 37's seven queue workers.
-      expect(functions.length).toBe(17);
+      // 11 (with issue 40's PeppolJob), and issue 37's seven queue workers.
+      expect(functions.length).toBe(18);
       for (const fn of functions) {
         const actions = rolePermissions(fn, infra).flatMap((s) => s.actions);
         expect(actions.length, fn.id).toBeGreaterThan(0);
@@ -264,9 +264,9 @@ describe("alarms", () => {
   ];
 
   it("every alarm pages (Alarms topic) or, for what is a warning, informs (Warnings topic); quiet is fine but for jobs", () => {
-    // 17 functions × 3 (10 and the 7 queue workers), 5 jobs not running, scheduler errors, 2 failure
+    // 18 functions × 3 (11 and the 7 queue workers), 6 jobs not running, scheduler errors, 2 failure
     // queues, iterator age, 5xx, 2 table, 4 SES, 3 app, and 2 per work queue (issue 37).
-    expect(Object.keys(all).length).toBe(17 * 3 + 5 + 1 + 2 + 1 + 1 + 2 + 4 + 3 + 7 * 2);
+    expect(Object.keys(all).length).toBe(18 * 3 + 6 + 1 + 2 + 1 + 1 + 2 + 4 + 3 + 7 * 2);
     for (const [name, alarm] of Object.entries(all)) {
       expect(alarm.alarmActions, name).toEqual([WARNINGS.includes(name) ? warningsArn : topicArn]);
       expect(alarm.treatMissingData, name).toBe(name.endsWith("NotRunning") ? "breaching" : "notBreaching");
@@ -391,7 +391,7 @@ describe("what production keeps", () => {
 describe("jobs", () => {
   it("are never retried, by the scheduler or by Lambda: the next run catches up", () => {
     const crons = componentsOf(production, "sst.aws.CronV2");
-    expect(crons.length).toBe(5);
+    expect(crons.length).toBe(6);
     for (const cron of crons) {
       expect(cron.args.retries, cron.logicalName).toBe(0);
       expect((cron.args.function as { retries: number }).retries, cron.logicalName).toBe(0);
