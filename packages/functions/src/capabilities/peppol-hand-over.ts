@@ -6,7 +6,7 @@ import { invoiceKey, toInvoice, type InvoiceItem } from "@invoicing/core/invoice
 import { peppolAddresses } from "@invoicing/core/peppol/addresses";
 import type { PeppolUblWriter } from "@invoicing/core/context";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
-import { writeEInvoiceXml } from "../einvoice/index";
+import { writeEInvoiceXml } from "../einvoice/write-xml";
 import type { Capability } from "./base";
 import { peppolProvider } from "./peppol";
 

@@ -5,7 +5,7 @@ import { toFacturX } from "./facturx";
 import { buildModel } from "./model";
 import { missingForEInvoice } from "./requirements";
 import type { EInvoiceFormat, EInvoiceSource } from "./source";
-import { writeUbl } from "./ubl";
+import { writeEInvoiceXml } from "./write-xml";
 
 /**
  * The e-invoice of an invoice in one of four formats (docs/e-invoices.md). Only the documents
@@ -13,6 +13,7 @@ import { writeUbl } from "./ubl";
  */
 export { missingForEInvoice } from "./requirements";
 export { creditNoteSourceOf } from "./credit-note";
+export { writeEInvoiceXml } from "./write-xml";
 
 const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: string }> = {
   ubl: { contentType: "application/xml", extension: "xml" },
@@ -25,14 +26,6 @@ const E_INVOICE_MEDIA: Record<EInvoiceFormat, { contentType: string; extension: 
 type EInvoiceOutcome =
   | { ok: true; body: string | Uint8Array; contentType: string; extension: string }
   | { ok: false; errors: FieldError[] };
-
-/** The XML of the three XML formats; throws if the invoice lacks what the format needs. */
-export function writeEInvoiceXml(source: EInvoiceSource, format: Exclude<EInvoiceFormat, "facturx">): string {
-  const missing = missingForEInvoice(source, format);
-  if (missing.length > 0) throw new Error(`e-invoice incomplete: ${missing.map((e) => e.path).join(", ")}`);
-  const model = buildModel(source, format);
-  return format === "cii" ? writeCii(model) : writeUbl(model);
-}
 
 /**
  * Checks first, then writes. Factur-X needs the invoice's PDF: `renderPdf` is called only when
