@@ -19,7 +19,7 @@ import { findRegistration } from "./registration";
  * `peppolDelivery` (pending) and, in the same transaction, a delivery record (sk
  * PEPPOL#<INVOICE|CREDITNOTE>#<id>) on the `peppol` due list. The hand-over to the provider never
  * runs in the request: the stream subscriber makes the first attempt when the record appears, and
- * the `peppol` job (every minute) makes the ones that are due — retries after a failed hand-over
+ * the `peppol` job (deployed every 5 minutes, infra/jobs.ts) makes the ones that are due — retries after a failed hand-over
  * (the provider unreachable or 5xx) with backoff for 24 hours, and the polls of the provider's
  * delivery evidence until the outcome is known. The outcome goes on the document
  * (`peppolDelivery.status` delivered or failed, with the provider's reason), whose stream change
