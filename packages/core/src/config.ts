@@ -39,7 +39,7 @@ export interface CoreConfig {
   workQueueUrls: Partial<Record<QueueName, string>>;
   /** WEBHOOKS_ALLOW_PRIVATE=1: webhook URLs may be http and private (local development only). */
   webhooksAllowPrivate: boolean;
-  /** PEPPOL_PROVIDER: the Peppol access point provider ("storecove"), unset: none (docs/peppol.md). */
+  /** PEPPOL_PROVIDER: the Peppol access point provider ("storecove"), unset: none, or deployed Storecove when its key is linked (docs/peppol.md). */
   peppolProvider?: string;
   /** Storecove's API key (STORECOVE_API_KEY; deployed: the linked secret StorecoveApiKey). */
   storecoveApiKey?: string;
@@ -75,11 +75,12 @@ function flag(value: unknown): boolean | undefined {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): CoreConfig {
   const email = linked("Email");
   const stripeSecretKey = nonEmpty(linked("StripeSecretKey")?.value ?? env.STRIPE_SECRET_KEY);
-  const storecoveApiKey = nonEmpty(linked("StorecoveApiKey")?.value ?? env.STORECOVE_API_KEY);
+  const linkedStorecoveKey = nonEmpty(linked("StorecoveApiKey")?.value);
+  const storecoveApiKey = linkedStorecoveKey ?? nonEmpty(env.STORECOVE_API_KEY);
   return {
     tableName: linked("Table")?.name ?? env.TABLE_NAME ?? "invoicing",
     // Deployed, the linked StorecoveApiKey secret (infra/secrets.ts) is the provider: set, Storecove.
-    peppolProvider: nonEmpty(env.PEPPOL_PROVIDER) ?? (storecoveApiKey ? "storecove" : undefined),
+    peppolProvider: nonEmpty(env.PEPPOL_PROVIDER) ?? (linkedStorecoveKey ? "storecove" : undefined),
     storecoveApiKey,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
