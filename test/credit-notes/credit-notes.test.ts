@@ -96,6 +96,7 @@ describe("POST /invoices/{id}/credit-notes", () => {
       clientAddress: null,
       clientTaxId: null,
       seller: sent.seller,
+      peppolDelivery: null,
       publicToken: note.publicToken,
       sentAt: null,
       createdAt: NOW,

@@ -191,8 +191,11 @@ describe("email quota", () => {
     expect(first).toMatchObject({ generated: 1, sent: 0 });
     expect(first.waitingForQuota).toBeGreaterThanOrEqual(1);
     expect((await generatedBy()).map((i) => i.status)).toEqual(["finalized"]);
+    // Re-keyed on its due list to when the quota allows (issue 37): a run before then neither sends
+    // it nor reads it again.
     const stillWaiting = await jobs.recurring!(env.deps, new Date("2027-01-01T23:00:00.000Z"));
-    expect(stillWaiting).toMatchObject({ generated: 0, sent: 0, waitingForQuota: 1 });
+    expect(stillWaiting).toMatchObject({ generated: 0, sent: 0, waitingForQuota: 0 });
+    expect((await generatedBy()).map((i) => i.status)).toEqual(["finalized"]);
 
     const later = await jobs.recurring!(env.deps, new Date("2027-01-02T01:00:00.000Z"));
     expect(later).toMatchObject({ generated: 0, sent: 1, recovered: 1 });

@@ -56,6 +56,7 @@ describe("create", () => {
       altProcessorPaymentLink: null,
       paymentMethod: null,
       paymentReference: null,
+      peppolDelivery: null,
       recurringScheduleId: null,
       estimateId: null,
       taxBreakdown: [],
