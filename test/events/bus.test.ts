@@ -105,10 +105,15 @@ describe("an entry the bus refuses", () => {
     const client = await newClient(user);
     await env.drainStream();
     ok(await user.call("PATCH", `/clients/${client.id}`, { name: "Throttle Me" }));
-    await env.drainStream(); // refused once: the record stays on the stream
-    expect(await eventTypes(user)).toEqual(["client.created Acme"]);
+    const onTheBus = () => bus.entries.map((e) => JSON.parse(e.Detail).data?.name);
+    // Refused once: the event is stored (the store comes before the batched PutEvents, issue 37) and
+    // the record stays on the stream, not yet on the bus.
     await env.drainStream();
     expect(await eventTypes(user)).toEqual(["client.updated Throttle Me", "client.created Acme"]);
-    expect(bus.entries.map((e) => JSON.parse(e.Detail).data?.name)).toContain("Throttle Me");
+    expect(onTheBus()).not.toContain("Throttle Me");
+    // Handled again: the bus takes it, and the store keeps one copy.
+    await env.drainStream();
+    expect(await eventTypes(user)).toEqual(["client.updated Throttle Me", "client.created Acme"]);
+    expect(onTheBus().filter((name) => name === "Throttle Me")).toHaveLength(1);
   });
 });

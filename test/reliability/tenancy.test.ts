@@ -15,8 +15,8 @@ import { VALID_BODIES, endpointName, endpoints, fixtureParam, makeFixtures, path
  */
 const ENDPOINTS = endpoints();
 const WITH_ID = ENDPOINTS.filter((e) => e.authenticated && e.param === "id");
-/** The user's singletons (the business profile and its logo) are GETs without an id, not lists. */
-const SINGLETONS = new Set(["/profile", "/profile/logo"]);
+/** The user's singletons (the business profile, its logo, its Peppol registration) are GETs without an id, not lists. */
+const SINGLETONS = new Set(["/profile", "/profile/logo", "/profile/peppol-registration"]);
 const LISTS = ENDPOINTS.filter((e) => e.authenticated && e.method === "GET" && !e.param && !SINGLETONS.has(e.path));
 
 let env: TestEnv;
