@@ -74,11 +74,14 @@ describe("item 1: settings in code; production pages someone", () => {
 
 describe("item 2: region and account pinned per stage", () => {
   it("the AWS provider has the stage's region, profile and only its account", () => {
+    // Under CI (process.env.CI, as .ci/run sets it) the credentials come from the environment, so
+    // sst.config.ts names no profile there.
+    const profile = (name: string) => (process.env.CI ? {} : { profile: name });
     expect(production.app.providers).toEqual({
-      aws: { region: "us-east-1", profile: "invoicing-production", allowedAccountIds: [STAGES.production.account] },
+      aws: { region: "us-east-1", ...profile("invoicing-production"), allowedAccountIds: [STAGES.production.account] },
     });
     expect(dev.app.providers).toEqual({
-      aws: { region: "us-east-1", profile: "invoicing-dev", allowedAccountIds: [STAGES.dev.account] },
+      aws: { region: "us-east-1", ...profile("invoicing-dev"), allowedAccountIds: [STAGES.dev.account] },
     });
     expect(alice.app.providers).toEqual(dev.app.providers);
   });
