@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dynamoEndpoint } from "../support/dynamo-endpoint";
 import { createDb, type Db } from "@invoicing/core/db/dynamodb";
 import { entityKey, userPk } from "@invoicing/core/db/keys";
 import { JOB_NAMES, type JobName } from "@invoicing/core/jobs/all";
@@ -66,7 +67,7 @@ const workerOf = (queue: string): InfraFunction => {
   return found[0]!;
 };
 
-const endpoint = inject("dynamoEndpoint");
+const endpoint = dynamoEndpoint();
 /** Where the functions' linked work queues are (issue 37): a job run sends what is due there. */
 const sqs = await startFakeSqs();
 const linked: LinkedValues = {

@@ -5,7 +5,8 @@ import {
   DynamoDBClient,
   type TableDescription,
 } from "@aws-sdk/client-dynamodb";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { dynamoEndpoint } from "../support/dynamo-endpoint";
 import { ensureTable } from "@invoicing/local/bootstrap";
 import { componentsOf, evaluateInfra } from "../../scripts/infra.mjs";
 
@@ -107,7 +108,7 @@ function describedShape(table: TableDescription, ttl: string | null): TableShape
 }
 
 const client = new DynamoDBClient({
-  endpoint: inject("dynamoEndpoint"),
+  endpoint: dynamoEndpoint(),
   region: "local",
   credentials: { accessKeyId: "local", secretAccessKey: "local" },
 });

@@ -4,7 +4,8 @@ import { connect } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { dynamoEndpoint } from "../support/dynamo-endpoint";
 import { freePort, startDynamoLocal } from "../../packages/local/src/dynamo";
 import { IN_CI, skipNotice } from "../support/ci";
 
@@ -77,7 +78,7 @@ describe.skipIf(!external)(`bound to the loopback (probed from ${external})`, ()
           DATA_DIR: dataDir,
           PORT: String(port),
           CRON_INTERVAL_SECONDS: "0",
-          DYNAMODB_ENDPOINT: inject("dynamoEndpoint"),
+          DYNAMODB_ENDPOINT: dynamoEndpoint(),
           TABLE_NAME: `bind-${randomUUID()}`,
         };
         if (host) env.HOST = host;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inject } from "vitest";
+import { dynamoEndpoint } from "./dynamo-endpoint";
 import type { Deps } from "@invoicing/core/context";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
@@ -52,7 +52,7 @@ export interface TestResponse {
 }
 
 export async function createTestEnv(options: { extraDeps?: Partial<Deps>; now?: string } = {}): Promise<TestEnv> {
-  const endpoint = inject("dynamoEndpoint");
+  const endpoint = dynamoEndpoint();
   const { tableName, db } = await createFreshTable(endpoint, "test");
   const clock = {
     now: new Date(options.now ?? "2026-11-22T09:30:00.000Z"),

@@ -1,23 +1,46 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
 
 /**
- * One in-memory DynamoDB Local for the whole run (the real emulator, never an SDK mock); each test
- * file makes its own table in it (see env.ts), so files cannot see each other's records or jobs.
+ * A few in-memory DynamoDB Locals for the whole run (the real emulator, never an SDK mock); each
+ * test file takes one of them in turn (dynamo-endpoint.ts) and makes its own tables in it, so
+ * files cannot see each other's records or jobs.
+ *
+ * Why several: DynamoDB Local serves every request through one SQLite thread, and its stream reads
+ * (GetRecords) grow slower with every stream record the instance has ever kept — deleting tables
+ * does not give them back. One instance for the whole suite made the stream-heavy files 6–15×
+ * slower by the end of a run than alone (conformance: 25 s alone on a fresh instance, 156 s on one
+ * that had served a few heavy files). Spread over TEST_DYNAMODB_POOL instances, each keeps a
+ * fraction of the records.
  */
 declare module "vitest" {
   export interface ProvidedContext {
-    dynamoEndpoint: string;
+    dynamoEndpoints: string[];
+    /** Where test files take their turn (dynamo-endpoint.ts). */
+    dynamoTurns: string;
   }
 }
 
+const POOL_SIZE = Number(process.env.TEST_DYNAMODB_POOL ?? 6);
+
 export default async function setup(project: TestProject) {
+  const turns = mkdtempSync(join(tmpdir(), "invoicing-dynamo-turns-"));
+  project.provide("dynamoTurns", turns);
   const endpoint = process.env.TEST_DYNAMODB_ENDPOINT;
   if (endpoint) {
-    project.provide("dynamoEndpoint", endpoint);
-    return;
+    project.provide("dynamoEndpoints", [endpoint]);
+    return () => rmSync(turns, { recursive: true, force: true });
   }
-  const dynamo = await startDynamoLocal();
-  project.provide("dynamoEndpoint", dynamo.endpoint);
-  return () => dynamo.stop();
+  const pool = await Promise.all(Array.from({ length: Math.max(1, POOL_SIZE) }, () => startDynamoLocal()));
+  project.provide(
+    "dynamoEndpoints",
+    pool.map((dynamo) => dynamo.endpoint),
+  );
+  return async () => {
+    await Promise.all(pool.map((dynamo) => dynamo.stop()));
+    rmSync(turns, { recursive: true, force: true });
+  };
 }
