@@ -3,7 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/li
 import type { Ctx } from "@invoicing/core/context";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attachMeter, type Meter } from "@invoicing/core/db/metering";
+import { attachMeter, type Meter } from "../support/metering";
 import { entityKey, userPk } from "@invoicing/core/db/keys";
 import { hashKey } from "@invoicing/core/keys/api-keys";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
