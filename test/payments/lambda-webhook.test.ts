@@ -3,7 +3,8 @@ import { handle } from "hono/aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
-import { createDeps } from "../support/card-processor-deps";
+import { cardProcessor } from "@invoicing/functions/capabilities/card-processor";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { httpApiEvent, httpApiResponse } from "../deploy/lambda";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, type TestEnv } from "../support/env";
@@ -32,7 +33,7 @@ beforeAll(async () => {
     STRIPE_SECRET_KEY: SECRET_KEY,
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_BASE: fake.url,
-  });
+  }, [cardProcessor]);
   handler = handle(createApp(deps));
   key = (await createApiKey(deps.db, "lambda-user", "test", new Date())).key;
 });

@@ -26,7 +26,7 @@ export interface Deps {
   publicBaseUrl?: string;
   /**
    * Whether a card processor is configured (a Stripe secret key is set): `send` then stores the
-   * invoice's pay link. Every function knows it from its config (functions/src/capabilities/base.ts).
+   * invoice's pay link. Every function knows it from its config (functions/src/capabilities/create-deps.ts).
    */
   cardPayments?: boolean;
   /**

@@ -1,5 +1,5 @@
 import { attachmentsFor } from "@invoicing/core/public/attachments";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * The PDF renderer and the drawing of attachments with it, for what delivers emails with the document attached (the stream subscriber, the

@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { emailSender } from "@invoicing/core/email/sender";
 import { SesTransport, createSesClient } from "@invoicing/core/email/ses-transport";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * The email outbox's backend (docs/email-and-public-pages.md), for what delivers queued emails (the

@@ -8,7 +8,7 @@ import type { PeppolUblWriter } from "@invoicing/core/context";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { eInvoiceSourceOf } from "../einvoice/source";
 import { writeEInvoiceXml } from "../einvoice/write-xml";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 import { peppolProvider } from "./peppol";
 
 /**
