@@ -1,8 +1,8 @@
 import { cardProcessor } from "./card-processor";
 import type { Capability } from "./create-deps";
-import { documentRenderer } from "./document-deps";
 import { emailOutbox } from "./email";
 import { eventBus } from "./event-bus";
+import { pdfAttachments } from "./pdf-attachments";
 import { peppolHandOver } from "./peppol-hand-over";
 
 /**
@@ -15,6 +15,6 @@ export const ALL_CAPABILITIES: readonly Capability[] = [
   cardProcessor,
   emailOutbox,
   eventBus,
-  documentRenderer,
+  pdfAttachments,
   peppolHandOver,
 ];
