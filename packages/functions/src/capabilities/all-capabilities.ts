@@ -1,6 +1,6 @@
 import { cardProcessor } from "./card-processor";
 import type { Capability } from "./create-deps";
-import { emailOutbox } from "./email";
+import { emailOutbox } from "./email-outbox";
 import { eventBus } from "./event-bus";
 import { pdfAttachments } from "./pdf-attachments";
 import { peppolHandOver } from "./peppol-hand-over";

@@ -9,7 +9,7 @@ import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { eInvoiceSourceOf } from "../einvoice/source";
 import { writeEInvoiceXml } from "../einvoice/write-xml";
 import type { Capability } from "./create-deps";
-import { peppolProvider } from "./peppol";
+import { peppolProvider } from "./peppol-provider";
 
 /**
  * What hands Peppol documents over (the stream subscriber, the peppol job, the local server): the

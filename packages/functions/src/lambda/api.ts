@@ -1,7 +1,7 @@
 import { handle } from "hono/aws-lambda";
 import { apiRouteModules } from "../app/api-routes";
 import { buildApp } from "../app/build-app";
-import { peppolProvider } from "../capabilities/peppol";
+import { peppolProvider } from "../capabilities/peppol-provider";
 import { createDeps } from "../capabilities/create-deps";
 import { withInvocationDeadline } from "./deadline";
 
