@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { documentRouteModules } from "./documents-routes";
 import { paymentRouteModules } from "./payments-routes";
 

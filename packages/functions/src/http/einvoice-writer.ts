@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { eInvoiceSourceOf } from "../einvoice/source";
 import type { WriteEInvoice } from "../einvoice/write-einvoice";

@@ -29,7 +29,7 @@ import {
 } from "@invoicing/core/idempotency/records";
 import { readJson } from "./body";
 import { descriptionOf, partOf, type RecordKind } from "./describe";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { errorToResponse, log, validationProblem } from "./problems";
 
 /** 1–255 visible ASCII characters. */

@@ -9,7 +9,7 @@ import { DEFAULT_API_RATE_LIMIT, knownRefusal, takeRequest } from "@invoicing/co
 import { publicTokenBucketKey, userLimitsKey } from "@invoicing/core/limits/user-limits";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
 import { partOf } from "./describe";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { HttpProblem } from "./problems";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import type { RenderPdf } from "../pdf/document-pdf";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
