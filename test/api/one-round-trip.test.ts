@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { beforeAll, describe, expect, it } from "vitest";
 import { attachMeter, type Meter } from "../support/metering";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { DUE_SHARDS } from "@invoicing/core/db/keys";
 import { attachMeter } from "../support/metering";
 import { createInvoice } from "@invoicing/core/invoices/invoices";

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { ALL_CAPABILITIES } from "@invoicing/functions/capabilities/all-capabilities";
 import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { ensureTable } from "./bootstrap";

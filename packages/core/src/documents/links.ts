@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 
 /**
  * Links to the public pages, in one place: for emails, the page's pay button, the stored pay link,

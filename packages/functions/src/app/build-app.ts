@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { closeAfterUnreadBody } from "../http/body";
 import type { AppEnv } from "../http/app-env";
 import { idempotency } from "../http/idempotency";

@@ -1,5 +1,5 @@
 import { loadConfig, type CoreConfig } from "@invoicing/core/config";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import { DEFAULT_API_RATE_LIMIT, DEFAULT_PUBLIC_RATE_LIMIT } from "@invoicing/core/limits/rate-limit";
 

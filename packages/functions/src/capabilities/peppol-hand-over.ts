@@ -4,7 +4,7 @@ import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { entityKey } from "@invoicing/core/db/keys";
 import { invoiceKey, toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { peppolAddresses } from "@invoicing/core/peppol/addresses";
-import type { PeppolUblWriter } from "@invoicing/core/context";
+import type { PeppolUblWriter } from "@invoicing/core/deps";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { eInvoiceSourceOf } from "../einvoice/source";
 import { writeEInvoiceXml } from "../einvoice/write-xml";

@@ -1,4 +1,4 @@
-import type { Ctx, Deps } from "@invoicing/core/context";
+import type { Ctx, Deps } from "@invoicing/core/deps";
 import type { WriteEInvoice } from "../einvoice/write-einvoice";
 import type { RenderPdf } from "../pdf/document-pdf";
 

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { RouterRoute } from "hono/types";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { DomainError } from "@invoicing/core/errors";
 import {
   claimHook,

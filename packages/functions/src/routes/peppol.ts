@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { getCreditNote, toCreditNote } from "@invoicing/core/credit-notes/read";
 import { DomainError, invalidTransition } from "@invoicing/core/errors";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
