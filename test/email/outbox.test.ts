@@ -244,13 +244,16 @@ describe(".eml rendering", () => {
 describe("createDeps without a linked Email", () => {
   it("writes .eml files under <DATA_DIR>/outbox/, from and reply-to as configured, links to the local server", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "invoicing-data-"));
-    const deps = createDeps({
-      TABLE_NAME: "t",
-      DATA_DIR: dataDir,
-      PORT: "4321",
-      EMAIL_FROM: "Acme Billing <billing@acme.test>",
-      EMAIL_REPLY_TO: "help@acme.test",
-    }, ALL_CAPABILITIES);
+    const deps = createDeps(
+      {
+        TABLE_NAME: "t",
+        DATA_DIR: dataDir,
+        PORT: "4321",
+        EMAIL_FROM: "Acme Billing <billing@acme.test>",
+        EMAIL_REPLY_TO: "help@acme.test",
+      },
+      ALL_CAPABILITIES,
+    );
     expect(deps.outbox?.kind).toBe("file");
     expect(deps.publicBaseUrl).toBe("http://localhost:4321");
     await deps.outbox!.deliver({

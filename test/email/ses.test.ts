@@ -37,7 +37,10 @@ process.env.AWS_SECRET_ACCESS_KEY = "local-test-secret";
 
 describe("createDeps with a linked Email", () => {
   it("chooses SES, and SendEmail carries the sender, recipient, subject, text and configuration set", async () => {
-    const deps = createDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" }, ALL_CAPABILITIES);
+    const deps = createDeps(
+      { TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" },
+      ALL_CAPABILITIES,
+    );
     expect(deps.outbox?.kind).toBe("ses");
     expect(deps.outbox).toBeInstanceOf(SesTransport);
 

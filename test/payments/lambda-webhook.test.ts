@@ -25,15 +25,18 @@ let key: string;
 beforeAll(async () => {
   fake = await startFakeStripe();
   env = await createTestEnv(); // a fresh table; the handler below gets its own deps from the environment
-  const deps = createDeps({
-    TABLE_NAME: env.tableName,
-    DYNAMODB_ENDPOINT: env.endpoint,
-    AWS_REGION: "local",
-    PUBLIC_BASE_URL: "https://invoices.example.com",
-    STRIPE_SECRET_KEY: SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: fake.url,
-  }, [cardProcessor]);
+  const deps = createDeps(
+    {
+      TABLE_NAME: env.tableName,
+      DYNAMODB_ENDPOINT: env.endpoint,
+      AWS_REGION: "local",
+      PUBLIC_BASE_URL: "https://invoices.example.com",
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: fake.url,
+    },
+    [cardProcessor],
+  );
   handler = handle(createApp(deps));
   key = (await createApiKey(deps.db, "lambda-user", "test", new Date())).key;
 });

@@ -15,7 +15,8 @@ export const WIDTH = PAGE[0] - 2 * MARGIN;
 // pdf-lib is imported at the first PDF (document-pdf.ts), never by this module, which takes only
 // its types. These two build the plain values pdf-lib's rgb() and degrees() return, so the colours
 // can stay module constants.
-export const rgb = (red: number, green: number, blue: number) => ({ type: "RGB", red, green, blue }) as unknown as Color;
+export const rgb = (red: number, green: number, blue: number) =>
+  ({ type: "RGB", red, green, blue }) as unknown as Color;
 export const degrees = (angle: number) => ({ type: "degrees", angle }) as unknown as Rotation;
 export const INK = rgb(0.11, 0.11, 0.13);
 export const MUTED = rgb(0.38, 0.38, 0.42);
