@@ -105,7 +105,11 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
             <tbody>
               {view.lines.map((line) => (
                 <tr>
-                  <td class="description">{line.description}</td>
+                  <td class="description">
+                    {line.description}
+                    {/* The tax column is hidden on a phone: each line's rate goes under its description. */}
+                    <span class="rate-narrow">Tax {line.taxRate}</span>
+                  </td>
                   <td class="num">{line.quantity}</td>
                   <td class="num">{line.unitPrice}</td>
                   <td class="num hide-narrow">{line.taxRate}</td>
