@@ -30,6 +30,7 @@ td { border-bottom: 1px solid var(--rule); padding: 11px 8px; vertical-align: to
 td.description { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }
 .num { text-align: right; white-space: nowrap; }
 .rate-narrow { display: none; }
+.nowrap { white-space: nowrap; }
 .summary { display: flex; justify-content: flex-end; margin-top: 18px; }
 .totals { width: 100%; max-width: 380px; }
 .totals div { display: flex; justify-content: space-between; gap: 16px; padding: 4px 0; }
