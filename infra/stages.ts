@@ -9,7 +9,7 @@
  * SES reputation and API throttle). Any other stage is a developer's personal copy in dev's account
  * and region: no domain, no alarms, dev's sender shared (personalStage below).
  *
- * Plain code without SST's globals, so the tests call it directly (test/deploy/stages.test.ts), and
+ * Plain code without SST's globals, so the tests call it directly (test/deploy/go-live.test.ts), and
  * `sst.config.ts`'s app() can read it before the globals exist.
  *
  * The values below are the template's: replace the accounts, profiles, domains and addresses with
