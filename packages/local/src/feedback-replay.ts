@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { type FeedbackNotices, recordFeedbackNotices } from "@invoicing/core/email/bounces";
 import { replayQueue } from "./queue-replay";
 

@@ -3,7 +3,7 @@ import { withDeadline } from "@invoicing/core/db/deadline";
 import { invocationDeadline } from "./deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
-import { createBaseDeps } from "../capabilities/base";
+import { createDeps } from "../capabilities/create-deps";
 import { eventBus } from "../capabilities/event-bus";
 import { workQueue } from "../capabilities/work-queue";
 
@@ -17,7 +17,7 @@ import { workQueue } from "../capabilities/work-queue";
  */
 // The bus, and the queues it hands email delivery, webhook first attempts, checkout expiries and
 // Peppol hand-overs to.
-const deps = createBaseDeps(process.env, [eventBus, workQueue]);
+const deps = createDeps(process.env, [eventBus, workQueue]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {
