@@ -20,7 +20,7 @@ import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
 /**
  * Peppol delivery over HTTP (API.md section 19) against the Storecove stand-in
  * (test/support/fake-storecove.ts), with the real adapter: registration, the send's checks in their
- * order (nothing changes when one fails), the hand-over in the background (the stream subscriber),
+ * order (nothing changes when one fails), the hand-over in the background (the peppol queue),
  * the outcome from the provider's evidence (the peppol job), the events; what the provider received
  * passes both official validators with the right endpoint ids. The first hand-over is the `peppol`
  * queue's: the subscriber hands the send to it, its worker hands over once, even when killed
