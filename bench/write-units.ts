@@ -161,16 +161,22 @@ const WRITE_COMMANDS = new Set([
 const plain = (value: unknown): string =>
   typeof value === "object" && value !== null && "S" in value ? String((value as { S: string }).S) : String(value);
 
+/** One write of a transaction, or a single write's input: its item or its key. */
+interface WriteOp {
+  Item?: Record<string, unknown>;
+  Key?: Record<string, unknown>;
+}
+
 /** The keys a write names. */
-function keysOf(command: string, input: Record<string, any>): Key[] {
-  const keyOf = (op: Record<string, any>): Key => {
-    const source = op.Item ?? op.Key;
+function keysOf(command: string, input: WriteOp & { TransactItems?: Record<string, WriteOp | undefined>[] }): Key[] {
+  const keyOf = (op: WriteOp): Key => {
+    const source = op.Item ?? op.Key ?? {};
     return { pk: plain(source.pk), sk: plain(source.sk) };
   };
   if (command === "TransactWriteItemsCommand") {
-    return (input.TransactItems as Record<string, any>[])
+    return (input.TransactItems ?? [])
       .map((t) => t.Put ?? t.Update ?? t.Delete)
-      .filter(Boolean)
+      .filter((op): op is WriteOp => op !== undefined)
       .map(keyOf);
   }
   return [keyOf(input)];
@@ -184,18 +190,18 @@ function recordWrites(doc: DynamoDBDocumentClient, raw: DynamoDBClient, table: s
     (next, context) => async (args) => {
       const command = context.commandName ?? "";
       if (!WRITE_COMMANDS.has(command)) return next(args);
-      const keys = keysOf(command, args.input as Record<string, any>);
+      const keys = keysOf(command, args.input as Parameters<typeof keysOf>[1]);
       const before = await Promise.all(keys.map(read));
       const result = await next(args); // a failed write throws: nothing recorded
       const after = await Promise.all(keys.map(read));
-      keys.forEach((key, i) =>
+      keys.forEach((key, i) => {
         writes.push({
           kind: String(key.sk ?? key.pk).split("#")[0]!,
           transactional: command === "TransactWriteItemsCommand",
           before: before[i],
           after: after[i],
-        }),
-      );
+        });
+      });
       return result;
     },
     { step: "initialize", name: "write-units", override: true },
