@@ -4,6 +4,7 @@ import { createDb } from "@invoicing/core/db/dynamodb";
 import type { AwsLikeDynamo } from "./aws-like-dynamo";
 import { MONTH_START, type Population, restorePopulation } from "./population";
 import type { JobRunner } from "./runner";
+import { type CpuFigure, describeCpu, startCpuMeter } from "./cpu";
 import { round, type SimulatedSes, simDeps } from "./sim";
 
 /**
@@ -12,7 +13,8 @@ import { round, type SimulatedSes, simDeps } from "./sim";
  * start's drain and in the next run an hour later (items waiting for the email quota must not be
  * read again and again).
  */
-export const WORKER_COUNTS = [1, 2, 4, 8] as const;
+/** SCALE_WORKERS picks some of them while the simulation is worked on (e.g. "1,4"). */
+export const WORKER_COUNTS = (process.env.SCALE_WORKERS ?? "1,2,4,8").split(",").map(Number);
 /** Emails a user may queue a day in the simulation: a large user's month start needs more. */
 export const SIM_EMAIL_QUOTA = 60;
 const SMALL_CONSTANT = 10;
@@ -31,6 +33,10 @@ export interface DrainFigure {
   /** Capacity units per due item (recurring occurrence or reminder, its email included). */
   readUnitsPerItem: number;
   writeUnitsPerItem: number;
+  /** What the workers did with the messages, by outcome. */
+  outcomes: Record<string, number>;
+  /** What the CPU did during the drain (./cpu.ts): near all cores busy, the figure is the machine's. */
+  cpu: CpuFigure;
 }
 
 export interface ReadsFigure {
@@ -73,7 +79,9 @@ export async function measureMonthStart(
     const before = await dueEntries(direct, MONTH_START);
     dynamo.resetCounts();
     const started = performance.now();
+    const meter = startCpuMeter();
     const drained = await runner.drain(deps, new Date(MONTH_START), workers);
+    const cpu = meter.stop();
     const ses = deps.outbox as SimulatedSes;
     const figure: DrainFigure = {
       workers,
@@ -87,9 +95,13 @@ export async function measureMonthStart(
       throttledWrites: dynamo.throttled.writes,
       readUnitsPerItem: round(dynamo.units.read / (population.due.recurring + population.due.reminders), 1),
       writeUnitsPerItem: round(dynamo.units.write / (population.due.recurring + population.due.reminders), 1),
+      outcomes: drained.outcomes ?? {},
+      cpu,
     };
     drains.push(figure);
-    log(`  ${workers} worker(s): ${figure.drainSeconds} s, ${figure.emailsSent} emails, ${figure.changed} changes`);
+    log(
+      `  ${workers} worker(s): ${figure.drainSeconds} s in ${figure.rounds} rounds, ${figure.emailsSent} emails sent, ${figure.emailsPending} pending, ${figure.changed} changes, throttled ${figure.throttledReads} reads / ${figure.throttledWrites} writes; outcomes ${JSON.stringify(figure.outcomes)}; ${describeCpu(cpu)}`,
+    );
     if (workers === 4) {
       reads.push(await readsOf("month start (the drain)", dynamo, ses, before, await dueEntries(direct, MONTH_START)));
       // The next run, an hour later: what is still due waits for the quota, nothing else is due.
@@ -104,7 +116,7 @@ export async function measureMonthStart(
     direct.doc.destroy();
     deps.db.doc.destroy();
   }
-  const at = (n: number) => drains.find((d) => d.workers === n)!.drainSeconds;
+  const at = (n: number) => drains.find((d) => d.workers === n)?.drainSeconds ?? Number.NaN;
   const speedup = round(at(1) / at(4), 2);
   return { runner: runner.describe, drains, speedup1to4: speedup, speedupGoalMet: speedup >= 3, reads };
 }
