@@ -185,6 +185,9 @@ export async function measureLag(
     const alone = await sendQuiet(ALONE_SAMPLES, 0);
     await settle(alone);
     log(
+      `  alone: ${JSON.stringify(figuresOf("alone", alone).map(({ kind, p50Ms, p99Ms }) => ({ kind, p50Ms, p99Ms })))}`,
+    );
+    log(
       `  during: the large user sends ${BURST} invoices at ${round(BURST_PER_SECOND, 1)}/s, receiver 200 after ${SLOW_RECEIVER_MS} ms…`,
     );
     const burst = (async () => {
@@ -202,23 +205,7 @@ export async function measureLag(
     polling = false;
     await poller;
 
-    const figures: LagFigure[] = [];
-    for (const [phase, samples] of [
-      ["alone", alone],
-      ["during burst", during],
-    ] as const) {
-      for (const kind of KINDS) {
-        const lags = samples.map((s) => (s.arrived[kind] ?? s.sentAt + WAIT_CAP_MS) - s.sentAt);
-        figures.push({
-          kind,
-          phase,
-          samples: samples.length,
-          notArrived: samples.filter((s) => s.arrived[kind] === undefined).length,
-          p50Ms: round(percentile(lags, 50)),
-          p99Ms: round(percentile(lags, 99)),
-        });
-      }
-    }
+    const figures = [...figuresOf("alone", alone), ...figuresOf("during burst", during)];
     const goals = KINDS.map((kind) => {
       const aloneP99 = figures.find((f) => f.kind === kind && f.phase === "alone")!.p99Ms;
       const duringP99 = figures.find((f) => f.kind === kind && f.phase === "during burst")!.p99Ms;
@@ -234,6 +221,20 @@ export async function measureLag(
     deps.db.doc.destroy();
     direct.doc.destroy();
   }
+}
+
+function figuresOf(phase: LagFigure["phase"], samples: Sample[]): LagFigure[] {
+  return KINDS.map((kind) => {
+    const lags = samples.map((s) => (s.arrived[kind] ?? s.sentAt + WAIT_CAP_MS) - s.sentAt);
+    return {
+      kind,
+      phase,
+      samples: samples.length,
+      notArrived: samples.filter((s) => s.arrived[kind] === undefined).length,
+      p50Ms: round(percentile(lags, 50)),
+      p99Ms: round(percentile(lags, 99)),
+    };
+  });
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

@@ -126,7 +126,8 @@ export async function runScale(): Promise<void> {
   }, RUN_DEADLINE_MS);
   stopAll.unref();
   const serviceLogs = quietServiceLogs();
-  const log = (line: string) => console.error(line);
+  const begun = performance.now();
+  const log = (line: string) => console.error(`[${Math.round((performance.now() - begun) / 1000)} s] ${line}`);
   const dynamo = await startDynamoLocal();
   const proxy = await startAwsLikeDynamo(dynamo.endpoint, PARTITION_LIMITS, DYNAMO_LATENCY);
   const parts = (process.env.SCALE_PARTS ?? "month,lag,api").split(",") as Part[];
