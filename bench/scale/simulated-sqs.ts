@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { addTally, type QueueName, type WorkMessage, type WorkQueue, type Worker } from "@invoicing/core/queue/port";
 import { sleep } from "./sim";
 
