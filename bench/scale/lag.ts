@@ -15,14 +15,14 @@ import { percentile, round, type SimulatedSes, simDeps, sleep } from "./sim";
  * `GET /events`, the webhook at its receiver, the email handed to SES — alone, and while a large
  * user sends `BURST` invoices whose webhooks go to a receiver answering 200 after 2 s.
  * Scaled: the issue's 2,000 invoices in 10 minutes keep their rate (3.3 a second) and become
- * BURST invoices, a 30-second burst: long enough for the slow receiver's attempts (2 s each, 6–7 in
+ * BURST invoices, an 18-second burst: long enough for the slow receiver's attempts (2 s each, 6–7 in
  * flight at that rate) to reach their steady state, short enough to run in a few minutes.
  */
-export const BURST = 100;
+export const BURST = 60;
 export const BURST_PER_SECOND = 2000 / 600;
 export const SLOW_RECEIVER_MS = 2000;
 const QUIET_EVERY_MS = 500;
-const ALONE_SAMPLES = 16;
+const ALONE_SAMPLES = 12;
 /** How long after its last send the quiet user's lags are waited for; later ones count as this. */
 const WAIT_CAP_MS = 30_000;
 

@@ -54,12 +54,14 @@ export class SimulatedSes implements EmailTransport {
   readonly kind = "ses" as const;
   readonly sent: { message: EmailMessage; at: number }[] = [];
   private nextSlot = 0;
+  /** `slowdown`: the simulation's pace against AWS's (1: AWS's; 3: each wait 3× longer, the rate ÷ 3). */
+  constructor(private readonly slowdown = 1) {}
   async deliver(message: EmailMessage): Promise<DeliveryReceipt> {
     // One message per 1/perSecond s, in the order they come (SES's MaxSendRate, as a queue).
     const now = performance.now();
     const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + 1000 / SES.perSecond;
-    await sleep(slot - now + SES.latencyMs);
+    this.nextSlot = slot + (1000 / SES.perSecond) * this.slowdown;
+    await sleep(slot - now + SES.latencyMs * this.slowdown);
     this.sent.push({ message, at: performance.now() });
     return { providerMessageId: message.id };
   }
@@ -69,16 +71,22 @@ export class SimulatedSes implements EmailTransport {
  * The dependencies the simulated functions run with: the table through the AWS-like proxy, a clock
  * that starts at `start` and moves with the wall clock, the simulated SES and PDF drawing.
  */
-export function simDeps(proxyUrl: string, tableName: string, start: string, extra: Partial<Deps> = {}): Deps {
+export function simDeps(
+  proxyUrl: string,
+  tableName: string,
+  start: string,
+  extra: Partial<Deps> = {},
+  slowdown = 1,
+): Deps {
   const origin = performance.now();
   const at = Date.parse(start);
   return {
     db: createDb({ tableName, dynamoEndpoint: proxyUrl, region: "local" }, { requestTimeoutMs: 10_000 }),
     clock: () => new Date(at + (performance.now() - origin)),
     publicBaseUrl: "http://localhost:3000",
-    outbox: new SimulatedSes(),
+    outbox: new SimulatedSes(slowdown),
     renderPdf: async () => {
-      await sleep(PDF_DRAW_MS);
+      await sleep(PDF_DRAW_MS * slowdown);
       return new Uint8Array([0x25, 0x50, 0x44, 0x46]);
     },
     // The attachment is drawn as deployed (its document read, its view made), the drawing above.
