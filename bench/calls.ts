@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { Meter } from "@invoicing/core/db/metering";
+import type { Meter } from "../test/support/metering";
 import { request } from "../test/support/env";
 
 /**

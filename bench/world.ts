@@ -1,5 +1,5 @@
-import type { Deps } from "@invoicing/core/context";
-import { attachMeter, type Meter } from "@invoicing/core/db/metering";
+import type { Deps } from "@invoicing/core/deps";
+import { attachMeter, type Meter } from "../test/support/metering";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
 import { createFreshTable } from "../test/support/table";

@@ -1,5 +1,5 @@
+import { execFileSync } from "node:child_process";
 import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "../packages/functions/src/pdf/font-files";
-import { functionPaths } from "./route-paths";
 import { functionBase, installedBeside, isProduction, logRetention } from "./runtime";
 import { cardPayments, storecoveApiKey, stripeSecretKey, stripeWebhookSecret } from "./secrets";
 import { table } from "./storage";
@@ -105,9 +105,25 @@ const defaultRoute = api.route("$default", {
 
 /**
  * Every path the documents and payments functions serve, read from their route modules
- * (packages/functions/src/app/route-paths.ts): each is routed to its function below.
+ * (packages/functions/src/app/function-paths.ts): each is routed to its function below, so a route
+ * added to one of their modules is routed at the next deploy, with nothing else to edit. SST
+ * evaluates infra in its own process, which cannot load the route modules (TypeScript, JSX): a
+ * child Node with tsx imports that module and prints the paths as JSON.
  */
-const paths = functionPaths();
+const paths: { documents: string[]; payments: string[] } = JSON.parse(
+  execFileSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "--eval",
+      'import { functionPaths } from "./packages/functions/src/app/function-paths.ts";' +
+        "process.stdout.write(JSON.stringify(functionPaths()));",
+    ],
+    { encoding: "utf8", env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } },
+  ),
+);
 
 /**
  * Every documents path, private and public, and the API's description (/openapi.json, /docs):

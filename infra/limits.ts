@@ -2,7 +2,7 @@
  * Per-tenant limits and per-function concurrency, per stage (API.md section 16; docs/limits.md).
  *
  * Limits: every function gets the stage's defaults as environment variables, read by
- * packages/functions/src/capabilities/base.ts exactly as `npm start` reads them; a user's own limits
+ * packages/functions/src/capabilities/create-deps.ts exactly as `npm start` reads them; a user's own limits
  * are set with `npm run users -- limits` under `npx sst shell --stage <stage>`.
  *
  * Reserved concurrency: each function gets its own share of the account's regional concurrency

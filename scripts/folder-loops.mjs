@@ -8,7 +8,7 @@
  *
  * A "folder" is the first path segment under a package's src/ (`invoices/lifecycle.ts` is in
  * `invoices`, `routes/public/view.ts` in `routes`); a file directly in src/ is a node of its own
- * (`context.ts`). Imports are read with TypeScript's own parser: `import … from`, `export … from`,
+ * (`deps.ts`). Imports are read with TypeScript's own parser: `import … from`, `export … from`,
  * `import x = require(…)`, `import("…")` and `import("…").Type`; only relative specifiers inside
  * the same src/ are edges (the packages' layering is biome.jsonc's).
  *

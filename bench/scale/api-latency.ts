@@ -1,7 +1,7 @@
 import { createApp } from "@invoicing/functions/app/create-app";
 import { DEFAULT_API_RATE_LIMIT } from "@invoicing/core/limits/rate-limit";
 import { setUserLimits } from "@invoicing/core/limits/user-limits";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { request } from "../../test/support/env";
 import { createFreshTable } from "../../test/support/table";
 import type { AwsLikeDynamo } from "./aws-like-dynamo";

@@ -1,5 +1,5 @@
 import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import type { AwsLikeDynamo } from "./aws-like-dynamo";
 import { MONTH_START, type Population, restorePopulation } from "./population";

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
 import { request } from "../../test/support/env";

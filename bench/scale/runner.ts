@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createStreamReader } from "@invoicing/local/stream-reader";
 import { outboxWorker } from "@invoicing/core/email/outbox";

@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
 

@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import type { QueueName, WorkMessage, WorkQueue, Worker } from "@invoicing/core/queue/port";
 import { sleep } from "./sim";
 

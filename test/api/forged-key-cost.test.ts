@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attachMeter, type Meter } from "@invoicing/core/db/metering";
+import { attachMeter, type Meter } from "../support/metering";
 import { forgetVerifiedKeys } from "@invoicing/core/keys/recent-keys";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { attachMeter } from "@invoicing/core/db/metering";
+import { attachMeter } from "../support/metering";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 import { makePng } from "../support/images";
 import { scanTable } from "../reliability/harness";

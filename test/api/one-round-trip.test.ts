@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attachMeter, type Meter } from "@invoicing/core/db/metering";
+import { attachMeter, type Meter } from "../support/metering";
 import { entityKey, userPk } from "@invoicing/core/db/keys";
 import { hashKey } from "@invoicing/core/keys/api-keys";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";

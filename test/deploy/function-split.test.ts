@@ -7,7 +7,7 @@ import { apiRouteModules } from "@invoicing/functions/app/api-routes";
 import { documentRouteModules } from "@invoicing/functions/app/documents-routes";
 import { paymentRouteModules } from "@invoicing/functions/app/payments-routes";
 import { buildApp } from "@invoicing/functions/app/build-app";
-import type { AppEnv } from "@invoicing/functions/http/env";
+import type { AppEnv } from "@invoicing/functions/http/app-env";
 import { evaluateInfra, functionsOf, root } from "../../scripts/infra.mjs";
 
 /**

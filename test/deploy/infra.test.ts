@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { JOB_NAMES } from "@invoicing/core/jobs/all";
 import { documentRouteModules } from "@invoicing/functions/app/documents-routes";
 import { paymentRouteModules } from "@invoicing/functions/app/payments-routes";
-import { pathsOf } from "@invoicing/functions/app/route-paths";
+import { pathsOf } from "@invoicing/functions/app/function-paths";
 import { accessLogFormat, withAccessLogFormat } from "../../infra/access-log";
 import type { apiStage } from "../../infra/stage";
 import {
@@ -215,7 +215,7 @@ describe("the API", () => {
   const api = only(production, "sst.aws.ApiGatewayV2");
 
   it("routes everything to the app ($default) but documents, public pages, the API's description, card payments", () => {
-    // The paths come from the route modules (app/route-paths.ts), in their order.
+    // The paths come from the route modules (app/function-paths.ts), in their order.
     const documentPaths = pathsOf(documentRouteModules);
     const paymentPaths = pathsOf(paymentRouteModules);
     expect(documentPaths).toContain("/public/invoices/{token}/pdf");
@@ -324,7 +324,7 @@ describe("the API", () => {
     }[];
     const routes = api.routes!.map((r) => r.rawRoute);
     const publicRoutes = routes.filter((key) => key.startsWith("ANY /public/"));
-    // Every /public/ path the route modules serve (app/route-paths.ts), and nothing else.
+    // Every /public/ path the route modules serve (app/function-paths.ts), and nothing else.
     expect(publicRoutes).toEqual(
       [...pathsOf(documentRouteModules), ...pathsOf(paymentRouteModules)]
         .filter((path) => path.startsWith("/public/"))

@@ -1,6 +1,6 @@
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sanitize, wrap } from "@invoicing/functions/pdf/document-pdf";
+import { sanitize, wrap } from "@invoicing/functions/pdf/layout";
 
 /**
  * The PDF's line wrapping on the worst input a valid invoice can hold. Asserted on the result —

@@ -5,12 +5,10 @@ import { PDFDocument, PDFName, type PDFRawStream } from "pdf-lib";
 import { beforeAll, describe, expect, test } from "vitest";
 import { writeCii } from "@invoicing/functions/einvoice/cii";
 import { readFacturXml } from "@invoicing/functions/einvoice/facturx";
-import {
-  creditNoteSourceOf,
-  missingForEInvoice,
-  writeEInvoice,
-  writeEInvoiceXml,
-} from "@invoicing/functions/einvoice/index";
+import { creditNoteSourceOf } from "@invoicing/functions/einvoice/credit-note";
+import { missingForEInvoice } from "@invoicing/functions/einvoice/requirements";
+import { writeEInvoice } from "@invoicing/functions/einvoice/write-einvoice";
+import { writeEInvoiceXml } from "@invoicing/functions/einvoice/write-xml";
 import { buildModel, percentOf } from "@invoicing/functions/einvoice/model";
 import type { EInvoiceFormat } from "@invoicing/functions/einvoice/source";
 import { xmlSafe } from "@invoicing/functions/einvoice/xml";

@@ -11,7 +11,8 @@ import { deliverQueued, outboxKey, queueEmail, sweepOutbox, type OutboxItem } fr
 import { commit } from "@invoicing/core/db/commit";
 import type { EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
+import { ALL_CAPABILITIES } from "@invoicing/functions/capabilities/all-capabilities";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { createTestEnv, createTestEnvWithClient, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET as line } from "../support/line-items";
 
@@ -243,13 +244,16 @@ describe(".eml rendering", () => {
 describe("createDeps without a linked Email", () => {
   it("writes .eml files under <DATA_DIR>/outbox/, from and reply-to as configured, links to the local server", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "invoicing-data-"));
-    const deps = createDeliveryDeps({
-      TABLE_NAME: "t",
-      DATA_DIR: dataDir,
-      PORT: "4321",
-      EMAIL_FROM: "Acme Billing <billing@acme.test>",
-      EMAIL_REPLY_TO: "help@acme.test",
-    });
+    const deps = createDeps(
+      {
+        TABLE_NAME: "t",
+        DATA_DIR: dataDir,
+        PORT: "4321",
+        EMAIL_FROM: "Acme Billing <billing@acme.test>",
+        EMAIL_REPLY_TO: "help@acme.test",
+      },
+      ALL_CAPABILITIES,
+    );
     expect(deps.outbox?.kind).toBe("file");
     expect(deps.publicBaseUrl).toBe("http://localhost:4321");
     await deps.outbox!.deliver({

@@ -4,7 +4,8 @@ import PostalMime, { addressParser } from "postal-mime";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCAL_FROM, emailSender } from "@invoicing/core/email/sender";
 import { SesTransport } from "@invoicing/core/email/ses-transport";
-import { createDeliveryDeps } from "@invoicing/functions/capabilities/delivery-deps";
+import { ALL_CAPABILITIES } from "@invoicing/functions/capabilities/all-capabilities";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 
 /**
  * Deployed, email goes through Amazon SES. No network here, so the real SDK client is pointed at a
@@ -36,7 +37,10 @@ process.env.AWS_SECRET_ACCESS_KEY = "local-test-secret";
 
 describe("createDeps with a linked Email", () => {
   it("chooses SES, and SendEmail carries the sender, recipient, subject, text and configuration set", async () => {
-    const deps = createDeliveryDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" });
+    const deps = createDeps(
+      { TABLE_NAME: "t", AWS_REGION: "eu-west-1", EMAIL_REPLY_TO: "help@example.com" },
+      ALL_CAPABILITIES,
+    );
     expect(deps.outbox?.kind).toBe("ses");
     expect(deps.outbox).toBeInstanceOf(SesTransport);
 
@@ -76,7 +80,7 @@ describe("createDeps with a linked Email", () => {
   });
 
   it("carries the business's name, its reply address, the HTML part and the PDF in the raw message", async () => {
-    const deps = createDeliveryDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1" });
+    const deps = createDeps({ TABLE_NAME: "t", AWS_REGION: "eu-west-1" }, ALL_CAPABILITIES);
     const pdf = Buffer.from("%PDF-1.7\n% a test attachment\n%%EOF\n");
     await deps.outbox!.deliver({
       id: "20261122T093000000Z-fedcba9876543210",
@@ -130,7 +134,7 @@ describe("createDeps with a linked Email", () => {
 
   it("sends from the linked address, from invoices@<domain> for a domain identity, or from EMAIL_FROM", () => {
     const transport = (env: NodeJS.ProcessEnv) =>
-      createDeliveryDeps({ TABLE_NAME: "t", ...env }).outbox as SesTransport;
+      createDeps({ TABLE_NAME: "t", ...env }, ALL_CAPABILITIES).outbox as SesTransport;
     expect(transport({}).settings.from).toBe("billing@example.com");
     expect(transport({ EMAIL_FROM: "Acme Billing <accounts@example.com>" }).settings.from).toBe(
       "Acme Billing <accounts@example.com>",

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import type { Db } from "@invoicing/core/db/dynamodb";
 import { jobs } from "@invoicing/core/jobs/all";
 import { runJobs } from "@invoicing/local/ticker";

@@ -9,7 +9,8 @@ import {
   reserveWithoutReading,
 } from "@invoicing/core/email/quota";
 import { jobs } from "@invoicing/core/jobs/all";
-import { createDeps } from "../support/card-processor-deps";
+import { cardProcessor } from "@invoicing/functions/capabilities/card-processor";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { partition } from "../reliability/harness";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
@@ -33,10 +34,10 @@ async function finalized(user: TestUser, clientId: number, body: Record<string, 
 describe("email quota", () => {
   it("EMAIL_DAILY_QUOTA configures it; anything but a positive integer is refused at start", () => {
     const base = { TABLE_NAME: "t", DYNAMODB_ENDPOINT: env.endpoint, AWS_REGION: "local" };
-    expect(createDeps(base).emailDailyQuota).toBeUndefined(); // the default, 200
-    expect(createDeps({ ...base, EMAIL_DAILY_QUOTA: "3" }).emailDailyQuota).toBe(3);
-    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "0" })).toThrow(/EMAIL_DAILY_QUOTA/);
-    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "lots" })).toThrow(/EMAIL_DAILY_QUOTA/);
+    expect(createDeps(base, [cardProcessor]).emailDailyQuota).toBeUndefined(); // the default, 200
+    expect(createDeps({ ...base, EMAIL_DAILY_QUOTA: "3" }, [cardProcessor]).emailDailyQuota).toBe(3);
+    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "0" }, [cardProcessor])).toThrow(/EMAIL_DAILY_QUOTA/);
+    expect(() => createDeps({ ...base, EMAIL_DAILY_QUOTA: "lots" }, [cardProcessor])).toThrow(/EMAIL_DAILY_QUOTA/);
   });
 
   it("the 4th send in 24 hours (invoice or estimate) is a 429 with Retry-After, and nothing changes", async () => {

@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@invoicing/core/clients/clients";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { commit } from "@invoicing/core/db/commit";
 import { DomainError } from "@invoicing/core/errors";
 import {

@@ -1,4 +1,4 @@
-import { attachMeter } from "@invoicing/core/db/metering";
+import { attachMeter } from "../support/metering";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnvWithClient, expectProblem, type TestEnv, type TestResponse, type TestUser } from "../support/env";
 import { invoiceIn, line, newClient, newInvoice, ok } from "./fixtures";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { DUE_SHARDS } from "@invoicing/core/db/keys";
-import { attachMeter } from "@invoicing/core/db/metering";
+import { attachMeter } from "../support/metering";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
 import { jobs } from "@invoicing/core/jobs/all";
@@ -11,7 +11,7 @@ import { line, newClient, newInvoice, ok } from "./fixtures";
 /**
  * The `overdue` job: a sent invoice whose dueDate is earlier than now
  * becomes overdue, exactly once, and the job's reads grow with the invoices due, not with the
- * table. Reads are counted with an SDK middleware on the real client (db/metering.ts): the items
+ * table. Reads are counted with an SDK middleware on the real client (test/support/metering.ts): the items
  * every Query scanned, every GetItem and BatchGetItem returned.
  */
 

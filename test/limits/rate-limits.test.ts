@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { attachMeter } from "@invoicing/core/db/metering";
+import { attachMeter } from "../support/metering";
 import { forgetRateLimits } from "@invoicing/core/limits/rate-limit";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";

@@ -6,7 +6,7 @@ import { errorFields, log } from "@invoicing/core/observability/context-log";
 import { withDeadline } from "@invoicing/core/db/deadline";
 import { handleStreamBatch } from "@invoicing/core/stream/subscriber";
 import { createStreamReader } from "@invoicing/local/stream-reader";
-import type { AppEnv } from "@invoicing/functions/http/env";
+import type { AppEnv } from "@invoicing/functions/http/app-env";
 import { buildApp } from "@invoicing/functions/app/build-app";
 import { createTestEnv, request, type TestEnv } from "../support/env";
 

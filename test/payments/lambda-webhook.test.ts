@@ -3,7 +3,8 @@ import { handle } from "hono/aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { createApp } from "@invoicing/functions/app/create-app";
-import { createDeps } from "../support/card-processor-deps";
+import { cardProcessor } from "@invoicing/functions/capabilities/card-processor";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { httpApiEvent, httpApiResponse } from "../deploy/lambda";
 import { startFakeStripe, type FakeStripe } from "../support/fake-stripe";
 import { createTestEnv, type TestEnv } from "../support/env";
@@ -24,15 +25,18 @@ let key: string;
 beforeAll(async () => {
   fake = await startFakeStripe();
   env = await createTestEnv(); // a fresh table; the handler below gets its own deps from the environment
-  const deps = createDeps({
-    TABLE_NAME: env.tableName,
-    DYNAMODB_ENDPOINT: env.endpoint,
-    AWS_REGION: "local",
-    PUBLIC_BASE_URL: "https://invoices.example.com",
-    STRIPE_SECRET_KEY: SECRET_KEY,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: fake.url,
-  });
+  const deps = createDeps(
+    {
+      TABLE_NAME: env.tableName,
+      DYNAMODB_ENDPOINT: env.endpoint,
+      AWS_REGION: "local",
+      PUBLIC_BASE_URL: "https://invoices.example.com",
+      STRIPE_SECRET_KEY: SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: fake.url,
+    },
+    [cardProcessor],
+  );
   handler = handle(createApp(deps));
   key = (await createApiKey(deps.db, "lambda-user", "test", new Date())).key;
 });

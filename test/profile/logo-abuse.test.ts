@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { attachMeter } from "@invoicing/core/db/metering";
+import { attachMeter } from "../support/metering";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { makePng, pngDeclaring } from "../support/images";
 

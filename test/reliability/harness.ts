@@ -1,6 +1,6 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { vi } from "vitest";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb, type Db } from "@invoicing/core/db/dynamodb";
 import { userPk } from "@invoicing/core/db/keys";
 import { createApp } from "@invoicing/functions/app/create-app";

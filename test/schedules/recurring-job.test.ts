@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import { commit } from "@invoicing/core/db/commit";
 import { nextId } from "@invoicing/core/db/ids";

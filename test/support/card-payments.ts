@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { request, type TestEnv } from "./env";
 import { type FakeStripe, signedStripeEvent, startStripeCardProcessor } from "./fake-stripe";
 

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dynamoEndpoint } from "./dynamo-endpoint";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { LOCAL_FROM } from "@invoicing/core/email/sender";
 import { createApiKey } from "@invoicing/core/keys/api-keys";

@@ -1,4 +1,4 @@
-import type { Deps } from "./context";
+import type { Deps } from "./deps";
 
 /**
  * The scheduled jobs, in the order `jobs all` runs them. Each is one core function that the CronV2

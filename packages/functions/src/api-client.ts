@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { hc } from "hono/client";
 import type * as v from "valibot";
-import type { AppEnv } from "./http/env";
+import type { AppEnv } from "./http/app-env";
 import type { routeModules } from "./app/route-modules";
 import type * as resources from "./schemas/resources";
 

@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { type FeedbackNotices, recordFeedbackNotices } from "@invoicing/core/email/bounces";
 
 /**

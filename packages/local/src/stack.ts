@@ -1,7 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
-import type { Deps } from "@invoicing/core/context";
-import { createDeliveryDeps as createDeps } from "@invoicing/functions/capabilities/delivery-deps";
+import type { Deps } from "@invoicing/core/deps";
+import { ALL_CAPABILITIES } from "@invoicing/functions/capabilities/all-capabilities";
+import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { ensureTable } from "./bootstrap";
 import { isReachable, startDynamoLocal, type RunningDynamo } from "./dynamo";
 import { dynamoDir, endpointFile, portFile, readIfExists } from "./paths";
@@ -63,7 +64,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
     client.destroy();
   }
   // The local server and the jobs draw PDFs (email attachments) in process.
-  return createDeps(env);
+  return createDeps(env, ALL_CAPABILITIES);
 }
 
 /**
@@ -74,7 +75,7 @@ export async function localDeps(endpoint: string, extraEnv: NodeJS.ProcessEnv = 
  */
 async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<void> }> {
   if (process.env.SST_RESOURCE_Table && !process.env.DYNAMODB_ENDPOINT) {
-    return { deps: createDeps(), close: async () => {} };
+    return { deps: createDeps(process.env, ALL_CAPABILITIES), close: async () => {} };
   }
   const database = await openLocalDatabase({ allowShared: true });
   // What reads the stream besides the table (the replay of the local failure list) reaches the same one.

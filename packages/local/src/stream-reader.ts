@@ -8,7 +8,7 @@ import {
   TrimmedDataAccessException,
   type _Record,
 } from "@aws-sdk/client-dynamodb-streams";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { settled } from "@invoicing/core/queue/in-process";
 import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { STREAM_MAX_RETRY_ATTEMPTS } from "@invoicing/core/stream/retry";

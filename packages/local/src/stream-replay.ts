@@ -5,7 +5,7 @@ import {
   GetShardIteratorCommand,
   TrimmedDataAccessException,
 } from "@aws-sdk/client-dynamodb-streams";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { readLocalFailures, writeLocalFailures } from "./stream-failures";

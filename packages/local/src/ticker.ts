@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { JOB_NAMES, jobs, type JobName, type JobResult } from "@invoicing/core/jobs/all";
 
 /** Runs the named jobs once, in order, as of `now`. An unknown name is reported, not faked. */

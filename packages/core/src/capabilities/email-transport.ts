@@ -1,7 +1,7 @@
 /**
  * The outbox's delivery side: one interface, two backends. `ses-transport.ts` hands a message to
  * Amazon SES (deployed); `file-transport.ts` writes it as an RFC 5322 `.eml` file under
- * `<DATA_DIR>/outbox/` (local). functions/src/capabilities/email.ts picks one; core only sees this interface, as
+ * `<DATA_DIR>/outbox/` (local). functions/src/capabilities/email-outbox.ts picks one; core only sees this interface, as
  * the `outbox` capability of Deps.
  */
 

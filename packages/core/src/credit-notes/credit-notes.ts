@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { takeCounterWrite } from "../db/ids";
 import { counterKey, pad } from "../db/keys";

@@ -1,5 +1,5 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
+import type { Ctx, Deps } from "../deps";
 import { batchGet, batchKey } from "../db/batch-get";
 import { pad } from "../db/keys";
 import { listEntities, listPage, type Page, type PageRequest } from "../db/pagination";

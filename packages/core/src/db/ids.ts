@@ -6,8 +6,9 @@ import { optimistic, Raced } from "./optimistic";
 
 /**
  * Allocates the next value of a per-user counter (ids per kind: a user's first client is 1).
- * Ids may skip a value when the write that follows fails; invoice numbers never use this path
- * because they must be gapless (see invoices/finalize).
+ * Ids may skip a value when the write that follows fails; document numbers (invoice, estimate,
+ * credit note) never use this path because they must be gapless: their counter moves inside the
+ * transaction that uses it (takeCounterWrite below; finalizeInvoice in invoices/lifecycle.ts).
  */
 export async function nextId(db: Db, userId: string, counter: string): Promise<number> {
   const out = await db.doc.send(

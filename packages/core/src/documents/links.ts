@@ -1,9 +1,9 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 
 /**
  * Links to the public pages, in one place: for emails, the page's pay button, the stored pay link,
  * the pay route's redirects and the card processor's return pages. The base is the API's URL
- * (deployed: the linked Api; locally: http://localhost:$PORT, see functions/src/capabilities/base.ts).
+ * (deployed: the linked Api; locally: http://localhost:$PORT, see functions/src/capabilities/create-deps.ts).
  */
 const base = (deps: Pick<Deps, "publicBaseUrl">): string => (deps.publicBaseUrl ?? "").replace(/\/+$/, "");
 

@@ -1,4 +1,4 @@
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { counterValue } from "../db/ids";
 
 /**

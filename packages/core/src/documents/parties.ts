@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { readAddress, type Address } from "../address/address";
 import { clientNotFound, type ClientItem } from "../clients/clients";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { entityKey } from "../db/keys";
 import { DomainError } from "../errors";
 import { profileKey, readProfile, type ProfileItem } from "../profile/profile";

@@ -1,6 +1,6 @@
 import { findClient } from "../clients/clients";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { withIndexKeys } from "../db/keys";
 import { optimistic, Raced } from "../db/optimistic";

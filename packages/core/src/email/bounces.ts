@@ -1,5 +1,5 @@
-import type { Deps } from "../context";
-import { nowIso } from "../context";
+import type { Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { outboxKey } from "./outbox";

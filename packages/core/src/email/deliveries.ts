@@ -1,5 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { userPk } from "../db/keys";
 import type { OutboxItem } from "./outbox";
 import type { DeliveryProblem, EmailDelivery } from "./resource";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Deps } from "../context";
-import { nowIso } from "../context";
+import type { Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dispatchDue } from "../queue/dispatch";

@@ -1,5 +1,5 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError } from "../errors";

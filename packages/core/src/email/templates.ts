@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { Seller } from "../profile/profile";
 import { renderEmailHtml, type EmailLayout } from "./html";
 

@@ -1,6 +1,6 @@
 import { clientRefWrite } from "../clients/clients";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { counterValue, createTakingValues } from "../db/ids";
 import { indexed } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";

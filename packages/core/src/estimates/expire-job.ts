@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { transition } from "../db/transition";
 import { DomainError } from "../errors";
 import type { JobOptions, JobResult } from "../job";

@@ -1,7 +1,7 @@
 import { putIfVersion } from "../db/versioning";
 import { requireClient } from "../clients/clients";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";

@@ -11,8 +11,8 @@
  * point leaves a record that tells the truth, and a retry never performs the change a second time.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type CommitHook, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError } from "../errors";

@@ -1,5 +1,5 @@
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { counterValue, createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {

@@ -1,4 +1,4 @@
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import type { ClientItem } from "../clients/clients";
 import { clientRefWrite } from "../clients/clients";
 import type { Write } from "../db/commit";

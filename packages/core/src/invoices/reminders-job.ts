@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { commit } from "../db/commit";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { isDueEntry, movedOnDueList, OFF_DUE_LIST } from "../db/keys";

@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import type { Write } from "../db/commit";
 import { dueKeys, userPk } from "../db/keys";
 import { DomainError } from "../errors";

@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { DocumentView, LabelledValue } from "../capabilities/document-view";
 import { displayDate, displayMoney } from "../documents/display";
 import { publicInvoicePayUrl } from "../documents/links";

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { Db } from "../db/dynamodb";
 import { userPk } from "../db/keys";
 import { DEFAULT_EMAIL_DAILY_QUOTA, emailQuotaKey } from "../email/quota";

@@ -1,5 +1,5 @@
-import type { Ctx, Deps } from "../context";
-import { nowIso } from "../context";
+import type { Ctx, Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { findInvoice } from "../invoices/invoices";
 import { amountDueCents, PAYABLE_STATUSES, type InvoiceItem } from "../invoices/model";

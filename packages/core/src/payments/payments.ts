@@ -1,7 +1,7 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet, batchKey } from "../db/batch-get";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";

@@ -1,4 +1,4 @@
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { putIfVersion } from "../db/versioning";
 import { DomainError } from "../errors";

@@ -1,5 +1,5 @@
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import type { Write } from "../db/commit";
 import { isDue } from "../db/keys";
 import { putIfVersion } from "../db/versioning";

@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { batchGet, batchKey } from "../db/batch-get";
 import { entityKey } from "../db/keys";
 import { profileKey } from "../profile/profile";

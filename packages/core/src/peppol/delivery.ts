@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
 import { dueKeys, entityKey, onDueList, pad, stillOnDueList, userPk } from "../db/keys";

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";
 import { getProfile } from "../profile/profile";

@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
-import { nowIso } from "../context";
+import type { Ctx, Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { userPk } from "../db/keys";
 import { ValidationError, notFound } from "../errors";

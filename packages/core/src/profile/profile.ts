@@ -1,6 +1,6 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { readAddress } from "../address/address";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { userPk } from "../db/keys";
 import { toResource } from "../resource";
 import { Profile, Seller, type BankAccount } from "./resource";

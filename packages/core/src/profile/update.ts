@@ -1,6 +1,6 @@
 import { toAddress, type AddressInput } from "../address/address";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { optimistic, Raced } from "../db/optimistic";
 import { assertIfMatch, isEmptyPatch } from "../db/versioning";

@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { batchGet, batchKey } from "../db/batch-get";
 import type { Logo } from "../profile/image";
 import { documentLogo, logoKey } from "../profile/logo";

@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { findCreditNote } from "../credit-notes/read";
 import { loadCreditNoteView } from "./credit-note-view";
 import { getInvoice } from "../invoices/invoices";

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
-import { nowIso } from "../context";
+import type { Ctx, Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { DomainError, notFound } from "../errors";
 import { optimistic, Raced } from "../db/optimistic";

@@ -1,5 +1,5 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { CreditNoteItem } from "../credit-notes/model";
 import type { CreditNote } from "../credit-notes/resource";
 import { toCreditNote } from "../credit-notes/read";

@@ -1,5 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { entitySk } from "../db/keys";
 import type { CreditNoteItem } from "../credit-notes/model";
 import type { EstimateItem } from "../estimates/model";

@@ -1,6 +1,6 @@
 import { DUE_SHARDS, dueOrder, type DueJob } from "../db/keys";
 import { dueItems } from "../db/due";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { handOff, tallyOf } from "./in-process";
 import { BATCH_SIZE, type QueueName, type RecordKey, type WorkMessage, type Worker } from "./port";
 

@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { DomainError } from "../errors";
 import { errorName, log } from "../observability/context-log";
 import {

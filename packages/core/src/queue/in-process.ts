@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { errorName, log } from "../observability/context-log";
 import {
   addTally,

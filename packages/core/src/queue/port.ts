@@ -9,7 +9,7 @@
  * message delivered twice, late, or after its record changed does nothing wrong, and the queue
  * holds no personal data.
  */
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 
 export {
   BATCH_SIZE,

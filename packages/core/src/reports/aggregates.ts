@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { creditNotesOfInvoicePartition } from "../credit-notes/model";
 import type { Db } from "../db/dynamodb";
 import { commit, type Write } from "../db/commit";

@@ -1,5 +1,5 @@
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import { userPk } from "../db/keys";
 import { reconcile, type Reconciled } from "./aggregates";
 import { factsOf } from "./contribution";

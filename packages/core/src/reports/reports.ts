@@ -1,5 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import { statusPartition } from "../db/keys";
 import { ValidationError } from "../errors";
 import type { InvoiceStatus } from "../invoices/model";

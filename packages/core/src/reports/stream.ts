@@ -1,4 +1,4 @@
-import type { Deps } from "../context";
+import type { Deps } from "../deps";
 import type { StreamChange } from "../db/dynamodb";
 import { reconcile } from "./aggregates";
 import { countedKind, factsOf } from "./contribution";

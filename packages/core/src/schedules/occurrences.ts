@@ -1,5 +1,5 @@
 import type { ClientItem } from "../clients/clients";
-import type { Ctx } from "../context";
+import type { Ctx } from "../deps";
 import type { Write } from "../db/commit";
 import { commit } from "../db/commit";
 import { duePartitions, movedOnDueList, OFF_DUE_LIST, stillOnDueList, withIndexKeys } from "../db/keys";

@@ -1,5 +1,5 @@
 import { requireClient, type ClientItem } from "../clients/clients";
-import type { Ctx, Deps } from "../context";
+import type { Ctx, Deps } from "../deps";
 import { commit } from "../db/commit";
 import { dispatchDue, dispatchFields } from "../queue/dispatch";
 import { dueWorker, idOf } from "../queue/due-worker";

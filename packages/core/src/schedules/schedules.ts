@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { clientRefWrite, requireClient } from "../clients/clients";
-import type { Ctx } from "../context";
-import { nowIso } from "../context";
+import type { Ctx } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { counterValue, createTakingValues } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";

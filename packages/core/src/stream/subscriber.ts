@@ -1,7 +1,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { Deps } from "../context";
-import { nowIso } from "../context";
+import type { Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { outboxWorker, type OutboxItem } from "../email/outbox";
 import { deriveEvents, kindOf, type StreamChange } from "./derive";

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
-import { nowIso } from "../context";
+import type { Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
 import { dueKeys, OFF_DUE_LIST, onDueList, pad, userPk } from "../db/keys";
 import { EVENT_RETENTION_SECONDS, toEvent, type EventItem } from "../events/store";

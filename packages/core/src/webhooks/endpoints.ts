@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
-import { nowIso } from "../context";
+import type { Ctx, Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { counterKey, pad, userPk } from "../db/keys";

@@ -1,8 +1,8 @@
 // Redelivery of an event to an endpoint: by its owner through the API, or at once by the operator.
 
 import { GetCommand, QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
-import type { Ctx, Deps } from "../context";
-import { nowIso } from "../context";
+import type { Ctx, Deps } from "../deps";
+import { nowIso } from "../deps";
 import { commit } from "../db/commit";
 import { onDueList, userPk } from "../db/keys";
 import { DomainError, notFound } from "../errors";

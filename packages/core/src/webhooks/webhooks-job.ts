@@ -2,8 +2,8 @@
 // other *-job.ts; an attempt itself is ./deliveries.ts.
 
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import type { Deps } from "../context";
-import { nowIso } from "../context";
+import type { Deps } from "../deps";
+import { nowIso } from "../deps";
 import { dueItems } from "../db/due";
 import { DUE_SHARDS, dueOrder, isDueEntry } from "../db/keys";
 import type { JobOptions, JobResult } from "../job";

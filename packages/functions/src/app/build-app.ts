@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { closeAfterUnreadBody } from "../http/body";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { idempotency } from "../http/idempotency";
 import { auth, publicPaths, publicRateLimit, requestId, responseHeaders } from "../http/middleware";
 import { errorToResponse, problemResponse } from "../http/problems";

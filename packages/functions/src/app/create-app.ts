@@ -1,4 +1,4 @@
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { eInvoiceWriter } from "../http/einvoice-writer";
 import { pdfRenderer } from "../http/pdf-renderer";
 import { openApiSource } from "./openapi-source";

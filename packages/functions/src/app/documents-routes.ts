@@ -8,6 +8,6 @@ import { publicPages } from "../routes/public/routes";
  * e-invoices — and the API's own description (GET /openapi.json, /docs): building it walks every
  * route and converts its schemas (@valibot/to-json-schema). Weight the API function's cold start
  * need not carry. infra/api.ts routes each of their paths to this one function, read from these
- * modules (app/route-paths.ts).
+ * modules (app/function-paths.ts).
  */
 export const documentRouteModules = [publicPages, pdfRoutes, docs] as const;

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 
 let json: Promise<string> | undefined;
 

@@ -1,5 +1,5 @@
 import { createStripeCardProcessor } from "@invoicing/core/payments/stripe";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * Card payments (docs/payments.md): on when a Stripe secret key is set — the linked secrets

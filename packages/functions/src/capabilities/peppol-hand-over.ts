@@ -4,11 +4,12 @@ import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { entityKey } from "@invoicing/core/db/keys";
 import { invoiceKey, toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
 import { peppolAddresses } from "@invoicing/core/peppol/addresses";
-import type { PeppolUblWriter } from "@invoicing/core/context";
+import type { PeppolUblWriter } from "@invoicing/core/deps";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
+import { eInvoiceSourceOf } from "../einvoice/source";
 import { writeEInvoiceXml } from "../einvoice/write-xml";
-import type { Capability } from "./base";
-import { peppolProvider } from "./peppol";
+import type { Capability } from "./create-deps";
+import { peppolProvider } from "./peppol-provider";
 
 /**
  * What hands Peppol documents over (the stream subscriber, the peppol job, the local server): the
@@ -23,9 +24,7 @@ export const writePeppolUbl: PeppolUblWriter = async (db, userId, kind, id) => {
   const addresses = await peppolAddresses({ db }, userId, Number(document.clientId));
   const peppolIds = { sellerPeppolId: addresses.seller, buyerPeppolId: addresses.buyer };
   if (kind === "INVOICE") {
-    const invoice = toInvoice(document as InvoiceItem);
-    const payLink = invoice.cardProcessorPaymentLink ?? invoice.altProcessorPaymentLink ?? null;
-    return writeEInvoiceXml({ ...invoice, payLink, ...peppolIds }, "peppol");
+    return writeEInvoiceXml({ ...eInvoiceSourceOf(toInvoice(document as InvoiceItem)), ...peppolIds }, "peppol");
   }
   const note = document as CreditNoteItem;
   const invoice = (await read(invoiceKey(userId, note.invoiceId))) as InvoiceItem;

@@ -1,5 +1,5 @@
 import { createSqsWorkQueue } from "@invoicing/core/queue/sqs";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * Where the dispatchers and the stream subscriber hand work: the SQS queues linked to the function

@@ -59,3 +59,8 @@ export type EInvoiceSource = Pick<
 
 export const E_INVOICE_FORMATS = ["ubl", "cii", "xrechnung", "facturx", "peppol"] as const;
 export type EInvoiceFormat = (typeof E_INVOICE_FORMATS)[number];
+
+/** The writer's input: the invoice resource as the API shows it, and the link that pays it by card. */
+export function eInvoiceSourceOf(invoice: Invoice): EInvoiceSource {
+  return { ...invoice, payLink: invoice.cardProcessorPaymentLink ?? invoice.altProcessorPaymentLink ?? null };
+}

@@ -5,7 +5,7 @@ import type { EInvoiceFormat, EInvoiceSource } from "./source";
 import { writeUbl } from "./ubl";
 
 /**
- * The XML of the XML formats, in its own module (not index.ts) so that what writes only XML (the Peppol
+ * The XML of the XML formats, in its own module (not write-einvoice.ts) so that what writes only XML (the Peppol
  * hand-over in the stream subscriber and the peppol job) does not bundle Factur-X's pdf-lib.
  * Throws if the invoice lacks what the format needs.
  */

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { HttpProblem } from "./problems";
 
 const MAX_BODY_BYTES = 256 * 1024;

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 
 /**
  * The URL the caller used, for links the response hands back (the `Link` of a list). The request's

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { RouterRoute } from "hono/types";
 import type * as v from "valibot";
 import type { Kind } from "@invoicing/core/db/keys";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import type { ProblemCode } from "./problems";
 import type { Tag } from "./tags";
 

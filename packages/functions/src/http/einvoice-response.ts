@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { DocumentView } from "@invoicing/core/capabilities/document-view";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { HttpProblem } from "./problems";
 import type { EInvoiceFormat } from "../einvoice/source";
 import type { EInvoiceDocument } from "../einvoice/write-einvoice";

@@ -1,10 +1,12 @@
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
+import { creditNoteSourceOf } from "../einvoice/credit-note";
+import { eInvoiceSourceOf } from "../einvoice/source";
 import type { WriteEInvoice } from "../einvoice/write-einvoice";
 
 // The writer (and pdf-lib with it) is loaded at the first e-invoice, not when the app starts.
 const write: WriteEInvoice = async (document, format, renderPdf, now) => {
-  const { writeEInvoice, eInvoiceSourceOf, creditNoteSourceOf } = await import("../einvoice/index");
+  const { writeEInvoice } = await import("../einvoice/write-einvoice");
   const source =
     document.kind === "invoice"
       ? eInvoiceSourceOf(document.invoice)

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { RouterRoute } from "hono/types";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { DomainError } from "@invoicing/core/errors";
 import {
   claimHook,
@@ -29,7 +29,7 @@ import {
 } from "@invoicing/core/idempotency/records";
 import { readJson } from "./body";
 import { descriptionOf, partOf, type RecordKind } from "./describe";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { errorToResponse, log, validationProblem } from "./problems";
 
 /** 1–255 visible ASCII characters. */

@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { authenticate, mayChange, parseKey, type Principal } from "@invoicing/core/keys/api-keys";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { authorizedDb, insufficientScope } from "@invoicing/core/keys/authorized-db";
 import { noteVerified, recentlyVerified } from "@invoicing/core/keys/recent-keys";
 import { DEFAULT_API_RATE_LIMIT, knownRefusal, takeRequest } from "@invoicing/core/limits/rate-limit";
 import { publicTokenBucketKey, userLimitsKey } from "@invoicing/core/limits/user-limits";
 import { setLogUser, withLogContext } from "@invoicing/core/observability/context-log";
 import { partOf } from "./describe";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { HttpProblem } from "./problems";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Page, PageRequest } from "@invoicing/core/db/pagination";
 import { callerUrl } from "./caller-url";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 
 /**
  * A list response: a bare JSON array, with a Link to the next page when this one is full — at the

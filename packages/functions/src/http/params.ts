@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { validationProblem } from "./problems";
 import { pathId } from "../schemas/common";
 

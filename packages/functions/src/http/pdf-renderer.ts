@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
-import type { RenderPdf } from "../pdf/render-pdf";
+import type { AppEnv } from "./app-env";
+import type { RenderPdf } from "../pdf/document-pdf";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
 // requests never render one. fontkit, which embeds fonts, only at the first archival PDF.

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { DocumentView } from "@invoicing/core/capabilities/document-view";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 
 /**
  * An `application/pdf` response of a document view, named after its number. The renderer comes

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { PageRequest } from "@invoicing/core/db/pagination";
 import type { FieldError } from "@invoicing/core/errors";
 import { readBodyBytes, readJson, readRawBody } from "./body";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./app-env";
 import { withPart } from "./describe";
 import { verifiedKey } from "./middleware";
 import { checkPathIds } from "./params";

@@ -1,8 +1,8 @@
 import { handle } from "hono/aws-lambda";
 import { apiRouteModules } from "../app/api-routes";
 import { buildApp } from "../app/build-app";
-import { peppolProvider } from "../capabilities/peppol";
-import { createBaseDeps } from "../capabilities/base";
+import { peppolProvider } from "../capabilities/peppol-provider";
+import { createDeps } from "../capabilities/create-deps";
 import { withInvocationDeadline } from "./deadline";
 
 /**
@@ -15,5 +15,5 @@ import { withInvocationDeadline } from "./deadline";
  * this bundle (npm run bench lists every function's bundle and init).
  */
 export const handler = withInvocationDeadline(
-  handle(buildApp(createBaseDeps(process.env, [peppolProvider]), apiRouteModules)),
+  handle(buildApp(createDeps(process.env, [peppolProvider]), apiRouteModules)),
 );

@@ -1,6 +1,6 @@
 import { handle } from "hono/aws-lambda";
 import { withInvocationDeadline } from "./deadline";
-import { createBaseDeps } from "../capabilities/base";
+import { createDeps } from "../capabilities/create-deps";
 import { documentRouteModules } from "../app/documents-routes";
 import { eInvoiceWriter } from "../http/einvoice-writer";
 import { pdfRenderer } from "../http/pdf-renderer";
@@ -15,5 +15,5 @@ import { buildApp } from "../app/build-app";
  * It needs no capability: it reads the table and renders.
  */
 export const handler = withInvocationDeadline(
-  handle(buildApp(createBaseDeps(process.env), [pdfRenderer, eInvoiceWriter, openApiSource, ...documentRouteModules])),
+  handle(buildApp(createDeps(process.env), [pdfRenderer, eInvoiceWriter, openApiSource, ...documentRouteModules])),
 );

@@ -2,7 +2,7 @@ import type { Context, SNSEvent } from "aws-lambda";
 import { withDeadline } from "@invoicing/core/db/deadline";
 import { invocationDeadline } from "./deadline";
 import { recordFeedbackNotices } from "@invoicing/core/email/bounces";
-import { createBaseDeps } from "../capabilities/base";
+import { createDeps } from "../capabilities/create-deps";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 
 /**
@@ -14,7 +14,7 @@ import { log, withLogContext } from "@invoicing/core/observability/context-log";
  * `npm run jobs -- replay-email-feedback-failures` replays. Logs counts only: addresses are personal data.
  */
 // Marks outbox records and recipients: the table is all it touches.
-const deps = createBaseDeps(process.env);
+const deps = createDeps(process.env);
 
 export function handler(
   event: SNSEvent,

@@ -1,6 +1,6 @@
 import { handle } from "hono/aws-lambda";
 import { withInvocationDeadline } from "./deadline";
-import { createBaseDeps } from "../capabilities/base";
+import { createDeps } from "../capabilities/create-deps";
 import { cardProcessor } from "../capabilities/card-processor";
 import { paymentRouteModules } from "../app/payments-routes";
 import { buildApp } from "../app/build-app";
@@ -13,5 +13,5 @@ import { buildApp } from "../app/build-app";
  * at init (docs/benchmarks.md).
  */
 export const handler = withInvocationDeadline(
-  handle(buildApp(createBaseDeps(process.env, [cardProcessor]), paymentRouteModules)),
+  handle(buildApp(createDeps(process.env, [cardProcessor]), paymentRouteModules)),
 );

@@ -4,7 +4,7 @@ import { invocationDeadline } from "./deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { peppolHandOver } from "../capabilities/peppol-hand-over";
-import { createBaseDeps } from "../capabilities/base";
+import { createDeps } from "../capabilities/create-deps";
 import { eventBus } from "../capabilities/event-bus";
 import { workQueue } from "../capabilities/work-queue";
 
@@ -18,7 +18,7 @@ import { workQueue } from "../capabilities/work-queue";
  */
 // The bus, the queues it hands email delivery, webhook first attempts and checkout expiries to, and
 // the Peppol access point provider (a send's first hand-over).
-const deps = createBaseDeps(process.env, [eventBus, workQueue, peppolHandOver]);
+const deps = createDeps(process.env, [eventBus, workQueue, peppolHandOver]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {

@@ -7,7 +7,7 @@ import { EMBEDDED_FONT_FILES, EMBEDDED_FONT_PACKAGE } from "./font-files";
 /** fontkit's type as pdf-lib takes it (pdf-lib does not export the name). */
 export type Fontkit = Parameters<PDFDocument["registerFontkit"]>[0];
 
-interface DocumentFonts {
+export interface DocumentFonts {
   regular: PDFFont;
   bold: PDFFont;
   italic: PDFFont;
@@ -28,7 +28,7 @@ interface DocumentFonts {
  * The font engine that parses and subsets them (fontkit, 900 KiB) is passed in by the one caller
  * that draws archival PDFs (http/pdf-renderer.ts, in the Documents function), so that the other bundles
  * that draw PDFs (email attachments: the stream subscriber, the jobs) do not carry it.
- * Ligatures and kerning are off: the layout measures text character by character (document-pdf.ts)
+ * Ligatures and kerning are off: the layout measures text character by character (layout.ts)
  * and must measure exactly what is drawn.
  */
 

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { createApiKey, listApiKeys, revokeApiKey } from "@invoicing/core/keys/api-keys";
 import { KEY_SCOPES } from "@invoicing/core/keys/resource";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { deleted, describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { timestamp } from "../schemas/common";

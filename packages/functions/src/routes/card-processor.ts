@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { payLocation } from "@invoicing/core/public/checkout";
 import { refundPayment } from "@invoicing/core/payments/refunds";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe } from "../http/describe";
 import { idParam } from "../http/params";
 import { refundBody } from "../schemas/payments";

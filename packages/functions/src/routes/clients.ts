@@ -8,7 +8,7 @@ import {
   updateClient,
 } from "@invoicing/core/clients/clients";
 import { etagOf } from "@invoicing/core/db/versioning";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";

@@ -8,7 +8,7 @@ import {
 } from "@invoicing/core/credit-notes/read";
 import type { CreditNoteItem } from "@invoicing/core/credit-notes/model";
 import { etagOf } from "@invoicing/core/db/versioning";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { created, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe } from "../http/describe";
 
 let page: string | undefined;

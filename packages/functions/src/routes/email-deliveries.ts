@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { listEmailDeliveries } from "@invoicing/core/email/deliveries";
 import { resendEmail } from "@invoicing/core/email/resend";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { actionBody } from "../http/validators";
 import { describe, list } from "../http/describe";
 import { EmailDelivery } from "../schemas/resources";

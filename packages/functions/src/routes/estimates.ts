@@ -9,7 +9,7 @@ import {
 } from "@invoicing/core/estimates/estimates";
 import { acceptEstimate, convertEstimate, declineEstimate, sendEstimate } from "@invoicing/core/estimates/lifecycle";
 import { toEstimate, type EstimateItem } from "@invoicing/core/estimates/model";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";

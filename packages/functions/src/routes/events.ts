@@ -12,7 +12,7 @@ import {
   toWebhookEndpoint,
   updateEndpoint,
 } from "@invoicing/core/webhooks/endpoints";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { verifiedKey } from "../http/middleware";

@@ -1,7 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { Hono } from "hono";
 import { DomainError } from "@invoicing/core/errors";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe } from "../http/describe";
 import { Health } from "../schemas/resources";
 

@@ -10,7 +10,7 @@ import {
 import { finalizeInvoice, sendInvoice, voidInvoice } from "@invoicing/core/invoices/lifecycle";
 import { markInvoicePaid } from "@invoicing/core/payments/payments";
 import { toInvoice, type InvoiceItem } from "@invoicing/core/invoices/model";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { parseMoney } from "@invoicing/core/money/money";
 import { toPayment, type PaymentItem } from "@invoicing/core/payments/model";
 import { deletePayment, getPayment, listPayments, recordPayment } from "@invoicing/core/payments/payments";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { deleted, describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { createPaymentBody } from "../schemas/payments";

@@ -13,7 +13,7 @@ import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@in
 import { creditNoteView } from "@invoicing/core/credit-notes/view";
 import { estimateView } from "@invoicing/core/estimates/view";
 import { invoiceDocument, invoiceView } from "@invoicing/core/invoices/view";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { eInvoiceResponse } from "../http/einvoice-response";
 import { E_INVOICE_FORMATS, type EInvoiceFormat } from "../einvoice/source";
 import { describe } from "../http/describe";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Ctx } from "@invoicing/core/context";
+import type { Ctx } from "@invoicing/core/deps";
 import { getCreditNote, toCreditNote } from "@invoicing/core/credit-notes/read";
 import { DomainError, invalidTransition } from "@invoicing/core/errors";
 import { getInvoice } from "@invoicing/core/invoices/invoices";
@@ -19,7 +19,7 @@ import { notFound } from "@invoicing/core/errors";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { missingForEInvoice } from "../einvoice/requirements";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { HttpProblem } from "../http/problems";
 import { describe } from "../http/describe";
 import { verifiedKey } from "../http/middleware";

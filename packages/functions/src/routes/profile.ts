@@ -4,7 +4,7 @@ import type { ImageType } from "@invoicing/core/profile/image";
 import { deleteLogo, getLogo, putLogo } from "@invoicing/core/profile/logo";
 import { getProfile, toProfile } from "@invoicing/core/profile/profile";
 import { updateProfile } from "@invoicing/core/profile/update";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe, one } from "../http/describe";
 import { updateProfileBody } from "../schemas/profile";
 import { Profile } from "../schemas/resources";

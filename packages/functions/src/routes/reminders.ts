@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { listInvoiceReminders } from "@invoicing/core/invoices/reminders";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe, list } from "../http/describe";
 import { idParam } from "../http/params";
 import { Reminder } from "../schemas/resources";

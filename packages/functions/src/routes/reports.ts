@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { agingReport, monthsOf, revenueReport, taxReport } from "@invoicing/core/reports/reports";
 import { REVENUE_COLUMNS, TAX_COLUMNS } from "@invoicing/core/reports/resource";
 import { toCsv } from "../http/csv";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe } from "../http/describe";
 import { agingQuery, monthlyReportQuery } from "../schemas/reports";
 import { AgingReport, RevenueRow, TaxRow } from "../schemas/resources";

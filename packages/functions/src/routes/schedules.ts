@@ -11,7 +11,7 @@ import {
   resumeSchedule,
   updateSchedule,
 } from "@invoicing/core/schedules/schedules";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { created, deleted, describe, list, one } from "../http/describe";
 import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";

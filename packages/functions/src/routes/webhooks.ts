@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { DomainError } from "@invoicing/core/errors";
 import { handleCardProcessorEvent } from "@invoicing/core/payments/card-payments";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { describe } from "../http/describe";
 import { WebhookReceipt } from "../schemas/resources";
 import { rawBody } from "../http/validators";

@@ -3,7 +3,7 @@ import { withDeadline } from "@invoicing/core/db/deadline";
 import type { Job, JobName, JobResult } from "@invoicing/core/job";
 import { invocationDeadline } from "../deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
-import { createBaseDeps, type Capability } from "../../capabilities/base";
+import { createDeps, type Capability } from "../../capabilities/create-deps";
 import { workQueue } from "../../capabilities/work-queue";
 
 /**
@@ -22,7 +22,7 @@ export function scheduledJob(
 ): (event?: unknown, context?: Context) => Promise<JobResult> {
   // Every job dispatches to its queue's workers (infra/queues.ts); the webhooks job and the outbox
   // sweep too.
-  const deps = createBaseDeps(process.env, [workQueue, ...capabilities]);
+  const deps = createDeps(process.env, [workQueue, ...capabilities]);
   return (_event, context) =>
     withLogContext({ source: name, requestId: context?.awsRequestId }, async () => {
       const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;

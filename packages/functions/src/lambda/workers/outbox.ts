@@ -1,7 +1,7 @@
 import { outboxWorker } from "@invoicing/core/email/outbox";
-import { documentRenderer } from "../../capabilities/document-deps";
-import { emailOutbox } from "../../capabilities/email";
+import { pdfAttachments } from "../../capabilities/pdf-attachments";
+import { emailOutbox } from "../../capabilities/email-outbox";
 import { sqsWorker } from "./sqs-worker";
 
 /** The "outbox" queue's Lambda worker (infra/queues.ts). */
-export const handler = sqsWorker("outbox", outboxWorker, [emailOutbox, documentRenderer]);
+export const handler = sqsWorker("outbox", outboxWorker, [emailOutbox, pdfAttachments]);

@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { QueueName, WorkMessage, Worker } from "@invoicing/core/queue/port";
 import { errorName, log, withLogContext } from "@invoicing/core/observability/context-log";
-import { createBaseDeps, type Capability } from "../../capabilities/base";
+import { createDeps, type Capability } from "../../capabilities/create-deps";
 
 /** Left of the Lambda's time when a worker takes no new record: the last one's worst case and the answer. */
 const FINISH_MARGIN_MS = 15_000;
@@ -19,7 +19,7 @@ export function sqsWorker(
   worker: Worker,
   capabilities: readonly Capability[] = [],
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
-  const deps = createBaseDeps(process.env, capabilities);
+  const deps = createDeps(process.env, capabilities);
   return (event, context) =>
     withLogContext({ source: `${queue}-worker`, requestId: context?.awsRequestId }, async () => {
       const deadline = context?.getRemainingTimeInMillis

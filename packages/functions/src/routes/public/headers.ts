@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "../../http/env";
+import type { AppEnv } from "../../http/app-env";
 import { STYLE_HASH } from "./style";
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { DocumentView, PartyView } from "@invoicing/core/capabilities/document-view";
-import type { AppEnv } from "../../http/env";
+import type { AppEnv } from "../../http/app-env";
 import { CSS } from "./style";
 
 /**

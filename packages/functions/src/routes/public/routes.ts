@@ -5,7 +5,7 @@ import { loadCreditNoteView } from "@invoicing/core/public/credit-note-view";
 import { findPublicCreditNote, findPublicEstimate, findPublicInvoice } from "@invoicing/core/public/documents";
 import { estimateView } from "@invoicing/core/estimates/view";
 import { invoiceDocument, invoiceView } from "@invoicing/core/invoices/view";
-import type { AppEnv } from "../../http/env";
+import type { AppEnv } from "../../http/app-env";
 import { describe } from "../../http/describe";
 import { toPublicEstimate } from "@invoicing/core/public/estimate";
 import { securityHeaders } from "./headers";

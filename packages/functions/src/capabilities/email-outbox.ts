@@ -2,11 +2,11 @@ import { join, resolve } from "node:path";
 import { FileTransport } from "@invoicing/core/email/file-transport";
 import { emailSender } from "@invoicing/core/email/sender";
 import { SesTransport, createSesClient } from "@invoicing/core/email/ses-transport";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * The email outbox's backend (docs/email-and-public-pages.md), for what delivers queued emails (the
- * stream subscriber; the reminders job, which retries failed deliveries): Amazon SES when a sender
+ * outbox queue's workers, lambda/workers/outbox.ts; the local server): Amazon SES when a sender
  * is configured (the linked `Email` deployed), else `.eml` files under <DATA_DIR>/outbox/
  * (DATA_DIR default .data, as in packages/local/src/paths.ts). Carries the SES SDK.
  */

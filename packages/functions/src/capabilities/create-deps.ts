@@ -1,18 +1,21 @@
 import { loadConfig, type CoreConfig } from "@invoicing/core/config";
-import type { Deps } from "@invoicing/core/context";
+import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import { DEFAULT_API_RATE_LIMIT, DEFAULT_PUBLIC_RATE_LIMIT } from "@invoicing/core/limits/rate-limit";
 
 /**
- * A capability a function may carry besides the table and the clock: the card processor (and, in
- * email.ts, event-bus.ts and document-deps.ts, what delivers). Each lives in its own module, and a Lambda entry point imports only the ones
- * its routes use, so an SDK no route of that function needs is not in its bundle (npm run bench
- * lists every function's bundle).
+ * A capability a function may carry besides the table and the clock: one module of this folder
+ * each (the card processor, the email outbox, the event bus, the Peppol provider, …). A Lambda entry
+ * point imports only the ones its work uses, so an SDK none of that function's work needs is not in
+ * its bundle (npm run bench lists every function's bundle).
  */
 export type Capability = (config: CoreConfig, env: NodeJS.ProcessEnv) => Partial<Deps>;
 
-/** Production dependencies, built once per Lambda container (or local process): the table, the clock, links. */
-export function createBaseDeps(env: NodeJS.ProcessEnv = process.env, capabilities: readonly Capability[] = []): Deps {
+/**
+ * A function's dependencies, built once per Lambda container (or local process): the table, the
+ * clock, links and limits from the environment, plus what each capability given adds.
+ */
+export function createDeps(env: NodeJS.ProcessEnv = process.env, capabilities: readonly Capability[] = []): Deps {
   const config = loadConfig(env);
   const deps: Deps = {
     db: createDb(config),

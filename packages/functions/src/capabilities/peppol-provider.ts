@@ -1,5 +1,5 @@
 import { createStorecoveProvider } from "@invoicing/core/peppol/storecove";
-import type { Capability } from "./base";
+import type { Capability } from "./create-deps";
 
 /**
  * Peppol delivery (docs/peppol.md): the access point provider the operator configured —

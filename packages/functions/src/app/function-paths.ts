@@ -1,13 +1,13 @@
 import type { Hono } from "hono";
-import type { AppEnv } from "../http/env";
+import type { AppEnv } from "../http/app-env";
 import { documentRouteModules } from "./documents-routes";
 import { paymentRouteModules } from "./payments-routes";
 
 /**
  * The paths a function's route modules serve, as API Gateway routes name them (`/invoices/{id}/pdf`),
  * in the order they are registered. infra/api.ts routes each path of the documents and payments
- * functions to its function (scripts/route-paths.ts prints these for it), so a route added to one
- * of their modules is deployed with it; the API function takes everything else ($default).
+ * functions to its function (it runs this module in a child Node to read them), so a route added to
+ * one of their modules is deployed with it; the API function takes everything else ($default).
  */
 export function pathsOf(modules: readonly Hono<AppEnv>[]): string[] {
   const paths = modules.flatMap((module) =>

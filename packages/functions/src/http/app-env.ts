@@ -1,6 +1,6 @@
-import type { Ctx, Deps } from "@invoicing/core/context";
+import type { Ctx, Deps } from "@invoicing/core/deps";
 import type { WriteEInvoice } from "../einvoice/write-einvoice";
-import type { RenderPdf } from "../pdf/render-pdf";
+import type { RenderPdf } from "../pdf/document-pdf";
 
 /**
  * Hono's per-request variables, typed once for every module. The last three are what only a

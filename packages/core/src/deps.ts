@@ -26,7 +26,7 @@ export interface Deps {
   publicBaseUrl?: string;
   /**
    * Whether a card processor is configured (a Stripe secret key is set): `send` then stores the
-   * invoice's pay link. Every function knows it from its config (functions/src/capabilities/base.ts).
+   * invoice's pay link. Every function knows it from its config (functions/src/capabilities/create-deps.ts).
    */
   cardPayments?: boolean;
   /**
@@ -55,8 +55,8 @@ export interface Deps {
   rateLimits?: { requestsPerSecond: number; publicPerSecond: number };
   /**
    * Draws a document as a PDF (pdf-lib), for an email's attachment. Given only to what delivers
-   * emails with a PDF attached — the stream subscriber, the reminders job and the local server
-   * (functions/src/capabilities/document-deps.ts) — never to the API function, whose bundle stays
+   * emails with a PDF attached — the outbox queue's workers and the local server
+   * (functions/src/capabilities/pdf-attachments.ts) — never to the API function, whose bundle stays
    * without pdf-lib; an email with a PDF attached waits for a deliverer that has it. (The Documents
    * function draws its PDFs through its app: functions/src/http/pdf-renderer.ts.)
    */
