@@ -235,12 +235,14 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     expect(payment).toMatch(/IBAN\s+DE89 3704 0044 0532 0130 00/);
     expect(payment).toMatch(new RegExp(`Reference\\s+${invoice.invoiceNumber}`));
     // Nothing spills out of the page's column, however long the address lines are.
-    const overflow = await page.evaluate(() => {
+    const spills = () => {
       const main = document.querySelector("main")!.getBoundingClientRect();
       return [...document.querySelectorAll("main *")].filter((el) => el.getBoundingClientRect().right > main.right + 1)
         .length;
-    });
-    expect(overflow).toBe(0);
+    };
+    expect(await page.evaluate(spills)).toBe(0);
+    // On a wide screen the rate is in its own column, not repeated under the description.
+    expect(await page.locator("tbody tr").first().innerText()).not.toContain("Tax ");
     expect(await page.locator("script").count()).toBe(0);
     expect(problems, problems.join("\n")).toEqual([]);
 
@@ -249,6 +251,13 @@ describe.skipIf(!chromiumPath)("the public invoice page in Chromium", () => {
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(30_000);
     await page.setViewportSize({ width: 390, height: 844 });
+    // On a phone the tax column is hidden; each line still shows its rate (API.md section 9: the
+    // lines' tax rate on the page), and nothing spills out.
+    const rows = await page.locator("tbody tr").allInnerTexts();
+    expect(rows).toHaveLength(LINES.length);
+    for (const row of rows) expect(row).toMatch(/Tax \d+(\.\d+)? %/);
+    expect(await page.locator("th", { hasText: "Tax" }).isVisible()).toBe(false);
+    expect(await page.evaluate(spills)).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, "public-invoice-full-phone.png"), fullPage: true });
     await page.close();
   });

@@ -141,8 +141,10 @@ describe("the credit note's documents", () => {
     save("credit-note.html", html);
     expect(html).toContain("<title>Credit note CN-000001</title>");
     expect(html).toContain(
-      `<p class="reference">Credit note for invoice ${invoice.invoiceNumber} of ${day(invoice.issueDate)}</p>`,
+      `<p class="reference">Credit note for invoice <span class="nowrap">${invoice.invoiceNumber}</span> of ${day(invoice.issueDate)}</p>`,
     );
+    // A document number never breaks at its hyphen on a phone ("INV-" / "000001" at 390 px).
+    expect(html).toContain(`<span>Deducted from invoice <span class="nowrap">${invoice.invoiceNumber}</span></span>`);
     expect(html).toContain(
       '<p class="memo">Ten hours of brand work were not needed.\nGoodwill for the late delivery.</p>',
     );
@@ -172,7 +174,9 @@ describe("the credit note's documents", () => {
     expect(text).toContain("Amount due EUR 0.00");
     expect(text).not.toContain("IBAN");
     const page = await request(env.app, "GET", `/public/invoices/${invoice.publicToken}`);
-    expect(page.text).toContain("<span>Credited (CN-000001)</span><span>EUR 1,487.50</span>");
+    expect(page.text).toContain(
+      '<span>Credited (<span class="nowrap">CN-000001</span>)</span><span>EUR 1,487.50</span>',
+    );
   });
 
   it("another user's credit note is 404 on every document path", async () => {

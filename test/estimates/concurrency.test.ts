@@ -1,8 +1,5 @@
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
-
-// Many requests per test through one shared DynamoDB Local on a busy two-core machine.
-vi.setConfig({ testTimeout: 120_000 });
 
 /** Each estimate transition happens at most once, however many requests race for it. */
 

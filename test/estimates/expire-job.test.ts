@@ -1,12 +1,9 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Deps } from "@invoicing/core/deps";
 import type { Db } from "@invoicing/core/db/dynamodb";
 import { jobs } from "@invoicing/core/jobs/all";
 import { runJobs } from "@invoicing/local/ticker";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
-
-// Many requests per test through one shared DynamoDB Local on a busy two-core machine.
-vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The `expire-estimates` job: a sent estimate whose validUntil is earlier

@@ -1,9 +1,6 @@
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { WIDGET, widgetLine } from "../support/line-items";
-
-// Many requests per test through one shared DynamoDB Local on a busy two-core machine.
-vi.setConfig({ testTimeout: 120_000 });
 
 /** Estimates over HTTP: the resource, its lifecycle, edits and every 422. */
 

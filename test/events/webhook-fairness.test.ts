@@ -2,72 +2,146 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "aws-lambda";
 import { jobs } from "@invoicing/core/jobs/all";
 import { postWebhook } from "@invoicing/core/webhooks/post";
-import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
+import { createTestEnv, type TestUser } from "../support/env";
 import { newClient, ok } from "../invoices/fixtures";
-import { startReceiver, type Receiver } from "./receiver";
+import { inFlightAt, startReceiver, type Receiver } from "./receiver";
 
 /**
  * Fairness of webhook delivery (docs/events.md, "Fairness"): what one user's dead receivers may cost
  * everyone else, the attempt timeout that includes the DNS lookup, the job's deadline, and the
- * disabling of an endpoint that has failed for days. No timed assertions: counts and order only.
+ * disabling of an endpoint that has failed for days. No timed assertions and no sampling: order and
+ * concurrency are read from what the receivers record (every arrival and every end numbered on one
+ * counter), and a receiver that "does not answer" holds its requests behind a gate that the test
+ * opens once it has seen what it looks for, so no test waits for an attempt's timeout.
  */
-const TIMEOUT_MS = 3_000;
-let env: TestEnv;
+// Longer than any test here holds a request: a held request is ended by the test's gate, never by
+// the sender's timeout, however slow the machine. (A broken rule shows as a request the test waits
+// for that comes only once the timeout has ended others: it fails then, a minute in.)
+const policy = { webhookPolicy: { allowPrivate: true, timeoutMs: 60_000 } };
+const MINUTE = 60_000;
 let receiver: Receiver;
-let dead: Receiver;
 
 beforeAll(async () => {
-  env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
   receiver = await startReceiver();
-  dead = await startReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await dead.close();
 });
 
 async function endpoint(user: TestUser, url: string, events = ["client.created", "client.updated"]) {
   return ok(await user.call("POST", "/webhook-endpoints", { url, events }), 201).body as { id: number };
 }
 
-describe("one user with ten endpoints that never answer", () => {
-  it("costs one attempt per endpoint per job run and at most half the slots; another user's retry goes in the first wave", async () => {
-    dead.script.push(...Array(200).fill("hang"));
-    const hog = await env.user();
-    for (let i = 0; i < 10; i++) await endpoint(hog, dead.url);
-    for (let i = 0; i < 4; i++) await newClient(hog);
-    const beforeFirst = dead.received.length;
-    await env.drainStream();
-    // The subscriber: each dead endpoint failed once; its other first attempts were left to the job.
-    expect(dead.received.length - beforeFirst).toBe(10);
+/** A receiver whose every request waits behind its gate and is then answered 503. */
+async function deadReceiver(): Promise<Receiver> {
+  const dead = await startReceiver();
+  dead.otherwise = { hold: 503 };
+  return dead;
+}
 
-    // Another user's delivery failed once, a little later: its retry is due after all of the hog's.
-    env.clock.advance(30_000);
-    const other = await env.user();
-    await endpoint(other, receiver.url, ["client.created"]);
-    receiver.script.push(500);
-    const start = receiver.received.length;
-    await newClient(other);
-    await env.drainStream();
-    expect(receiver.received.slice(start).map((r) => r.answered)).toEqual([500]);
+describe("one user with ten endpoints that do not answer", () => {
+  it("costs one attempt per endpoint per job run and at most 4 of the 8 slots at once; another user's attempts are not held behind them", async () => {
+    const env = await createTestEnv({ extraDeps: policy });
+    const dead = await deadReceiver();
+    const live = await startReceiver();
+    try {
+      const hog = await env.user();
+      for (let i = 0; i < 10; i++) await endpoint(hog, `${dead.url}/${i}`);
+      for (let i = 0; i < 4; i++) await newClient(hog);
+      dead.openGate();
+      await env.drainStream();
+      // The subscriber: each dead endpoint failed once; its other first attempts were left to the job.
+      expect(dead.received).toHaveLength(10);
+      dead.closeGate();
 
-    const hangsBefore = dead.received.length;
-    let hangsBeforeOther: number | undefined;
-    const arrivals = receiver.received.length;
-    const watcher = setInterval(() => {
-      if (hangsBeforeOther === undefined && receiver.received.length > arrivals)
-        hangsBeforeOther = dead.received.length - hangsBefore;
-    }, 1);
-    const result = await jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * 60_000));
-    clearInterval(watcher);
+      // Another user's delivery failed once, a little later: its retry is due after all of the hog's.
+      // Its second event is left for the job too (an endpoint takes no more work in a run after a
+      // failure): the job has two attempts for it, one after the other.
+      env.clock.advance(30_000);
+      const other = await env.user();
+      await endpoint(other, live.url, ["client.created"]);
+      live.script.push(500, { hold: "ok" });
+      await newClient(other);
+      await newClient(other);
+      await env.drainStream();
+      expect(live.received.map((r) => r.answered)).toEqual([500]);
 
-    // 40 attempts of the hog's were due (10 retries, 30 first attempts); one per endpoint was made.
-    expect(dead.received.length - hangsBefore).toBe(10);
-    expect(result).toMatchObject({ succeeded: 1, failed: 10, deferred: 30 });
-    expect(receiver.received.slice(arrivals).map((r) => r.answered)).toEqual(["ok"]);
-    // Users take turns and the hog holds at most 4 of the 8 slots: the other user's retry started
-    // with the first wave, not behind the hog's hanging attempts.
-    expect(hangsBeforeOther).toBeLessThanOrEqual(4);
+      const run = jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * MINUTE));
+      // The other user's first attempt arrives while every attempt of the hog's is held at the gate:
+      // it did not wait for a slot of theirs. (Were it queued behind them, it could come only once
+      // the sender gave one of them up, at its timeout: the wait ends there and the checks fail.)
+      await Promise.race([Promise.all([live.arrived(2), dead.arrived(10 + 4)]), dead.givenUp()]);
+      const theirs = () => dead.received.slice(10);
+      expect(theirs().filter((r) => r.ended !== undefined)).toEqual([]);
+      expect(live.received).toHaveLength(2);
+      // Its answer lets its second attempt start: that arrival comes after the sender has recorded
+      // the first, long after every attempt the hog's first wave started had arrived. Then: 4 of the
+      // hog's in flight, not 5 (the per-user bound, across however many workers its batch took).
+      live.openGate();
+      await live.arrived(3);
+      expect(inFlightAt(theirs(), live.received[2]!.seq)).toHaveLength(4);
+
+      dead.openGate();
+      const result = await run;
+      // 40 attempts of the hog's were due (10 retries, 30 first attempts); one per endpoint was made.
+      expect(theirs()).toHaveLength(10);
+      expect(new Set(theirs().map((r) => r.path)).size).toBe(10);
+      expect(result).toMatchObject({ succeeded: 2, failed: 10, deferred: 30 });
+      expect(live.received.slice(1).map((r) => r.answered)).toEqual([{ hold: "ok" }, "ok"]);
+      expect(Math.max(...theirs().map((r) => inFlightAt(theirs(), r.seq).length))).toBe(4);
+    } finally {
+      await dead.close();
+      await live.close();
+    }
+  });
+});
+
+describe("users take turns for the slots", () => {
+  it("two users filling all 8 slots between them leave a third user's retry a place in the first wave", async () => {
+    const env = await createTestEnv({ extraDeps: policy });
+    const [a, c] = [await deadReceiver(), await deadReceiver()];
+    const live = await startReceiver();
+    try {
+      // Two users with 5 and 4 endpoints that do not answer, one failed attempt each; a third user's
+      // one delivery failed a little later. Their 10 endpoints go to one worker (one batch), where
+      // only the turns decide who has the 8 slots: in due order, the third user would come last.
+      const first = await env.user();
+      const second = await env.user();
+      for (let i = 0; i < 5; i++) await endpoint(first, `${a.url}/${i}`, ["client.created"]);
+      for (let i = 0; i < 4; i++) await endpoint(second, `${c.url}/${i}`, ["client.created"]);
+      await newClient(first);
+      await newClient(second);
+      a.openGate();
+      c.openGate();
+      await env.drainStream();
+      expect([a.received.length, c.received.length]).toEqual([5, 4]);
+      a.closeGate();
+      c.closeGate();
+      env.clock.advance(30_000);
+      const third = await env.user();
+      await endpoint(third, live.url, ["client.created"]);
+      live.script.push(500);
+      await newClient(third);
+      await env.drainStream();
+      expect(live.received.map((r) => r.answered)).toEqual([500]);
+
+      const run = jobs.webhooks!(env.deps, new Date(env.clock.now.getTime() + 2 * MINUTE));
+      // The retry arrives while all of the two users' attempts are held: it had a slot of the first
+      // wave. Without turns the first two users take 4 + 4, and it waits until the sender gives one
+      // of theirs up at its timeout: the wait ends there, and the checks fail.
+      await Promise.race([live.arrived(2), a.givenUp(), c.givenUp()]);
+      const held = [...a.received.slice(5), ...c.received.slice(4)];
+      expect(held.filter((r) => r.ended !== undefined)).toEqual([]);
+      expect(live.received).toHaveLength(2);
+      expect(inFlightAt(held, live.received[1]!.seq).length).toBeLessThanOrEqual(7);
+
+      a.openGate();
+      c.openGate();
+      expect(await run).toMatchObject({ succeeded: 1, failed: 9, deferred: 0 });
+      expect([a.received.length, c.received.length]).toEqual([10, 8]);
+    } finally {
+      await Promise.all([a.close(), c.close(), live.close()]);
+    }
   });
 });
 
@@ -85,7 +159,7 @@ describe("the attempt timeout includes the DNS lookup", () => {
 describe("the job's deadline", () => {
   it("starts no attempt when too little time is left; what it left stays due for the next run", async () => {
     // A table of its own: nothing else due in it.
-    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const env = await createTestEnv({ extraDeps: policy });
     const user = await env.user();
     const { id } = await endpoint(user, receiver.url, ["client.created"]);
     receiver.script.push(500, 500);
@@ -114,7 +188,7 @@ describe("the job's deadline", () => {
 
 describe("a disabled endpoint's backlog", () => {
   it("fails for good in one run: dropping an attempt says nothing of the receiver, so it stops nothing", async () => {
-    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const env = await createTestEnv({ extraDeps: policy });
     const user = await env.user();
     const { id } = await endpoint(user, receiver.url, ["client.created"]);
     receiver.script.push(503);
@@ -132,7 +206,7 @@ describe("a disabled endpoint's backlog", () => {
 
 describe("the Lambda handler's deadline", () => {
   it("is the invocation's remaining time (context.getRemainingTimeInMillis)", async () => {
-    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const env = await createTestEnv({ extraDeps: policy });
     const user = await env.user();
     await endpoint(user, receiver.url, ["client.created"]);
     receiver.script.push(500);
@@ -164,7 +238,7 @@ describe("an endpoint that fails for days", () => {
   const DAY = 86_400_000;
 
   it("is disabled after failing for 5 days with no success, with a webhook_endpoint.disabled event", async () => {
-    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const env = await createTestEnv({ extraDeps: policy });
     const failing = await startReceiver();
     failing.script.push(...Array(50).fill(503));
     try {
@@ -236,7 +310,7 @@ describe("an endpoint that fails for days", () => {
   });
 
   it("a success in between starts the count again", async () => {
-    const env = await createTestEnv({ extraDeps: { webhookPolicy: { allowPrivate: true, timeoutMs: TIMEOUT_MS } } });
+    const env = await createTestEnv({ extraDeps: policy });
     const flaky = await startReceiver();
     try {
       const user = await env.user();

@@ -87,7 +87,7 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
 
           {view.reference ? (
             <section class="correction" data-testid="correction">
-              <p class="reference">{view.reference}</p>
+              <p class="reference">{unbroken(view.reference)}</p>
               {view.memo ? <p class="memo">{view.memo}</p> : null}
             </section>
           ) : null}
@@ -105,7 +105,11 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
             <tbody>
               {view.lines.map((line) => (
                 <tr>
-                  <td class="description">{line.description}</td>
+                  <td class="description">
+                    {line.description}
+                    {/* The tax column is hidden on a phone: each line's rate goes under its description. */}
+                    <span class="rate-narrow">Tax {line.taxRate}</span>
+                  </td>
                   <td class="num">{line.quantity}</td>
                   <td class="num">{line.unitPrice}</td>
                   <td class="num hide-narrow">{line.taxRate}</td>
@@ -127,7 +131,7 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
                     ))
                   : []),
                 <div class={t.emphasis ? "emphasis" : undefined}>
-                  <span>{t.label}</span>
+                  <span>{unbroken(t.label)}</span>
                   <span>{t.value}</span>
                 </div>,
               ])}
@@ -184,4 +188,12 @@ function DocumentPage(props: { view: DocumentView; pdfHref: string | null }) {
 export async function htmlPage(c: Context<AppEnv>, view: DocumentView, pdfHref: string | null): Promise<Response> {
   const page = await (<DocumentPage view={view} pdfHref={pdfHref} />);
   return c.html(`<!DOCTYPE html>${page}`);
+}
+
+/**
+ * A document number in a text (INV-000001, CN-000001) kept on one line: a narrow screen would
+ * otherwise break "Deducted from invoice INV-000001" after the hyphen, splitting the number.
+ */
+function unbroken(text: string) {
+  return text.split(/([A-Z]+-\d+)/).map((part, i) => (i % 2 === 1 ? <span class="nowrap">{part}</span> : part));
 }

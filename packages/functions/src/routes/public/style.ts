@@ -29,6 +29,8 @@ th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacin
 td { border-bottom: 1px solid var(--rule); padding: 11px 8px; vertical-align: top; }
 td.description { white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word; }
 .num { text-align: right; white-space: nowrap; }
+.rate-narrow { display: none; }
+.nowrap { white-space: nowrap; }
 .summary { display: flex; justify-content: flex-end; margin-top: 18px; }
 .totals { width: 100%; max-width: 380px; }
 .totals div { display: flex; justify-content: space-between; gap: 16px; padding: 4px 0; }
@@ -58,6 +60,7 @@ body > footer { text-align: center; color: var(--muted); font-size: 13px; margin
   .parties { grid-template-columns: 1fr; }
   .heading { text-align: left; }
   .hide-narrow { display: none; }
+  .rate-narrow { display: block; color: var(--muted); font-size: 13px; white-space: nowrap; }
   th, td { padding-left: 4px; padding-right: 4px; }
   td { font-size: 14px; }
 }
