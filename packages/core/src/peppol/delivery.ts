@@ -91,12 +91,19 @@ export function peppolSendWrites(
   };
 }
 
-/** The `peppol` job: every due hand-over and poll. */
+/**
+ * Left of the run when the job starts no new step: one step's worst case (the provider's 10 s timeout,
+ * peppol/storecove.ts, and the reads and transaction around it), so the run ends before Lambda cuts
+ * it off mid-step. What is left stays due for the next run.
+ */
+const STEP_MARGIN_MS = 15_000;
+
+/** The `peppol` job: every due hand-over and poll, until its deadline less one step's worst case. */
 export async function runPeppolJob(deps: Deps, now: Date, options: JobOptions = {}): Promise<JobResult> {
   const at = now.toISOString();
   let changed = 0;
   for await (const key of dueItems(deps.db, "peppol", at)) {
-    if (options.deadline && Date.now() > options.deadline) break;
+    if (options.deadline !== undefined && Date.now() > options.deadline - STEP_MARGIN_MS) break;
     const item = await readDelivery(deps, { pk: String(key.pk), sk: String(key.sk) });
     if (!item?.duePk) continue; // taken off the list meanwhile (another runner's step)
     try {

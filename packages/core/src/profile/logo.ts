@@ -42,15 +42,25 @@ export async function putLogo(ctx: Ctx, bytes: Uint8Array, contentType: ImageTyp
   const { width, height } = check.image;
   // What documents draw: a PNG flattened once here (profile/png-flatten.ts), not on every PDF. The
   // copy shares the item with the original (≤ 256 KiB), so it is made to fit what is left of 400 KB.
-  const forDocuments =
-    contentType === "image/png"
-      ? flattenPng(bytes, (flat) => flat.bytes.length <= MAX_ITEM_BYTES - bytes.length - 1024)
-      : undefined;
+  const forDocuments = contentType === "image/png" ? documentCopyOf(bytes) : undefined;
   const documentCopy = forDocuments
     ? { documentBytes: forDocuments.bytes, documentWidth: forDocuments.width, documentHeight: forDocuments.height }
     : {};
   const item = { ...logoKey(ctx.userId), contentType, bytes, width, height, ...documentCopy };
   await commit(ctx, [{ op: { Put: { TableName: ctx.db.table, Item: item } } }, hasLogoWrite(ctx, true)]);
+}
+
+/**
+ * The flattened copy of a PNG the checks accepted. The checks read chunks, CRCs and the image data's
+ * length, not every ancillary chunk's body: one the flattening cannot read (a greyscale PNG's 1-byte
+ * `tRNS` where the spec says 2) is a damaged image, a 400 on the body like the checks' own refusals.
+ */
+function documentCopyOf(bytes: Uint8Array) {
+  try {
+    return flattenPng(bytes, (flat) => flat.bytes.length <= MAX_ITEM_BYTES - bytes.length - 1024);
+  } catch {
+    throw new ValidationError([{ path: "", message: "the body is a damaged PNG image (a chunk cannot be read)" }]);
+  }
 }
 
 async function findLogo(deps: Pick<Deps, "db">, userId: string): Promise<Logo | undefined> {

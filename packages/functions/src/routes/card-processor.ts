@@ -7,6 +7,7 @@ import { idParam } from "../http/params";
 import { refundBody } from "../schemas/payments";
 import { Payment } from "../schemas/resources";
 import { jsonBody } from "../http/validators";
+import { verifiedKey } from "../http/middleware";
 import { amountCents, paymentResponse } from "./payments";
 import { securityHeaders } from "./public/headers";
 
@@ -50,6 +51,9 @@ export const cardProcessor = new Hono<AppEnv>()
     async (c) => {
       const { amount } = c.req.valid("json");
       const id = idParam(c);
+      // The refund moves money before our write: only once the key is good and the request has its
+      // rate-limit place, so a 429 or 401 answer leaves nothing done at the processor either.
+      await verifiedKey(c);
       const payment = await refundPayment(
         c.get("ctx"),
         id,

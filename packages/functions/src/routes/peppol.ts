@@ -22,6 +22,7 @@ import { missingForEInvoice } from "../einvoice/requirements";
 import type { AppEnv } from "../http/app-env";
 import { HttpProblem, type ProblemCode } from "../http/problems";
 import { describe } from "../http/describe";
+import { verifiedKey } from "../http/middleware";
 import type { documentSendBody } from "../schemas/documents";
 import type * as v from "valibot";
 
@@ -44,7 +45,12 @@ export const peppol = new Hono<AppEnv>()
       success: REGISTRATION,
       problems: ["peppol_not_configured", "invalid_transition"],
     }),
-    async (c) => c.json(await registerPeppol(c.get("ctx")), 200),
+    async (c) => {
+      // The provider is called before our write: only once the key is good and the request has its
+      // rate-limit place, so a 429 or 401 answer registers nothing there either.
+      await verifiedKey(c);
+      return c.json(await registerPeppol(c.get("ctx")), 200);
+    },
   )
   .get(
     "/profile/peppol-registration",
@@ -71,6 +77,7 @@ export const peppol = new Hono<AppEnv>()
       problems: ["peppol_not_configured"],
     }),
     async (c) => {
+      await verifiedKey(c); // as for PUT: the provider deregisters before our write
       await deregisterPeppol(c.get("ctx"));
       return c.body(null, 204);
     },

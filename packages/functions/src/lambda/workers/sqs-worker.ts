@@ -1,6 +1,8 @@
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import type { QueueName, WorkMessage, Worker } from "@invoicing/core/queue/port";
 import { errorName, log, withLogContext } from "@invoicing/core/observability/context-log";
+import { withDeadline } from "@invoicing/core/db/deadline";
+import { invocationDeadline } from "../deadline";
 import { createDeps, type Capability } from "../../capabilities/create-deps";
 
 /** Left of the Lambda's time when a worker takes no new record: the last one's worst case and the answer. */
@@ -32,7 +34,8 @@ export function sqsWorker(
         if (message?.queue === queue) ids.set(message, record.messageId);
         else failures.push(record.messageId);
       }
-      const result = await worker(deps, [...ids.keys()], { deadline });
+      // Every table call of the invocation stops by its deadline (../deadline.ts), as in every entry point.
+      const result = await withDeadline(invocationDeadline(context), () => worker(deps, [...ids.keys()], { deadline }));
       for (const message of result.retry) failures.push(ids.get(message)!);
       // Counts only, never record contents.
       log("info", "worker batch", { queue, messages: event.Records.length, ...result.tally, retry: failures.length });
