@@ -157,9 +157,16 @@ async function runWriteUnits() {
 
 // `npm run bench -- scale`: the scale simulation alone (a few minutes; not part of the whole bench).
 const part = process.argv[2];
-const run = part === "scale" ? runScale : part === "units" ? runWriteUnits : part === undefined ? main : undefined;
+const run =
+  part === "scale"
+    ? runScale
+    : part === "units"
+      ? runWriteUnits
+      : part === undefined || part === "coldstart"
+        ? main
+        : undefined;
 if (!run) {
-  console.error(`unknown bench part "${part}": npm run bench [-- scale | -- units]`);
+  console.error(`unknown bench part "${part}": npm run bench [-- scale | -- units | -- coldstart]`);
   process.exit(2);
 }
 run().catch((error: unknown) => {

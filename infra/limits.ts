@@ -19,7 +19,7 @@
  * - StreamSubscriber 40: concurrent batches per stream shard (up to 10 with a parallelization
  *   factor of 10) times the shards; 40 covers 4 shards at that factor, far beyond this table.
  * - EmailFeedback 10, each job 2 (one run per schedule; 2 lets a slow run overlap the next).
- * In all 522, leaving 478 of the default 1,000 unreserved for functions not listed here (the queue
+ * In all 512, leaving 488 of the default 1,000 unreserved for functions not listed here (the queue
  * workers, whose event source mappings bound their concurrency themselves).
  * Other stages reserve nothing: stages often share an account, and a second stage's reservations
  * would not fit beside production's; they draw from the unreserved pool as before.

@@ -40,7 +40,7 @@ export async function runRemindersJob(deps: Deps, now: Date, options: JobOptions
     queue: "reminders",
     now: nowIso,
     worker: remindersWorker,
-    deadline: options.deadline,
+    deadline: remindersDeadline(options.deadline),
   });
   // waitingForQuota: due, but the user's email quota is used up; each moved to when it allows.
   const { sent = 0, cancelled = 0, skipped = 0, waitingForQuota = 0 } = run.tally;
@@ -59,6 +59,21 @@ export async function runRemindersJob(deps: Deps, now: Date, options: JobOptions
     emailsReclaimed: outbox.reclaimed,
     ...dispatchFields(deps, run),
   };
+}
+
+/**
+ * The outbox sweep runs after the reminders' dispatch in the same run (so a run's reminders are
+ * delivered by it locally), but must not depend on that dispatch's backlog (issue 37): on a month
+ * start the dispatch could use the whole run and SES retries and reclaims of stuck `sending` emails
+ * would wait. So the dispatch stops early enough to leave the sweep a quarter of the run's time
+ * (at most a minute), whatever is still due for reminders.
+ */
+export const SWEEP_SHARE = 0.25;
+const SWEEP_RESERVE_MAX_MS = 60_000;
+
+export function remindersDeadline(deadline: number | undefined, now = Date.now()): number | undefined {
+  if (deadline === undefined) return undefined;
+  return deadline - Math.min(SWEEP_RESERVE_MAX_MS, Math.max(0, deadline - now) * SWEEP_SHARE);
 }
 
 /**
