@@ -91,7 +91,7 @@ export const publicUrl = new sst.Linkable("PublicUrl", {
  * CardPayments flag, never the key: `send` then stores the pay link; the function carries no Stripe
  * SDK, the stream subscriber expires the sessions of voided and paid invoices) and the public base
  * URL (of the public links in emails), and the Peppol provider's key (StorecoveApiKey: registration
- * and the send's receiver lookup call the provider; the hand-over itself is the subscriber's).
+ * and the send's receiver lookup call the provider; the hand-over itself is the PeppolWorker's).
  * No email sender: a request only queues an email in the outbox; the stream subscriber
  * (infra/stream.ts) delivers it. The table's link grants item-level actions on this table only
  * (infra/storage.ts).

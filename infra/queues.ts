@@ -8,7 +8,7 @@ import {
 import { publicUrl } from "./api";
 import { email } from "./email";
 import { functionBase, pdfLibBeside } from "./runtime";
-import { cardPayments, stripeSecretKey } from "./secrets";
+import { cardPayments, storecoveApiKey, stripeSecretKey } from "./secrets";
 import { table } from "./storage";
 
 /**
@@ -40,7 +40,7 @@ const DEAD_LETTER_RETENTION_SECONDS = 14 * 86_400;
  * What each worker links (least privilege) and carries: the table always; the public base URL where it
  * writes links into emails (reminders, recurring's auto-send); the sender and the PDF renderer for
  * the outbox; the card processor's key for checkout expiries; the CardPayments flag for recurring's
- * auto-send (it stores a pay link).
+ * auto-send (it stores a pay link); the Peppol provider's key for a send's first hand-over.
  */
 const WORKERS: Record<QueueName, { link: unknown[]; memory: "512 MB" | "1024 MB"; pdf?: true }> = {
   overdue: { link: [table], memory: "512 MB" },
@@ -50,6 +50,7 @@ const WORKERS: Record<QueueName, { link: unknown[]; memory: "512 MB" | "1024 MB"
   outbox: { link: [table, email, publicUrl], memory: "1024 MB", pdf: true },
   webhooks: { link: [table], memory: "512 MB" },
   "checkout-expiry": { link: [table, stripeSecretKey], memory: "512 MB" },
+  peppol: { link: [table, storecoveApiKey], memory: "512 MB" },
 };
 
 /** Linking a work queue lets a function send to it, nothing else (SST's default is `sqs:*`). */
@@ -110,6 +111,9 @@ export const QUEUE_AGE_LIMIT_SECONDS: Record<QueueName, number> = {
   outbox: 300,
   webhooks: 300,
   "checkout-expiry": 600,
+  // A first hand-over normally within seconds; what waits here the peppol job (every 5 minutes)
+  // also finds due, so 10 minutes is a queue that is not worked, not a delivery lost.
+  peppol: 600,
 };
 
 export const queueAlarms = QUEUE_NAMES.flatMap((queue) => {

@@ -23,7 +23,7 @@ export const cardPayments = new sst.Linkable("CardPayments", {
  * The Peppol access point provider's (Storecove's) API key (docs/peppol.md), set per stage with
  * `npx sst secret set StorecoveApiKey <value>`; the empty placeholder means "no provider": Peppol
  * registration and sends answer 422 peppol_not_configured, email works as before. Linked only to the
- * functions that call the provider: the API (registration, the send's receiver lookup), the stream
- * subscriber (the first hand-over) and the PeppolJob (retries and polls of the outcome).
+ * functions that call the provider: the API (registration, the send's receiver lookup), the peppol
+ * queue's worker (the first hand-over) and the PeppolJob (retries and polls of the outcome).
  */
 export const storecoveApiKey = new sst.Secret("StorecoveApiKey", "");

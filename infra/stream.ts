@@ -1,7 +1,6 @@
 import { STREAM_FILTERS } from "../packages/core/src/stream/filter";
 import { STREAM_MAX_RETRY_ATTEMPTS } from "../packages/core/src/stream/retry";
 import { queues } from "./queues";
-import { storecoveApiKey } from "./secrets";
 import { functionBase } from "./runtime";
 import { stageSettings } from "./stages";
 import { table } from "./storage";
@@ -48,8 +47,9 @@ const STREAM_RETRY = {
  * The table stream's one subscriber (packages/functions/src/lambda/stream.ts): in stream order it
  * stores each change's events (the activity log, webhook first attempts), puts them on the bus (10
  * per PutEvents call) and keeps the reports ledger; it hands email delivery, webhook first attempts
- * and checkout-session expiry to their queues (infra/queues.ts), so no receiver, SES or the card
- * processor holds its shard. It links the table, the bus and those three queues (send only). It may
+ * checkout-session expiry and a Peppol send's first hand-over to their queues (infra/queues.ts), so no
+ * receiver, SES, the card processor or the Peppol provider holds its shard. It links the table, the
+ * bus and those four queues (send only). It may
  * send to the failure queue (the event source mapping sends with its role).
  *
  * The event source mapping: only the records it acts on invoke it (core/src/stream/filter.ts: not
@@ -75,8 +75,14 @@ table.subscribe(
     ...functionBase("StreamSubscriber", "1 minute"),
     handler: "packages/functions/src/lambda/stream.handler",
     memory: "512 MB",
-    // StorecoveApiKey: the first Peppol hand-over of a send is the subscriber's (docs/peppol.md).
-    link: [table, bus, queues.outbox.queue, queues.webhooks.queue, queues["checkout-expiry"].queue, storecoveApiKey],
+    link: [
+      table,
+      bus,
+      queues.outbox.queue,
+      queues.webhooks.queue,
+      queues["checkout-expiry"].queue,
+      queues.peppol.queue,
+    ],
     permissions: [{ actions: ["sqs:SendMessage"], resources: [streamFailures.arn] }],
   },
   {

@@ -6,6 +6,7 @@ import { expireEstimatesWorker } from "@invoicing/core/estimates/expire-job";
 import { overdueWorker } from "@invoicing/core/invoices/overdue-job";
 import { remindersWorker } from "@invoicing/core/invoices/reminders-job";
 import { checkoutExpiryWorker } from "@invoicing/core/public/checkout";
+import { peppolWorker } from "@invoicing/core/peppol/delivery";
 import type { QueueName, Worker } from "@invoicing/core/queue/port";
 import { recurringWorker } from "@invoicing/core/schedules/recurring-job";
 import { webhooksWorker } from "@invoicing/core/webhooks/webhooks-job";
@@ -110,6 +111,7 @@ const WORKERS: Record<QueueName, Worker> = {
   outbox: outboxWorker,
   webhooks: webhooksWorker,
   "checkout-expiry": checkoutExpiryWorker,
+  peppol: peppolWorker,
 };
 
 /**

@@ -652,6 +652,13 @@ it("the checkout-expiry worker carries Stripe's SDK; the subscriber, which hands
     expect(readFileSync(built.get(fn.id)!.bundle, "utf8")).toMatch(/["']StripeError["']/);
 });
 
+it("the peppol worker carries the Peppol UBL writer; the subscriber, which hands Peppol sends on, carries none", () => {
+  const ubl = /poacc:billing:3\.0/;
+  expect(codeOf(workerOf("PeppolQueue"))).toMatch(ubl);
+  expect(codeOf(workerOf("PeppolQueue"))).not.toMatch(/pdf-lib/);
+  for (const fn of streamFunctions) expect(codeOf(fn), fn.id).not.toMatch(ubl);
+});
+
 it("infra subscribes one function to the table's stream, reporting batch item failures", () => {
   expect(streamFunctions.map((fn) => fn.handler)).toEqual(["packages/functions/src/lambda/stream.handler"]);
   const mapping: Record<string, unknown> = {};

@@ -143,7 +143,7 @@ describe("links: each function gets what it uses and nothing more", () => {
    * - documents read the table and print the API's URL (the pay link).
    * Issue 37: the jobs and the stream subscriber hand their work to queues (infra/queues.ts): a
    * job's dispatcher links the table and its queue(s) (send only); the subscriber the table, the
-   * bus and the outbox, webhooks and checkout-expiry queues; each queue's worker what its work needs.
+   * bus and the outbox, webhooks, checkout-expiry and peppol queues; each queue's worker what its work needs.
    */
   const needs: Record<string, string[]> = {
     api: ["Table", "PublicUrl", "CardPayments", "StorecoveApiKey"],
@@ -155,9 +155,9 @@ describe("links: each function gets what it uses and nothing more", () => {
     reminders: ["Table", "RemindersQueue", "OutboxQueue"],
     "expire-estimates": ["Table", "ExpireEstimatesQueue"],
     webhooks: ["Table", "WebhooksQueue"],
-    stream: ["Table", "Bus", "OutboxQueue", "WebhooksQueue", "CheckoutExpiryQueue", "StorecoveApiKey"],
+    stream: ["Table", "Bus", "OutboxQueue", "WebhooksQueue", "CheckoutExpiryQueue", "PeppolQueue"],
     // The Peppol provider's key: only where the provider is called (registration and the receiver
-    // lookup in the API, the first hand-over in the subscriber, retries and polls in the job).
+    // lookup in the API, the first hand-over in the peppol queue's worker, retries and polls in the job).
     peppol: ["Table", "StorecoveApiKey"],
     "worker:OverdueQueue": ["Table"],
     "worker:RecurringQueue": ["Table", "PublicUrl", "CardPayments"],
@@ -166,6 +166,7 @@ describe("links: each function gets what it uses and nothing more", () => {
     "worker:OutboxQueue": ["Table", "Email", "PublicUrl"],
     "worker:WebhooksQueue": ["Table"],
     "worker:CheckoutExpiryQueue": ["Table", "StripeSecretKey"],
+    "worker:PeppolQueue": ["Table", "StorecoveApiKey"],
   };
 
   it.each(["dev", "production"])("in %s", (stage) => {

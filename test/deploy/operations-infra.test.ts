@@ -84,8 +84,8 @@ describe("least privilege: the synthesized permissions of every function", () =>
     (stage) => {
       const infra = stage === "production" ? production : dev;
       const functions = functionsOf(infra);
-      // 11 (with issue 40's PeppolJob), and issue 37's seven queue workers.
-      expect(functions.length).toBe(18);
+      // 11 (with issue 40's PeppolJob), and the eight queue workers (issue 37's seven, and peppol).
+      expect(functions.length).toBe(19);
       for (const fn of functions) {
         const actions = rolePermissions(fn, infra).flatMap((s) => s.actions);
         expect(actions.length, fn.id).toBeGreaterThan(0);
@@ -264,9 +264,9 @@ describe("alarms", () => {
   ];
 
   it("every alarm pages (Alarms topic) or, for what is a warning, informs (Warnings topic); quiet is fine but for jobs", () => {
-    // 18 functions × 3 (11 and the 7 queue workers), 6 jobs not running, scheduler errors, 2 failure
+    // 19 functions × 3 (11 and the 8 queue workers), 6 jobs not running, scheduler errors, 2 failure
     // queues, iterator age, 5xx, 2 table, 4 SES, 3 app, and 2 per work queue (issue 37).
-    expect(Object.keys(all).length).toBe(18 * 3 + 6 + 1 + 2 + 1 + 1 + 2 + 4 + 3 + 7 * 2);
+    expect(Object.keys(all).length).toBe(19 * 3 + 6 + 1 + 2 + 1 + 1 + 2 + 4 + 3 + 8 * 2);
     for (const [name, alarm] of Object.entries(all)) {
       expect(alarm.alarmActions, name).toEqual([WARNINGS.includes(name) ? warningsArn : topicArn]);
       expect(alarm.treatMissingData, name).toBe(name.endsWith("NotRunning") ? "breaching" : "notBreaching");

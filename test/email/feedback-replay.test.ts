@@ -1,14 +1,16 @@
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it, vi } from "vitest";
 import { feedbackTags } from "@invoicing/core/email/bounces";
-import { feedbackEventOf, replayFeedbackMessage } from "@invoicing/local/feedback-replay";
+import { feedbackEventOf, replayFeedbackFailures, replayFeedbackMessage } from "@invoicing/local/feedback-replay";
 import { sesBounceEvent } from "../deploy/lambda";
-import { createTestEnv, type TestEnv } from "../support/env";
+import { createTestEnv, type TestEnv, type TestUser } from "../support/env";
+import { startFakeSqs } from "../support/fake-sqs";
 
 /**
  * Issue 39 item 7: what the SES feedback function gave up on (SNS invokes it asynchronously; after
  * Lambda's retries the invocation lands in the EmailFeedbackFailures queue as Lambda's on-failure
- * record) is recorded again by `npm run jobs -- replay-email-feedback-failures`. The queue's receive
- * and delete are not run here (there is no local SQS); the message's body, in Lambda's shape, is.
+ * record) is recorded again by `npm run jobs -- replay-email-feedback-failures`: the message's body,
+ * in Lambda's shape, and the queue's receive and delete against the SQS stand-in
+ * (test/support/fake-sqs.ts).
  */
 let env: TestEnv;
 beforeAll(async () => {
@@ -44,8 +46,8 @@ const onFailureRecord = (snsMessage: unknown) =>
     responsePayload: { errorType: "TimeoutError", errorMessage: "Connection timed out" },
   });
 
-it("a bounce the function gave up on is recorded by the replay: the email shows bounced", async () => {
-  const user = await env.user();
+/** An invoice emailed and delivered; its delivery's id. */
+async function sentEmail(user: TestUser): Promise<string> {
   const client = await user.call("POST", "/clients", { name: "Gone Ltd", email: "gone@client.example" });
   const draft = await user.call("POST", "/invoices", {
     clientId: client.body.id,
@@ -56,9 +58,15 @@ it("a bounce the function gave up on is recorded by the replay: the email shows 
   await env.drainStream();
   const [sent] = (await user.call("GET", "/email-deliveries")).body as { id: string; status: string }[];
   expect(sent!.status).toBe("sent");
+  return sent!.id;
+}
+
+it("a bounce the function gave up on is recorded by the replay: the email shows bounced", async () => {
+  const user = await env.user();
+  const sentId = await sentEmail(user);
 
   const body = onFailureRecord(
-    sesBounceEvent({ recipient: "gone@client.example", tags: feedbackTags(user.userId, sent!.id) }),
+    sesBounceEvent({ recipient: "gone@client.example", tags: feedbackTags(user.userId, sentId) }),
   );
   expect(await replayFeedbackMessage(env.deps, body)).toEqual({
     outcome: "replayed",
@@ -71,7 +79,7 @@ it("a bounce the function gave up on is recorded by the replay: the email shows 
     status: string;
     detail: string;
   }[];
-  expect(after).toMatchObject({ id: sent!.id, status: "bounced", detail: "Permanent/NoEmail" });
+  expect(after).toMatchObject({ id: sentId, status: "bounced", detail: "Permanent/NoEmail" });
   // Replayed twice (a message seen again): still one bounce, nothing else changes.
   expect(await replayFeedbackMessage(env.deps, body)).toMatchObject({ outcome: "replayed", recorded: 1 });
 });
@@ -80,4 +88,32 @@ it("a message that is not Lambda's on-failure record is left alone", async () =>
   expect(feedbackEventOf("not json")).toBeUndefined();
   expect(feedbackEventOf(JSON.stringify({ requestPayload: { nothing: true } }))).toBeUndefined();
   expect(await replayFeedbackMessage(env.deps, "{}")).toEqual({ outcome: "unreadable" });
+});
+
+it("the replay of the queue takes each message once and deletes only what went through", async () => {
+  const sqs = await startFakeSqs();
+  vi.stubEnv("AWS_ACCESS_KEY_ID", "local");
+  vi.stubEnv("AWS_SECRET_ACCESS_KEY", "local");
+  try {
+    const user = await env.user();
+    const id = await sentEmail(user);
+    const queueUrl = `${sqs.url}/123456789012/invoicing-production-EmailFeedbackFailuresQueue`;
+    const bounce = onFailureRecord(
+      sesBounceEvent({ recipient: "gone@client.example", tags: feedbackTags(user.userId, id) }),
+    );
+    sqs.put(queueUrl, "not a record of ours");
+    sqs.put(queueUrl, bounce);
+    const results = await replayFeedbackFailures(env.deps, { queueUrl, region: "us-east-1" });
+    // Each once, though the unreadable one came again on the next receive (it stays in the queue).
+    expect(results.map((r) => r.result.outcome)).toEqual(["unreadable", "replayed"]);
+    expect(sqs.messages.map((m) => [m.body === bounce ? "bounce" : "other", m.deleted === true])).toEqual([
+      ["other", false],
+      ["bounce", true],
+    ]);
+    const [after] = (await user.call("GET", "/email-deliveries")).body as { id: string; status: string }[];
+    expect(after).toMatchObject({ id, status: "bounced" });
+  } finally {
+    vi.unstubAllEnvs();
+    await sqs.close();
+  }
 });

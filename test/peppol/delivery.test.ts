@@ -2,24 +2,34 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getDocumentProxy } from "unpdf";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runPeppolJob } from "@invoicing/core/peppol/delivery";
+import { entityKey, pad, userPk } from "@invoicing/core/db/keys";
+import { peppolWorker, runPeppolJob } from "@invoicing/core/peppol/delivery";
+import type { QueueName, WorkMessage } from "@invoicing/core/queue/port";
+import { handleStreamBatch } from "@invoicing/core/stream/subscriber";
 import { createStorecoveProvider } from "@invoicing/core/peppol/storecove";
 import { writePeppolUbl } from "@invoicing/functions/capabilities/peppol-hand-over";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
 import { startFakeStorecove, type FakeStorecove } from "../support/fake-storecove";
 import { ARTEFACTS, OFFICIAL, officialValidation, schematron } from "../einvoice/validators";
+import { op } from "../support/fault-proxy";
+import { createFaultyEnv, type FaultyEnv } from "../reliability/harness";
 
 /**
  * Peppol delivery over HTTP (API.md section 19) against the Storecove stand-in
  * (test/support/fake-storecove.ts), with the real adapter: registration, the send's checks in their
- * order (nothing changes when one fails), the hand-over in the background (the stream subscriber),
+ * order (nothing changes when one fails), the hand-over in the background (the peppol queue),
  * the outcome from the provider's evidence (the peppol job), the events; what the provider received
- * passes both official validators with the right endpoint ids.
+ * passes both official validators with the right endpoint ids. The first hand-over is the `peppol`
+ * queue's: the subscriber hands the send to it, its worker hands over once, even when killed
+ * mid-item (the fault proxy between the worker and DynamoDB Local).
  */
 const official = officialValidation();
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts");
 let fake: FakeStorecove;
+let faulty: FaultyEnv;
 let env: TestEnv;
 let alice: TestUser;
 let buyerId: number;
@@ -84,17 +94,22 @@ async function documentsOf(kind: "invoices" | "credit-notes", id: number) {
 
 beforeAll(async () => {
   fake = await startFakeStorecove();
-  env = await createTestEnv({
+  faulty = await createFaultyEnv({
     extraDeps: {
       peppol: createStorecoveProvider({ apiKey: fake.apiKey, apiBase: fake.url }),
       peppolUbl: writePeppolUbl,
     },
+    silenceWarnings: true,
   });
+  env = faulty.env;
   alice = await env.user();
   expect((await alice.call("PATCH", "/profile", SELLER)).status).toBe(200);
   buyerId = (await alice.call("POST", "/clients", BUYER)).body.id;
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await faulty.close();
+  await fake.close();
+});
 
 describe("without a provider", () => {
   it("422 peppol_not_configured on registration and on a Peppol send; email sends as before", async () => {
@@ -261,6 +276,102 @@ describe("registration and a Peppol send", () => {
     expect(fake.submissions.length).toBe(count + 1);
     await runPeppolJob(env.deps, new Date(env.clock.now.getTime() + 10 * 60_000));
     expect((await alice.call("GET", `/invoices/${invoice.id}`)).body.peppolDelivery.status).toBe("delivered");
+  });
+
+  /** A Peppol send of a new invoice, and its delivery record's key (the message the subscriber sends). */
+  async function peppolSend(): Promise<{ id: number; message: WorkMessage; submissions: () => unknown[] }> {
+    fake.receivers.set("BE:EN:0999999823", "hold");
+    const invoice = await finalizedInvoice();
+    expect((await alice.call("POST", `/invoices/${invoice.id}/send`, { channel: "peppol" })).status).toBe(200);
+    const key = { pk: userPk(alice.userId), sk: `PEPPOL#INVOICE#${pad(invoice.id)}` };
+    const before = fake.submissions.length; // nothing runs the stream here: no other hand-over comes
+    return {
+      id: invoice.id,
+      message: { queue: "peppol", now: env.clock.now.toISOString(), userId: alice.userId, keys: [key] },
+      submissions: () => fake.submissions.slice(before),
+    };
+  }
+  const read = async (key: { pk: string; sk: string }) =>
+    (await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: key, ConsistentRead: true }))).Item!;
+  const versionOf = async (id: number) => Number((await read(entityKey(alice.userId, "INVOICE", id))).version);
+
+  it("the subscriber hands the send to the peppol queue, calling no provider; the worker hands it over once", async () => {
+    const { id, message, submissions } = await peppolSend();
+    const record = await read(message.keys[0]!);
+    // The delivery record's INSERT as the stream gives it, to a subscriber whose queues are recorded
+    // (as deployed: SQS takes the messages, a worker does them later).
+    const sent: [QueueName, WorkMessage[]][] = [];
+    const deployed = {
+      ...env.deps,
+      workQueue: { send: async (q: QueueName, m: readonly WorkMessage[]) => void sent.push([q, [...m]]) },
+    };
+    const outcome = await handleStreamBatch(deployed, [
+      {
+        eventID: "peppol-insert",
+        eventName: "INSERT",
+        dynamodb: {
+          Keys: marshall(message.keys[0]!),
+          NewImage: marshall(record),
+          SequenceNumber: "1",
+          ApproximateCreationDateTime: Math.floor(env.clock.now.getTime() / 1000),
+        },
+      },
+    ]);
+    expect(outcome.handedOff.peppol).toBe(1);
+    expect(sent).toEqual([["peppol", [{ ...message, now: expect.any(String) }]]]);
+    expect(submissions()).toEqual([]); // the subscriber itself called no provider
+    // The worker takes the message: one hand-over, the reference on the invoice.
+    expect((await peppolWorker(env.deps, sent[0]![1])).tally).toEqual({ changed: 1 });
+    const [submission] = submissions() as typeof fake.submissions;
+    expect(submissions()).toHaveLength(1);
+    const invoice = (await alice.call("GET", `/invoices/${id}`)).body;
+    expect(invoice.peppolDelivery).toMatchObject({ status: "pending", providerReference: submission!.guid });
+    const version = await versionOf(id);
+    // Given again, twice (SQS is at least once): handed over already, nothing more.
+    expect(await peppolWorker(env.deps, [message, message])).toEqual({ tally: { skipped: 2 }, retry: [] });
+    expect(submissions()).toHaveLength(1);
+    expect(await versionOf(id)).toBe(version);
+  });
+
+  it("a peppol worker killed mid-item neither loses nor doubles the hand-over", async () => {
+    const { id, message, submissions } = await peppolSend();
+    const deps = { ...env.deps, db: faulty.db };
+    const version = await versionOf(id);
+
+    // 1. Killed after the provider took the document, before the worker's write reached the table.
+    const down = faulty.proxy.inject({
+      match: op("TransactWriteItems", "PEPPOL#"),
+      fault: "server-error",
+      times: Infinity,
+    });
+    const beforeWrite = await peppolWorker(deps, [message]);
+    down.remove();
+    expect(down.hits).toBeGreaterThan(0);
+    expect(beforeWrite.retry).toEqual([message]); // given back: SQS hands it out again
+    expect(submissions()).toHaveLength(1);
+    // Not lost: still waiting for its first hand-over, and due for the job meanwhile.
+    expect(await read(message.keys[0]!)).toMatchObject({ stage: "handover", attempts: 0, duePk: expect.any(String) });
+
+    // 2. Killed after its write was applied, before it heard so: every answer cut off.
+    const cut = faulty.proxy.inject({
+      match: op("TransactWriteItems", "PEPPOL#"),
+      fault: "reset-after-write",
+      times: Infinity,
+    });
+    await peppolWorker(deps, [message]);
+    cut.remove();
+    expect(cut.hits).toBeGreaterThan(0);
+
+    // The message comes again, twice: found handed over, nothing redone.
+    expect(await peppolWorker(deps, [message, message])).toEqual({ tally: { skipped: 2 }, retry: [] });
+    // One document at the provider (the second hand-over carried the same idempotency key), one
+    // write of the outcome on the invoice.
+    const [submission] = submissions() as typeof fake.submissions;
+    expect(submissions()).toHaveLength(1);
+    expect(await read(message.keys[0]!)).toMatchObject({ stage: "outcome", providerReference: submission!.guid });
+    expect(await versionOf(id)).toBe(version + 1);
+    const invoice = (await alice.call("GET", `/invoices/${id}`)).body;
+    expect(invoice.peppolDelivery).toMatchObject({ status: "pending", providerReference: submission!.guid });
   });
 
   it("DELETE deregisters: 204, then 404; a send is then peppol_not_registered", async () => {

@@ -1,6 +1,6 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { Deps } from "@invoicing/core/deps";
 import { type FeedbackNotices, recordFeedbackNotices } from "@invoicing/core/email/bounces";
+import { replayQueue } from "./queue-replay";
 
 /**
  * Replaying what the SES feedback function gave up on (`npm run jobs -- replay-email-feedback-failures`;
@@ -38,37 +38,12 @@ export async function replayFeedbackMessage(deps: Pick<Deps, "db" | "clock">, bo
 }
 
 /** Every message the queue holds, replayed; the ones that went through are deleted. */
-export async function replayFeedbackFailures(
+export function replayFeedbackFailures(
   deps: Deps,
   options: { queueUrl: string; region: string },
 ): Promise<{ messageId: string; result: Outcome }[]> {
-  const sqs = new SQSClient({ region: options.region });
-  const results: { messageId: string; result: Outcome }[] = [];
-  const seen = new Set<string>();
-  try {
-    for (;;) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: options.queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 1,
-          VisibilityTimeout: 120,
-        }),
-      );
-      const fresh = Messages.filter((m) => m.MessageId && !seen.has(m.MessageId));
-      if (fresh.length === 0) break;
-      for (const message of fresh) {
-        seen.add(message.MessageId!);
-        const result = await replayFeedbackMessage(deps, message.Body ?? "");
-        if (result.outcome === "replayed")
-          await sqs.send(
-            new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: message.ReceiptHandle }),
-          );
-        results.push({ messageId: message.MessageId!, result });
-      }
-    }
-  } finally {
-    sqs.destroy();
-  }
-  return results;
+  return replayQueue({ ...options, visibilityTimeoutSeconds: 120 }, async (body) => {
+    const result = await replayFeedbackMessage(deps, body);
+    return { done: result.outcome === "replayed", entry: { result } };
+  });
 }

@@ -1,9 +1,9 @@
 import "./quiet-sdk";
 import { parseArgs } from "node:util";
-import { createApiKey, USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
+import { createApiKey } from "@invoicing/core/keys/api-keys";
 import { KEY_SCOPES, type KeyScope } from "@invoicing/core/keys/resource";
 import { parseTimestamp } from "@invoicing/core/time";
-import { runCommandLine } from "./stack";
+import { runCommandLine, userOfCommandLine } from "./stack";
 
 /**
  * `npm run --silent keys -- create --user <userId> [--name N] [--scope full|read_only]
@@ -24,14 +24,8 @@ runCommandLine(async (open) => {
       "expires-at": { type: "string" },
     },
   });
-  if (positionals[0] !== "create" || !values.user) {
-    console.error(USAGE);
-    return 2;
-  }
-  if (!USER_ID_SHAPE.test(values.user)) {
-    console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
-    return 2;
-  }
+  const userId = userOfCommandLine(positionals[0] === "create", values.user, USAGE);
+  if (!userId) return 2;
   const scope = (values.scope ?? "full") as KeyScope;
   if (!KEY_SCOPES.includes(scope)) {
     console.error(`--scope must be one of ${KEY_SCOPES.join(", ")}`);
@@ -45,10 +39,10 @@ runCommandLine(async (open) => {
     return 2;
   }
   const deps = await open();
-  const created = await createApiKey(deps.db, values.user, values.name ?? null, now, { scope, expiresAt });
+  const created = await createApiKey(deps.db, userId, values.name ?? null, now, { scope, expiresAt });
   const limits = `${created.scope}${created.expiresAt ? `, expires ${created.expiresAt}` : ""}`;
   console.error(
-    `created API key ${created.id} (${created.prefix}…, ${limits}) for user ${values.user}; it is shown only once:`,
+    `created API key ${created.id} (${created.prefix}…, ${limits}) for user ${userId}; it is shown only once:`,
   );
   console.log(created.key);
   return 0;

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { loadConfig } from "@invoicing/core/config";
 import type { Deps } from "@invoicing/core/deps";
+import { USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
 import { ALL_CAPABILITIES } from "@invoicing/functions/capabilities/all-capabilities";
 import { createDeps } from "@invoicing/functions/capabilities/create-deps";
 import { ensureTable } from "./bootstrap";
@@ -86,6 +87,23 @@ async function openCommandLineDeps(): Promise<{ deps: Deps; close(): Promise<voi
     await database.stop();
     throw error;
   }
+}
+
+/**
+ * The user a user command line (`keys create`, `users limits`) acts on: its `--user`, when the
+ * command is the one expected and the id has the shape of one (keys/api-keys.ts USER_ID_SHAPE);
+ * otherwise undefined, with the usage or the rule printed (the caller exits 2).
+ */
+export function userOfCommandLine(isCommand: boolean, user: string | undefined, usage: string): string | undefined {
+  if (!isCommand || !user) {
+    console.error(usage);
+    return undefined;
+  }
+  if (!USER_ID_SHAPE.test(user)) {
+    console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
+    return undefined;
+  }
+  return user;
 }
 
 /**

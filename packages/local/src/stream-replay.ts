@@ -1,4 +1,3 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import {
   DynamoDBStreamsClient,
   GetRecordsCommand,
@@ -9,6 +8,7 @@ import type { Deps } from "@invoicing/core/deps";
 import { passesStreamFilters } from "@invoicing/core/stream/filter";
 import { handleStreamBatch, type BatchOutcome, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { readLocalFailures, writeLocalFailures } from "./stream-failures";
+import { replayQueue } from "./queue-replay";
 import { toLambdaRecord } from "./stream-reader";
 
 /**
@@ -125,48 +125,24 @@ export async function replayFailureQueue(
   deps: Deps,
   options: { queueUrl: string; region: string; streamsEndpoint?: string },
 ): Promise<{ messageId: string; batch?: FailedBatch; result: ReplayOutcome | { outcome: "unreadable" } }[]> {
-  const sqs = new SQSClient({ region: options.region });
   const streams = new DynamoDBStreamsClient({
     region: options.region,
     ...(options.streamsEndpoint ? { endpoint: options.streamsEndpoint } : {}),
   });
   const handle: Handle = (records) => handleStreamBatch(deps, records);
-  const results: Awaited<ReturnType<typeof replayFailureQueue>> = [];
-  const seen = new Set<string>();
   try {
-    for (;;) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: options.queueUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 1,
-          // Long enough to replay a batch; a message left in the queue comes back after it.
-          VisibilityTimeout: 300,
-        }),
-      );
-      const fresh = Messages.filter((m) => m.MessageId && !seen.has(m.MessageId));
-      if (fresh.length === 0) break;
-      for (const message of fresh) {
-        seen.add(message.MessageId!);
-        const batch = failedBatchOf(message.Body ?? "");
-        if (!batch) {
-          results.push({ messageId: message.MessageId!, result: { outcome: "unreadable" } });
-          continue;
-        }
-        const result = await replayBatch(streams, batch, handle);
-        if (result.outcome === "replayed") {
-          await sqs.send(
-            new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: message.ReceiptHandle }),
-          );
-        }
-        results.push({ messageId: message.MessageId!, batch, result });
-      }
-    }
+    // Long enough to replay a batch; a message left in the queue comes back after it.
+    const queue = { queueUrl: options.queueUrl, region: options.region, visibilityTimeoutSeconds: 300 };
+    type Entry = { batch?: FailedBatch; result: ReplayOutcome | { outcome: "unreadable" } };
+    return await replayQueue<Entry>(queue, async (body) => {
+      const batch = failedBatchOf(body);
+      if (!batch) return { done: false, entry: { result: { outcome: "unreadable" } } };
+      const result = await replayBatch(streams, batch, handle);
+      return { done: result.outcome === "replayed", entry: { batch, result } };
+    });
   } finally {
-    sqs.destroy();
     streams.destroy();
   }
-  return results;
 }
 
 /**

@@ -1,8 +1,7 @@
 import "./quiet-sdk";
 import { parseArgs } from "node:util";
-import { USER_ID_SHAPE } from "@invoicing/core/keys/api-keys";
 import { readUserLimits, setUserLimits } from "@invoicing/core/limits/user-limits";
-import { runCommandLine } from "./stack";
+import { runCommandLine, userOfCommandLine } from "./stack";
 
 /**
  * `npm run --silent users -- limits --user <userId> [--requests-per-second N] [--emails-per-day N]`:
@@ -24,14 +23,8 @@ runCommandLine(async (open) => {
       "emails-per-day": { type: "string" },
     },
   });
-  if (positionals[0] !== "limits" || !values.user) {
-    console.error(USAGE);
-    return 2;
-  }
-  if (!USER_ID_SHAPE.test(values.user)) {
-    console.error("userId must be 1-64 characters of A-Z a-z 0-9 _ -");
-    return 2;
-  }
+  const userId = userOfCommandLine(positionals[0] === "limits", values.user, USAGE);
+  if (!userId) return 2;
   const requestsPerSecond = count(values["requests-per-second"]);
   const emailsPerDay = count(values["emails-per-day"]);
   if (requestsPerSecond === null || emailsPerDay === null) {
@@ -41,8 +34,8 @@ runCommandLine(async (open) => {
   const deps = await open();
   const limits =
     requestsPerSecond === undefined && emailsPerDay === undefined
-      ? await readUserLimits(deps, values.user)
-      : await setUserLimits(deps, values.user, { requestsPerSecond, emailsPerDay });
+      ? await readUserLimits(deps, userId)
+      : await setUserLimits(deps, userId, { requestsPerSecond, emailsPerDay });
   console.log(JSON.stringify(limits));
   return 0;
 });

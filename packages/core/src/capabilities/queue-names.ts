@@ -10,6 +10,7 @@ export const QUEUE_NAMES = [
   "outbox",
   "webhooks",
   "checkout-expiry",
+  "peppol",
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
@@ -21,6 +22,7 @@ export const QUEUE_RESOURCES = {
   outbox: "OutboxQueue",
   webhooks: "WebhooksQueue",
   "checkout-expiry": "CheckoutExpiryQueue",
+  peppol: "PeppolQueue",
 } as const satisfies Record<QueueName, string>;
 
 /**
@@ -38,7 +40,9 @@ export const BATCH_SIZE = 10;
  * - outbox: 4 (SES allows 14 emails/s at the start of production access; 4 workers of a few each);
  * - webhooks: 8, each making its batch's endpoints' attempts (one at a time per endpoint), so slow
  *   receivers hold at most these 8 workers and nothing else;
- * - checkout-expiry: 2 (a card processor call each; rare).
+ * - checkout-expiry: 2 (a card processor call each; rare);
+ * - peppol: 2 (a send's first hand-over: a UBL written and one call to the access point provider
+ *   each, bounded by its adapter's timeout; Peppol sends are few beside emails).
  */
 export const WORKER_CONCURRENCY: Record<QueueName, number> = {
   overdue: 2,
@@ -48,4 +52,5 @@ export const WORKER_CONCURRENCY: Record<QueueName, number> = {
   outbox: 4,
   webhooks: 8,
   "checkout-expiry": 2,
+  peppol: 2,
 };

@@ -119,7 +119,8 @@ export function sendDocument<T extends SendableItem & Sent>(
  * The Peppol send: the same state change as by email (status, sentAt, what `finish` and `alsoWrites`
  * add: an invoice's pay link and reminders, which go to the recipient's email when there is one),
  * with `peppolDelivery` pending and the delivery record in the same transaction instead of an
- * email. The hand-over itself is the stream subscriber's (peppol/delivery.ts), never the request's.
+ * email. The hand-over itself is the `peppol` queue's worker's, handed the record by the stream
+ * subscriber (peppol/delivery.ts), never the request's.
  */
 async function sendByPeppol<T extends SendableItem & Sent>(
   ctx: Ctx,

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { commit } from "../db/commit";
+import { commit, type Write } from "../db/commit";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { isDueEntry, movedOnDueList, OFF_DUE_LIST } from "../db/keys";
 import { dispatchDue, dispatchFields } from "../queue/dispatch";
@@ -125,24 +125,11 @@ async function send(
   const email = queueEmail(deps, reminder.userId, reminderEmail(deps, invoice, now, to), now);
   try {
     await commit({ db: deps.db }, [
-      {
-        op: {
-          Update: {
-            TableName: deps.db.table,
-            Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: `SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE ${OFF_DUE_LIST}`,
-            ConditionExpression: "#status = :scheduled",
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: {
-              ":sent": "sent",
-              ":scheduled": "scheduled",
-              ":now": now,
-              ":outbox": email.item.id,
-            },
-          },
-        },
-        onConditionFailed: () => new AlreadyHandled(),
-      },
+      whileScheduled(deps, reminder, `SET #status = :sent, sentAt = :now, outboxId = :outbox REMOVE ${OFF_DUE_LIST}`, {
+        ":sent": "sent",
+        ":now": now,
+        ":outbox": email.item.id,
+      }),
       {
         op: {
           ConditionCheck: {
@@ -183,50 +170,56 @@ async function waitForQuota(
   retryAfterSeconds = 3600,
 ): Promise<"waitingForQuota" | "skipped"> {
   const at = new Date(Date.parse(now) + retryAfterSeconds * 1000).toISOString();
-  const key = reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt);
-  const move = movedOnDueList("reminders", reminder.userId, key.sk, at, reminder);
-  try {
-    await commit({ db: deps.db }, [
-      {
-        op: {
-          Update: {
-            TableName: deps.db.table,
-            Key: key,
-            UpdateExpression: `SET ${move.set}`,
-            ConditionExpression: `#status = :scheduled AND ${move.condition}`,
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: { ":scheduled": "scheduled", ...move.values },
-          },
-        },
-        onConditionFailed: () => new AlreadyHandled(),
-      },
-    ]);
-    return "waitingForQuota";
-  } catch (error) {
-    if (error instanceof AlreadyHandled) return "skipped";
-    throw error;
-  }
+  const { sk } = reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt);
+  const move = movedOnDueList("reminders", reminder.userId, sk, at, reminder);
+  return unlessHandled(
+    deps,
+    whileScheduled(deps, reminder, `SET ${move.set}`, move.values, move.condition),
+    "waitingForQuota",
+  );
 }
 
 /** Records the cancellation the rule in model.ts already implies; a no-op if another run did. */
-async function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
-  try {
-    await commit({ db: deps.db }, [
-      {
-        op: {
-          Update: {
-            TableName: deps.db.table,
-            Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
-            UpdateExpression: `SET #status = :cancelled, cancelledAt = :now REMOVE ${OFF_DUE_LIST}`,
-            ConditionExpression: "#status = :scheduled",
-            ExpressionAttributeNames: { "#status": "status" },
-            ExpressionAttributeValues: { ":cancelled": "cancelled", ":scheduled": "scheduled", ":now": now },
-          },
-        },
-        onConditionFailed: () => new AlreadyHandled(),
+function cancel(deps: Deps, reminder: ReminderItem, now: string): Promise<"cancelled" | "skipped"> {
+  const update = `SET #status = :cancelled, cancelledAt = :now REMOVE ${OFF_DUE_LIST}`;
+  return unlessHandled(
+    deps,
+    whileScheduled(deps, reminder, update, { ":cancelled": "cancelled", ":now": now }),
+    "cancelled",
+  );
+}
+
+/**
+ * A write of a reminder that holds only while it is still scheduled (and `also`, when given): else
+ * AlreadyHandled — another run sent, cancelled or moved it. Each of the reminder's changes is one.
+ */
+function whileScheduled(
+  deps: Deps,
+  reminder: ReminderItem,
+  update: string,
+  values: Record<string, unknown>,
+  also?: string,
+): Write {
+  return {
+    op: {
+      Update: {
+        TableName: deps.db.table,
+        Key: reminderKey(reminder.userId, reminder.invoiceId, reminder.scheduledAt),
+        UpdateExpression: update,
+        ConditionExpression: also ? `#status = :scheduled AND ${also}` : "#status = :scheduled",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":scheduled": "scheduled", ...values },
       },
-    ]);
-    return "cancelled";
+    },
+    onConditionFailed: () => new AlreadyHandled(),
+  };
+}
+
+/** The reminder's write alone: `done`, or "skipped" when it was no longer scheduled. */
+async function unlessHandled<T extends string>(deps: Deps, write: Write, done: T): Promise<T | "skipped"> {
+  try {
+    await commit({ db: deps.db }, [write]);
+    return done;
   } catch (error) {
     if (error instanceof AlreadyHandled) return "skipped";
     throw error;

@@ -1,7 +1,7 @@
-import { QueryCommand, type QueryCommandOutput } from "@aws-sdk/lib-dynamodb";
 import type { Ctx } from "../deps";
 import type { Write } from "../db/commit";
-import { dueKeys, userPk } from "../db/keys";
+import { dueKeys } from "../db/keys";
+import { allUserItems } from "../db/user-items";
 import { DomainError } from "../errors";
 import { getInvoice } from "./invoices";
 import type { InvoiceItem } from "./model";
@@ -45,19 +45,6 @@ export function scheduleReminderWrites(ctx: Pick<Ctx, "db" | "userId">, invoice:
 /** GET /invoices/{id}/reminders: every reminder of the invoice by time, cancelled ones included. */
 export async function listInvoiceReminders(ctx: Ctx, invoiceId: number): Promise<Reminder[]> {
   const invoice = await getInvoice(ctx, invoiceId);
-  const items: ReminderItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out: QueryCommandOutput = await ctx.db.doc.send(
-      new QueryCommand({
-        TableName: ctx.db.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": reminderPrefix(invoiceId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as ReminderItem[]));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await allUserItems<ReminderItem>(ctx.db, ctx.userId, reminderPrefix(invoiceId));
   return items.map((item) => toReminder(item, invoice.status));
 }

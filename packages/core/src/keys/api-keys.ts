@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet } from "../db/batch-get";
 import type { Db } from "../db/dynamodb";
 import { commit } from "../db/commit";
 import { nextId } from "../db/ids";
 import { entityKey, userPk } from "../db/keys";
+import { allUserItems } from "../db/user-items";
 import { notFound, ValidationError } from "../errors";
 import type { ApiKey, CreatedApiKey as CreatedKey, KeyScope } from "./resource";
 
@@ -194,21 +195,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Db, userId: string): Promise<ApiKey[]> {
-  const metas: KeyMetaItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": userPk(userId), ":prefix": "APIKEY#" },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    metas.push(...((out.Items ?? []) as KeyMetaItem[]));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const metas = await allUserItems<KeyMetaItem>(db, userId, "APIKEY#", { newestFirst: true });
   const lastUsed = new Map<string, string>();
   const hashItems = await batchGet(
     db,

@@ -1,9 +1,8 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { batchGet, batchKey } from "../db/batch-get";
 import type { Ctx } from "../deps";
 import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
-import { userPk } from "../db/keys";
+import { allUserItems, userItems } from "../db/user-items";
 import { DomainError, ValidationError, invalidTransition, notFound } from "../errors";
 import { getInvoice } from "../invoices/invoices";
 import { amountDueCents, invoiceKey, PAYABLE_STATUSES, type InvoiceItem, type PaymentMethod } from "../invoices/model";
@@ -116,21 +115,7 @@ export async function deletePayment(ctx: Ctx, invoiceId: number, paymentId: numb
 /** GET /invoices/{id}/payments: oldest first (ids grow with time). Short: not paginated. */
 export async function listPayments(ctx: Ctx, invoiceId: number): Promise<PaymentItem[]> {
   await getInvoice(ctx, invoiceId);
-  const items: PaymentItem[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await ctx.db.doc.send(
-      new QueryCommand({
-        TableName: ctx.db.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": paymentPrefix(invoiceId) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((out.Items ?? []) as PaymentItem[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return allUserItems<PaymentItem>(ctx.db, ctx.userId, paymentPrefix(invoiceId));
 }
 
 /**
@@ -142,21 +127,9 @@ export async function lastCountedPayment(
   ctx: Ctx,
   invoiceId: number,
 ): Promise<{ paymentMethod: PaymentMethod; reference: string | null } | undefined> {
-  let start: Record<string, unknown> | undefined;
   let last: PaymentItem | undefined;
-  do {
-    const out = await ctx.db.doc.send(
-      new QueryCommand({
-        TableName: ctx.db.table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": userPk(ctx.userId), ":prefix": paymentPrefix(invoiceId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of (out.Items ?? []) as PaymentItem[]) if (countedCents(item) > 0n) last = item;
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const payments = userItems<PaymentItem>(ctx.db, ctx.userId, paymentPrefix(invoiceId), { consistent: true });
+  for await (const item of payments) if (countedCents(item) > 0n) last = item;
   return last ? { paymentMethod: last.paymentMethod, reference: last.reference } : undefined;
 }
 

@@ -5,6 +5,8 @@ import { commit, type Write } from "../db/commit";
 import { dueItems } from "../db/due";
 import { dueKeys, entityKey, onDueList, pad, stillOnDueList, userPk } from "../db/keys";
 import type { JobOptions, JobResult } from "../job";
+import type { RecordKey } from "../capabilities/work-queue";
+import { dueWorker } from "../queue/due-worker";
 import { errorName, log } from "../observability/context-log";
 import {
   type PeppolDocumentKind,
@@ -18,10 +20,11 @@ import { findRegistration } from "./registration";
  * Peppol delivery (API.md section 19): a document sent with `channel: "peppol"` gets
  * `peppolDelivery` (pending) and, in the same transaction, a delivery record (sk
  * PEPPOL#<INVOICE|CREDITNOTE>#<id>) on the `peppol` due list. The hand-over to the provider never
- * runs in the request: the stream subscriber makes the first attempt when the record appears, and
- * the `peppol` job (deployed every 5 minutes, infra/jobs.ts) makes the ones that are due — retries after a failed hand-over
- * (the provider unreachable or 5xx) with backoff for 24 hours, and the polls of the provider's
- * delivery evidence until the outcome is known. The outcome goes on the document
+ * runs in the request: when the record appears, the stream subscriber hands it to the `peppol` work
+ * queue, whose worker (peppolWorker below) makes the first attempt; the `peppol` job (deployed every
+ * 5 minutes, infra/jobs.ts) makes the ones that are due — retries after a failed hand-over (the
+ * provider unreachable or 5xx) with backoff for 24 hours, a first hand-over the queue did not make,
+ * and the polls of the provider's delivery evidence until the outcome is known. The outcome goes on the document
  * (`peppolDelivery.status` delivered or failed, with the provider's reason), whose stream change
  * gives `invoice.peppol_delivered|peppol_failed` (`credit_note.…` for a credit note).
  */
@@ -94,25 +97,51 @@ export async function runPeppolJob(deps: Deps, now: Date, options: JobOptions = 
   let changed = 0;
   for await (const key of dueItems(deps.db, "peppol", at)) {
     if (options.deadline && Date.now() > options.deadline) break;
-    // The byDue index projects keys only (db/table-definition.ts): the record itself is read here.
-    const { Item: item } = await deps.db.doc.send(
-      new GetCommand({ TableName: deps.db.table, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }),
-    );
+    const item = await readDelivery(deps, { pk: String(key.pk), sk: String(key.sk) });
     if (!item?.duePk) continue; // taken off the list meanwhile (another runner's step)
-    if (await processDelivery(deps, item as unknown as DeliveryItem, now)) changed++;
+    try {
+      if (await processDelivery(deps, item, now)) changed++;
+    } catch (error) {
+      log("warn", "Peppol delivery step failed; it stays due", { delivery: item.sk, error: errorName(error) });
+    }
   }
   return { job: "peppol", now: at, changed };
 }
 
-/** The stream subscriber's first attempt, right after the send's record appears. */
-export const handOverNew = (deps: Deps, item: Record<string, unknown>): Promise<boolean> =>
-  processDelivery(deps, item as unknown as DeliveryItem, deps.clock());
+/** The delivery record itself: the byDue index projects keys only (db/table-definition.ts). */
+async function readDelivery(deps: Deps, key: RecordKey): Promise<DeliveryItem | undefined> {
+  const { Item } = await deps.db.doc.send(
+    new GetCommand({ TableName: deps.db.table, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }),
+  );
+  return Item as DeliveryItem | undefined;
+}
+
+/**
+ * The `peppol` queue's worker: a send's first hand-over, one delivery record per message (the stream
+ * subscriber sends one when the record appears). It acts only on a record still waiting for its
+ * first hand-over (stage handover, no attempt made): one handed over already (a message given
+ * twice) or waiting for a retry's time is the job's, and is `skipped`. A worker killed between the
+ * provider's answer and its own write leaves the record as it was: the message comes again (or the
+ * job finds it due) and hands over again with the same idempotency key, one document at the
+ * provider. An error that is not the provider's (the table unreachable) gives the message back to
+ * the queue (queue/due-worker.ts); the record stays due for the job meanwhile.
+ */
+export const peppolWorker = dueWorker(
+  "peppol",
+  async (deps, key) => {
+    const item = await readDelivery(deps, key);
+    if (!item?.duePk || item.stage !== "handover" || item.attempts !== 0) return "skipped";
+    return (await processDelivery(deps, item, deps.clock())) ? "changed" : "unchanged";
+  },
+  () => undefined,
+);
 
 /**
  * One step of a delivery: the hand-over, or a poll of the outcome. Returns whether it changed
  * anything. Each step's writes are conditioned on the record being as read (its dueSk), so two
- * runners (the subscriber and the job) never both record a step; a hand-over repeated by a lost race
- * is one submission at the provider (the idempotency key is the delivery's own).
+ * runners (the queue's worker and the job) never both record a step; a hand-over repeated by a lost
+ * race is one submission at the provider (the idempotency key is the delivery's own). The provider's
+ * answers are handled here; any other error (the table) is the caller's.
  */
 async function processDelivery(deps: Deps, item: DeliveryItem, now: Date): Promise<boolean> {
   const provider = deps.peppol;
@@ -148,8 +177,7 @@ async function processDelivery(deps: Deps, item: DeliveryItem, now: Date): Promi
       });
       return later(deps, item, now, "the Peppol access point provider could not be reached for 24 hours");
     }
-    log("warn", "Peppol delivery step failed; it stays due", { delivery: item.sk, error: errorName(error) });
-    return false;
+    throw error;
   }
 }
 
@@ -188,22 +216,35 @@ function documentWrite(deps: Deps, item: DeliveryItem, delivery: PeppolDelivery)
   };
 }
 
-async function submitted(deps: Deps, item: DeliveryItem, now: Date, reference: string): Promise<boolean> {
-  const next = new Date(now.getTime() + BACKOFF_MS[0]!).toISOString();
-  const at = now.toISOString();
+/** The delivery record moved on the due list to `next`, with more `set` clauses, as read or not at all. */
+function moved(deps: Deps, item: DeliveryItem, next: Date, set: string, values: Record<string, unknown>): Write {
   const { seenValues, ...read } = asRead(deps.db.table, item);
-  const due = onDueList("peppol", item.userId, item.sk, next);
-  return step(deps, [
-    {
-      op: {
-        Update: {
-          ...read,
-          UpdateExpression: `SET stage = :s, providerReference = :r, attempts = :zero, ${due.set}`,
-          ExpressionAttributeValues: { ...seenValues, ...due.values, ":s": "outcome", ":r": reference, ":zero": 0 },
-        },
+  const due = onDueList("peppol", item.userId, item.sk, next.toISOString());
+  return {
+    op: {
+      Update: {
+        ...read,
+        UpdateExpression: `SET ${set}, ${due.set}`,
+        ExpressionAttributeValues: { ...seenValues, ...due.values, ...values },
       },
     },
-    documentWrite(deps, item, { status: "pending", providerReference: reference, error: null, updatedAt: at }),
+  };
+}
+
+async function submitted(deps: Deps, item: DeliveryItem, now: Date, reference: string): Promise<boolean> {
+  const next = new Date(now.getTime() + BACKOFF_MS[0]!);
+  return step(deps, [
+    moved(deps, item, next, "stage = :s, providerReference = :r, attempts = :zero", {
+      ":s": "outcome",
+      ":r": reference,
+      ":zero": 0,
+    }),
+    documentWrite(deps, item, {
+      status: "pending",
+      providerReference: reference,
+      error: null,
+      updatedAt: now.toISOString(),
+    }),
   ]);
 }
 
@@ -212,20 +253,7 @@ async function later(deps: Deps, item: DeliveryItem, now: Date, giveUpReason: st
   if (now.getTime() - Date.parse(item.since) >= GIVE_UP_AFTER_MS)
     return finish(deps, item, now, "failed", giveUpReason);
   const wait = BACKOFF_MS[Math.min(item.attempts, BACKOFF_MS.length - 1)]!;
-  const next = new Date(now.getTime() + wait).toISOString();
-  const { seenValues, ...read } = asRead(deps.db.table, item);
-  const due = onDueList("peppol", item.userId, item.sk, next);
-  return step(deps, [
-    {
-      op: {
-        Update: {
-          ...read,
-          UpdateExpression: `SET attempts = attempts + :one, ${due.set}`,
-          ExpressionAttributeValues: { ...seenValues, ...due.values, ":one": 1 },
-        },
-      },
-    },
-  ]);
+  return step(deps, [moved(deps, item, new Date(now.getTime() + wait), "attempts = attempts + :one", { ":one": 1 })]);
 }
 
 async function finish(

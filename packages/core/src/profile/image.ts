@@ -1,5 +1,6 @@
-import { crc32, inflateSync } from "node:zlib";
+import { inflateSync } from "node:zlib";
 import type { ImageType } from "../capabilities/document-view";
+import { pngHeader, pngPasses, pngStride, readPngChunks } from "./png";
 
 // Where a stored image's type lives: with the document view that draws it (capabilities/ imports no domain).
 export type { ImageType, Logo } from "../capabilities/document-view";
@@ -26,8 +27,6 @@ interface ImageInfo {
 
 type ImageCheck = { ok: true; image: ImageInfo } | { ok: false; reason: string };
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 /** `maxSide`: the most pixels either side may have; a larger image is refused by its header alone. */
 export function inspectImage(bytes: Uint8Array, declared: ImageType, maxSide: number): ImageCheck {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -40,54 +39,23 @@ export function inspectImage(bytes: Uint8Array, declared: ImageType, maxSide: nu
 const tooLarge = (size: { width: number; height: number }, maxSide: number) =>
   `is ${size.width} × ${size.height} pixels; at most ${maxSide} × ${maxSide}`;
 
-/** Adam7's seven passes: first column and row, column and row steps. */
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
-
-/**
- * The exact length of a PNG's inflated image data: each row is a filter byte and its packed pixels;
- * an interlaced image is seven smaller images, empty passes having no rows at all (PNG spec 8.2).
- */
+/** The exact length of a PNG's inflated image data: each pass's rows, a filter byte and the packed pixels. */
 function imageDataLength(width: number, height: number, bitsPerPixel: number, interlaced: boolean): number {
-  const rows = (w: number, h: number) => (w === 0 || h === 0 ? 0 : h * (1 + Math.ceil((w * bitsPerPixel) / 8)));
-  if (!interlaced) return rows(width, height);
   let total = 0;
-  for (const [x0, y0, dx, dy] of ADAM7) {
-    total += rows(Math.max(0, Math.ceil((width - x0) / dx)), Math.max(0, Math.ceil((height - y0) / dy)));
-  }
+  for (const pass of pngPasses(width, height, interlaced))
+    total += pass.height * (1 + pngStride(pass.width, bitsPerPixel));
   return total;
 }
 
 function inspectPng(buf: Buffer, maxSide: number): ImageInfo | string {
-  if (buf.length < 8 || !buf.subarray(0, 8).equals(PNG_SIGNATURE)) return "is not a PNG image";
-  let offset = 8;
   let header: { width: number; height: number; dataLength: number } | undefined;
   const data: Buffer[] = [];
-  for (;;) {
-    if (offset + 12 > buf.length) return "is a truncated PNG image";
-    const length = buf.readUInt32BE(offset);
-    const type = buf.toString("latin1", offset + 4, offset + 8);
-    const end = offset + 12 + length;
-    if (end > buf.length) return "is a truncated PNG image";
-    const body = buf.subarray(offset + 8, offset + 8 + length);
-    if (crc32(buf.subarray(offset + 4, offset + 8 + length)) !== buf.readUInt32BE(offset + 8 + length)) {
-      return "is a damaged PNG image (a chunk's checksum is wrong)";
-    }
+  for (const chunk of readPngChunks(buf)) {
+    if (typeof chunk === "string") return chunk;
+    const { type, body } = chunk;
     if (!header) {
-      if (type !== "IHDR" || length !== 13) return "is not a PNG image (no header chunk)";
-      const width = body.readUInt32BE(0),
-        height = body.readUInt32BE(4),
-        depth = body[8]!,
-        color = body[9]!,
-        interlace = body[12]!;
-      const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[color];
+      if (type !== "IHDR" || body.length !== 13) return "is not a PNG image (no header chunk)";
+      const { width, height, depth, channels, interlace } = pngHeader(body);
       if (!channels || ![1, 2, 4, 8, 16].includes(depth) || width === 0 || height === 0 || interlace > 1)
         return "is a PNG image of an unknown kind";
       // Refused by what it declares, before any of it is decompressed.
@@ -95,13 +63,9 @@ function inspectPng(buf: Buffer, maxSide: number): ImageInfo | string {
       header = { width, height, dataLength: imageDataLength(width, height, channels * depth, interlace === 1) };
     } else if (type === "IDAT") {
       data.push(body);
-    } else if (type === "IEND") {
-      if (end !== buf.length) return "has data after the PNG image's end";
-      break;
     }
-    offset = end;
   }
-  if (data.length === 0) return "is a PNG image without image data";
+  if (!header || data.length === 0) return "is a PNG image without image data";
   let pixels: Buffer;
   try {
     // Stops at the exact length its size needs: one byte more is an error, not more work.

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { crc32, deflateSync, inflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
+import { PNG_SIGNATURE, pngChunk, pngHeader, pngPasses, pngStride, readPngChunks, type PngHeader } from "./png";
 
 /**
  * A PNG logo made cheap to draw, once: decoded (any bit depth, colour type, interlaced or not),
@@ -23,18 +24,6 @@ export interface FlatPng {
   width: number;
   height: number;
 }
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
-const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 /** The PNG decoded once, flattened into `box` (and smaller boxes, by `smaller`, until `fits`). */
 export function flattenPng(
@@ -80,34 +69,19 @@ interface Decoded {
 }
 
 function decode(buf: Buffer): Decoded {
-  if (!buf.subarray(0, 8).equals(SIGNATURE)) throw new Error("not a PNG");
-  let offset = 8;
-  let width = 0,
-    height = 0,
-    depth = 8,
-    color = 6,
-    interlaced = false;
+  let header: PngHeader | undefined;
   let palette: Buffer | undefined;
   let transparency: Buffer | undefined;
   const data: Buffer[] = [];
-  while (offset + 12 <= buf.length) {
-    const length = buf.readUInt32BE(offset);
-    const type = buf.toString("latin1", offset + 4, offset + 8);
-    const body = buf.subarray(offset + 8, offset + 8 + length);
-    if (type === "IHDR") {
-      width = body.readUInt32BE(0);
-      height = body.readUInt32BE(4);
-      depth = body[8]!;
-      color = body[9]!;
-      interlaced = body[12] === 1;
-    } else if (type === "PLTE") palette = body;
-    else if (type === "tRNS") transparency = body;
-    else if (type === "IDAT") data.push(body);
-    else if (type === "IEND") break;
-    offset += 12 + length;
+  for (const chunk of readPngChunks(buf)) {
+    if (typeof chunk === "string") throw new Error(`the PNG ${chunk}`);
+    if (chunk.type === "IHDR") header = pngHeader(chunk.body);
+    else if (chunk.type === "PLTE") palette = chunk.body;
+    else if (chunk.type === "tRNS") transparency = chunk.body;
+    else if (chunk.type === "IDAT") data.push(chunk.body);
   }
-  const channels = CHANNELS[color];
-  if (!channels || width === 0 || height === 0) throw new Error("not a PNG of a known kind");
+  if (!header?.channels || header.width === 0 || header.height === 0) throw new Error("not a PNG of a known kind");
+  const { width, height, depth, color, channels } = header;
   const raw = inflateSync(Buffer.concat(data));
   const bitsPerPixel = channels * depth;
   const bpp = Math.max(1, bitsPerPixel >> 3); // bytes to the corresponding byte of the pixel before
@@ -115,20 +89,16 @@ function decode(buf: Buffer): Decoded {
   const sample = sampler(depth);
   const toRgba = pixelReader(color, depth, channels, palette, transparency, sample);
   let at = 0;
-  const passes = interlaced ? ADAM7 : ([[0, 0, 1, 1]] as const);
-  for (const [x0, y0, dx, dy] of passes) {
-    const passWidth = Math.max(0, Math.ceil((width - x0) / dx));
-    const passHeight = Math.max(0, Math.ceil((height - y0) / dy));
-    if (passWidth === 0 || passHeight === 0) continue;
-    const stride = Math.ceil((passWidth * bitsPerPixel) / 8);
+  for (const pass of pngPasses(width, height, header.interlace === 1)) {
+    const stride = pngStride(pass.width, bitsPerPixel);
     let previous = new Uint8Array(stride);
-    for (let row = 0; row < passHeight; row++) {
+    for (let row = 0; row < pass.height; row++) {
       const filter = raw[at]!;
       const line = Uint8Array.from(raw.subarray(at + 1, at + 1 + stride));
       at += 1 + stride;
       unfilter(filter, line, previous, bpp);
-      const y = y0 + row * dy;
-      for (let col = 0; col < passWidth; col++) toRgba(line, col, rgba, (y * width + x0 + col * dx) * 4);
+      const y = pass.y0 + row * pass.dy;
+      for (let col = 0; col < pass.width; col++) toRgba(line, col, rgba, (y * width + pass.x0 + col * pass.dx) * 4);
       previous = line;
     }
   }
@@ -254,18 +224,9 @@ function encode(rgba: Uint8Array, width: number, height: number): Uint8Array {
   header[8] = 8; // bit depth
   header[9] = 6; // RGBA
   return Buffer.concat([
-    SIGNATURE,
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(raw)),
-    chunk("IEND", Buffer.alloc(0)),
+    PNG_SIGNATURE,
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", deflateSync(raw)),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
-}
-
-function chunk(type: string, body: Buffer): Buffer {
-  const out = Buffer.alloc(12 + body.length);
-  out.writeUInt32BE(body.length, 0);
-  out.write(type, 4, "latin1");
-  body.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length);
-  return out;
 }

@@ -167,37 +167,33 @@ export function deliverInvoice(ctx: Ctx, invoiceId: number): Promise<DeliveryOut
 }
 
 /** Takes an invoice off the recurring due list; false when someone else already changed its entry. */
-async function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boolean> {
-  try {
-    await commit({ db: ctx.db }, [
-      {
-        op: {
-          Update: {
-            TableName: ctx.db.table,
-            Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: `REMOVE deliverAt, ${OFF_DUE_LIST}`,
-            ConditionExpression: stillOnDueList(invoice).condition,
-            ExpressionAttributeValues: stillOnDueList(invoice).values,
-          },
-        },
-        onConditionFailed: () => new MarkerMoved(),
-      },
-    ]);
-    return true;
-  } catch (error) {
-    if (error instanceof MarkerMoved) return false;
-    throw error;
-  }
+function removeDeliveryMarker(ctx: Ctx, invoice: InvoiceItem): Promise<boolean> {
+  const seen = stillOnDueList(invoice);
+  return updateMarker(ctx, invoice, `REMOVE deliverAt, ${OFF_DUE_LIST}`, seen.condition, seen.values);
 }
 
 /**
  * Moves an invoice's delivery marker to when its user's email quota allows (Retry-After from the
  * job's clock); false when someone else changed the entry meanwhile.
  */
-async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeconds: number): Promise<boolean> {
+function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeconds: number): Promise<boolean> {
   const deliverAt = new Date(ctx.clock().getTime() + retryAfterSeconds * 1000).toISOString();
   // The entry withIndexKeys derives from that deliverAt (DUE_LISTS: the recurring list).
   const move = movedOnDueList("recurring", ctx.userId, invoiceKey(ctx.userId, invoice.id).sk, deliverAt, invoice);
+  return updateMarker(ctx, invoice, `SET deliverAt = :at, ${move.set}`, move.condition, {
+    ":at": deliverAt,
+    ...move.values,
+  });
+}
+
+/** One update of the invoice's delivery marker, conditioned on its entry as read; false when it changed meanwhile. */
+async function updateMarker(
+  ctx: Ctx,
+  invoice: InvoiceItem,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<boolean> {
   try {
     await commit({ db: ctx.db }, [
       {
@@ -205,9 +201,9 @@ async function moveDeliveryMarker(ctx: Ctx, invoice: InvoiceItem, retryAfterSeco
           Update: {
             TableName: ctx.db.table,
             Key: invoiceKey(ctx.userId, invoice.id),
-            UpdateExpression: `SET deliverAt = :at, ${move.set}`,
-            ConditionExpression: move.condition,
-            ExpressionAttributeValues: { ":at": deliverAt, ...move.values },
+            UpdateExpression: update,
+            ConditionExpression: condition,
+            ExpressionAttributeValues: values,
           },
         },
         onConditionFailed: () => new MarkerMoved(),

@@ -12,7 +12,8 @@
  *   written by a request or a job, never a TTL deletion (DynamoDB's own deletes carry
  *   `userIdentity`; writes made through the API have none);
  * - the INSERT of an email outbox record (the subscriber delivers it), and of a Peppol delivery
- *   record (the subscriber makes its first hand-over: peppol/delivery.ts).
+ *   record (the subscriber hands it to the `peppol` queue, whose worker makes its first hand-over:
+ *   peppol/delivery.ts).
  *
  * A new kind of record that the subscriber must see is added here; test/events/stream-filter.test.ts
  * checks every kind `kindOf` (stream/derive.ts) recognises against these patterns.

@@ -19,8 +19,7 @@ import { errorFields, log } from "../observability/context-log";
 import { METRIC } from "../observability/metric-names";
 import { countMetric } from "../observability/metrics";
 import { countChange } from "../reports/stream";
-import { handOverNew } from "../peppol/delivery";
-import { withConcurrency } from "../concurrency";
+import { peppolWorker } from "../peppol/delivery";
 
 /**
  * The table's change-stream subscriber: the one handler the Lambda (functions/src/lambda/stream.ts) and
@@ -32,7 +31,9 @@ import { withConcurrency } from "../concurrency";
  *   transaction whose event put is conditional: a record delivered again stores nothing new (its
  *   events and their attempts exist already); the events are then put on the bus (deployed), up to
  *   10 per PutEvents call;
- * - an email outbox record's insert is handed to the `outbox` queue;
+ * - an email outbox record's insert is handed to the `outbox` queue, and a Peppol delivery record's
+ *   insert (a send with `channel: "peppol"`) to the `peppol` queue, whose worker makes the first
+ *   hand-over to the access point provider (peppol/delivery.ts);
  * - an invoice, payment or credit note change that moves a report figure updates the monthly
  *   aggregates (reports/stream.ts), once per version of the record, however often it comes;
  * - an invoice change that ends its checkout session (void, paid, a new session for a new amount
@@ -45,7 +46,7 @@ import { withConcurrency } from "../concurrency";
  *
  * After the batch: the first webhook attempts (one message per endpoint, in stream order, a user's
  * endpoints in one batch) go to the `webhooks` queue. The hand-offs never fail the batch: whatever a failed send
- * leaves is on the byDue list for the `webhooks` job and the outbox sweep.
+ * leaves is on the byDue list for the `webhooks` job, the outbox sweep and the `peppol` job.
  */
 export interface StreamRecord {
   eventID?: string;
@@ -67,7 +68,7 @@ export interface BatchOutcome {
   failedSequenceNumber?: string;
   events: number;
   /** Work handed to the queues' workers (queue/port.ts); `deferred`: first attempts left to the webhooks job. */
-  handedOff: { emails: number; attempts: number; expiries: number; deferred: number };
+  handedOff: { emails: number; attempts: number; expiries: number; peppol: number; deferred: number };
 }
 
 /**
@@ -90,9 +91,6 @@ interface BusEntry {
   position: number;
 }
 
-/** Peppol first hand-overs made at once by one batch (each one HTTP call to the provider, time-bounded by its adapter). */
-const PEPPOL_HAND_OVER_CONCURRENCY = 4;
-
 export async function handleStreamBatch(
   deps: Deps,
   records: readonly StreamRecord[],
@@ -108,7 +106,10 @@ export async function handleStreamBatch(
   const emails: WorkMessage[] = [];
   /** One message per endpoint: its first attempts of this batch, in stream order. */
   const attempts = new Map<string, WorkMessage>();
-  const outcome: BatchOutcome = { events: 0, handedOff: { emails: 0, attempts: 0, expiries: 0, deferred: 0 } };
+  const outcome: BatchOutcome = {
+    events: 0,
+    handedOff: { emails: 0, attempts: 0, expiries: 0, peppol: 0, deferred: 0 },
+  };
   let bus: BusEntry[] = [];
   /** Puts the waiting events on the bus; false (and the batch fails from their first record) when it fails. */
   const flushBus = async (): Promise<boolean> => {
@@ -129,8 +130,8 @@ export async function handleStreamBatch(
       return false;
     }
   };
-  /** Peppol sends whose first hand-over this batch makes (peppol/delivery.ts). */
-  const handOvers: Record<string, unknown>[] = [];
+  /** Peppol sends whose first hand-over the `peppol` queue's worker makes (peppol/delivery.ts). */
+  const handOvers: WorkMessage[] = [];
 
   for (const [position, record] of records.entries()) {
     if (position > 0 && options.remainingMs && options.remainingMs() < STOP_TAKING_RECORDS_MS) {
@@ -150,7 +151,8 @@ export async function handleStreamBatch(
         emails.push({ queue: "outbox", now, userId: email.userId, keys: [{ pk: email.pk, sk: email.sk }] });
       }
       if (change === "INSERT" && after && typeof after.sk === "string" && after.sk.startsWith("PEPPOL#")) {
-        handOvers.push(after);
+        const userId = String(after.pk).slice("USER#".length);
+        handOvers.push({ queue: "peppol", now, userId, keys: [{ pk: String(after.pk), sk: after.sk }] });
       }
       const derived = deriveEvents(change, before, after);
       for (const [index, event] of derived.entries()) {
@@ -216,27 +218,27 @@ export async function handleStreamBatch(
   // fails from the first record whose events it held.
   await flushBus();
 
-  // The deliveries go to their queues' workers (queue/port.ts): the subscriber does not wait for a
-  // receiver or for SES. A user's endpoints go in one batch (queue/dispatch.ts batchesByUser). A send that fails is
-  // logged and costs nothing: the emails and attempts are on their due lists, where the outbox
-  // sweep and the webhooks job find them.
+  // The deliveries go to their queues' workers (queue/port.ts): the subscriber waits for no
+  // receiver, SES or access point provider. A user's endpoints go in one batch (queue/dispatch.ts
+  // batchesByUser). A send that fails is logged and costs nothing: the emails, attempts and Peppol
+  // deliveries are on their due lists, where the outbox sweep, the webhooks job and the peppol job
+  // find them.
   const handOffs: [QueueName, WorkMessage[], Worker][] = [
     ["outbox", emails, outboxWorker],
     ["webhooks", [...attempts.values()], webhooksWorker],
+    ["peppol", handOvers, peppolWorker],
   ];
   for (const [queue, messages, worker] of handOffs) {
     try {
       const grouped = queue === "webhooks" ? batchesByUser(messages) : batches(messages);
       for (const batch of grouped) await enqueue(deps, queue, batch, worker);
       if (queue === "outbox") outcome.handedOff.emails += messages.length;
+      else if (queue === "peppol") outcome.handedOff.peppol += messages.length;
       else outcome.handedOff.attempts += messages.reduce((n, m) => n + m.keys.length, 0);
     } catch (error) {
       log("warn", "hand-off to a queue failed; the due list keeps the work", { queue, ...errorFields(error) });
     }
   }
-  // A Peppol send's first hand-over to the access point provider, a few at a time; what fails or is
-  // left is on the peppol due list for the peppol job's retries (peppol/delivery.ts).
-  await withConcurrency(handOvers, PEPPOL_HAND_OVER_CONCURRENCY, "Peppol hand-over", (item) => handOverNew(deps, item));
   return outcome;
 }
 

@@ -6,7 +6,7 @@ import { writeUbl } from "./ubl";
 
 /**
  * The XML of the XML formats, in its own module (not write-einvoice.ts) so that what writes only XML (the Peppol
- * hand-over in the stream subscriber and the peppol job) does not bundle Factur-X's pdf-lib.
+ * hand-over in the peppol queue's worker and the peppol job) does not bundle Factur-X's pdf-lib.
  * Throws if the invoice lacks what the format needs.
  */
 export function writeEInvoiceXml(source: EInvoiceSource, format: Exclude<EInvoiceFormat, "facturx">): string {

@@ -3,22 +3,21 @@ import { withDeadline } from "@invoicing/core/db/deadline";
 import { invocationDeadline } from "./deadline";
 import { log, withLogContext } from "@invoicing/core/observability/context-log";
 import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
-import { peppolHandOver } from "../capabilities/peppol-hand-over";
 import { createDeps } from "../capabilities/create-deps";
 import { eventBus } from "../capabilities/event-bus";
 import { workQueue } from "../capabilities/work-queue";
 
 /**
  * The table stream's subscriber (infra/stream.ts): events, the bus and the reports ledger, in order;
- * email delivery, webhook first attempts and checkout expiries go to their queues
+ * email delivery, webhook first attempts, checkout expiries and Peppol hand-overs go to their queues
  * (packages/core/src/stream/subscriber.ts). A record that fails is reported with
  * ReportBatchItemFailures, so Lambda retries the batch from that record on: the ones before it are
  * not processed again, and none is skipped. The batch stops taking records close to the function's
  * timeout (the rest comes again), and every log line carries the invocation's id.
  */
-// The bus, the queues it hands email delivery, webhook first attempts and checkout expiries to, and
-// the Peppol access point provider (a send's first hand-over).
-const deps = createDeps(process.env, [eventBus, workQueue, peppolHandOver]);
+// The bus, and the queues it hands email delivery, webhook first attempts, checkout expiries and
+// Peppol hand-overs to.
+const deps = createDeps(process.env, [eventBus, workQueue]);
 
 export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
   return withLogContext({ source: "stream", requestId: context?.awsRequestId }, async () => {

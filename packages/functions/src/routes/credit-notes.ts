@@ -14,7 +14,7 @@ import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createCreditNoteBody, creditNoteListFilters } from "../schemas/credit-notes";
 import { documentSendBody } from "../schemas/documents";
-import { peppolSendChecks } from "./peppol";
+import { DOCUMENT_SEND_PROBLEMS, documentSendOptions } from "./peppol";
 import { CreditNote } from "../schemas/resources";
 import { jsonBody, listQuery } from "../http/validators";
 
@@ -89,20 +89,12 @@ export const creditNotes = new Hono<AppEnv>()
         "Emails the credit note with its PDF attached (`CN-000001.pdf`) to `to`, else the client's email on it, else the client's current email; counts against the email quota like an invoice's send; sets `sentAt`. May be repeated; the credit note stays `issued`. " +
         '`"channel": "peppol"` sends it over the Peppol network instead, with the checks and `peppolDelivery` of an invoice\'s Peppol send (docs/peppol.md).',
       success: one(CreditNote, "The credit note, with its new `sentAt`."),
-      problems: [
-        "client_email_missing",
-        "email_quota_exceeded",
-        "peppol_not_configured",
-        "peppol_not_registered",
-        "e_invoice_incomplete",
-        "peppol_recipient_unreachable",
-      ],
+      problems: DOCUMENT_SEND_PROBLEMS,
     }),
     jsonBody(documentSendBody, { emptyAsObject: true }),
     async (c) => {
       const ctx = c.get("ctx");
-      const { to, channel } = c.req.valid("json");
-      const peppol = channel === "peppol" ? await peppolSendChecks(ctx, "CREDITNOTE", idParam(c)) : undefined;
-      return creditNoteResponse(c, await sendCreditNote(ctx, idParam(c), { to, peppol }));
+      const options = await documentSendOptions(ctx, "CREDITNOTE", idParam(c), c.req.valid("json"));
+      return creditNoteResponse(c, await sendCreditNote(ctx, idParam(c), options));
     },
   );

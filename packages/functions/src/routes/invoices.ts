@@ -16,7 +16,7 @@ import { pageResponse } from "../http/pagination";
 import { idParam } from "../http/params";
 import { createInvoiceBody, invoiceListFilters, markPaidBody, updateInvoiceBody } from "../schemas/invoices";
 import { documentSendBody } from "../schemas/documents";
-import { peppolSendChecks } from "./peppol";
+import { DOCUMENT_SEND_PROBLEMS, documentSendOptions } from "./peppol";
 import { Invoice } from "../schemas/resources";
 import { actionBody, ifMatch, jsonBody, listQuery } from "../http/validators";
 
@@ -127,22 +127,13 @@ export const invoices = new Hono<AppEnv>()
         "finalized → sent. Emails the invoice with its public link to `to`, else the client's email, and schedules the reminders. With a card processor configured, sets `cardProcessorPaymentLink` to the invoice's pay link (`/public/invoices/{publicToken}/pay`); send itself never calls the card processor. " +
         '`"channel": "peppol"` sends it over the Peppol network instead (docs/peppol.md): checked first, in this order, with nothing changed when a check fails — a provider configured (peppol_not_configured), the business registered (peppol_not_registered), `format=peppol` complete (e_invoice_incomplete), the buyer reachable (peppol_recipient_unreachable); then `peppolDelivery` is pending and the hand-over runs in the background.',
       success: one(Invoice, "The sent invoice."),
-      problems: [
-        "invalid_transition",
-        "client_email_missing",
-        "email_quota_exceeded",
-        "peppol_not_configured",
-        "peppol_not_registered",
-        "e_invoice_incomplete",
-        "peppol_recipient_unreachable",
-      ],
+      problems: ["invalid_transition", ...DOCUMENT_SEND_PROBLEMS],
     }),
     jsonBody(documentSendBody, { emptyAsObject: true }),
     async (c) => {
       const ctx = c.get("ctx");
-      const { to, channel } = c.req.valid("json");
-      const peppol = channel === "peppol" ? await peppolSendChecks(ctx, "INVOICE", idParam(c)) : undefined;
-      return invoiceResponse(c, await sendInvoice(ctx, idParam(c), { to, peppol }));
+      const options = await documentSendOptions(ctx, "INVOICE", idParam(c), c.req.valid("json"));
+      return invoiceResponse(c, await sendInvoice(ctx, idParam(c), options));
     },
   )
   .post(

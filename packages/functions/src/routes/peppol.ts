@@ -20,8 +20,10 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { creditNoteSourceOf } from "../einvoice/credit-note";
 import { missingForEInvoice } from "../einvoice/requirements";
 import type { AppEnv } from "../http/app-env";
-import { HttpProblem } from "../http/problems";
+import { HttpProblem, type ProblemCode } from "../http/problems";
 import { describe } from "../http/describe";
+import type { documentSendBody } from "../schemas/documents";
+import type * as v from "valibot";
 
 /**
  * The business's Peppol registration (API.md section 19, docs/peppol.md) and the checks of a send
@@ -74,12 +76,37 @@ export const peppol = new Hono<AppEnv>()
     },
   );
 
+/** What the send of an invoice or a credit note may answer besides its own rules: the email's and a Peppol send's checks. */
+export const DOCUMENT_SEND_PROBLEMS = [
+  "client_email_missing",
+  "email_quota_exceeded",
+  "peppol_not_configured",
+  "peppol_not_registered",
+  "e_invoice_incomplete",
+  "peppol_recipient_unreachable",
+] as const satisfies readonly ProblemCode[];
+
+/**
+ * A `/send` body (schemas/documents.ts documentSendBody) as the document's send takes it: by email
+ * to `to`, or with `channel: "peppol"` the Peppol checks made first (below), for invoices and
+ * credit notes alike.
+ */
+export async function documentSendOptions(
+  ctx: Ctx,
+  kind: PeppolDocumentKind,
+  id: number,
+  body: v.InferOutput<typeof documentSendBody>,
+): Promise<{ to?: string; peppol?: { kind: PeppolDocumentKind; receiver: string } }> {
+  const peppol = body.channel === "peppol" ? await peppolSendChecks(ctx, kind, id) : undefined;
+  return { to: body.to, peppol };
+}
+
 /**
  * The checks of a Peppol send, in API.md's order, before anything changes: a provider is
  * configured, the business is registered and active, the document's `format=peppol` is complete,
  * the buyer's `peppolId` receives this document type on the network. Returns what the send records.
  */
-export async function peppolSendChecks(
+async function peppolSendChecks(
   ctx: Ctx,
   kind: PeppolDocumentKind,
   id: number,
