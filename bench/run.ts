@@ -12,6 +12,7 @@ import { measureRender } from "./render";
 import { measureReports } from "./reports";
 import { measureThroughput, printThroughput } from "./throughput";
 import { runScale } from "./scale/scale";
+import { measureWriteUnits, printWriteUnits } from "./write-units";
 import { createWorld } from "./world";
 
 /**
@@ -47,6 +48,8 @@ async function main() {
     const facturX = await measureFirstFacturX(dynamo.endpoint);
     console.error("bench: cost at on-demand prices…");
     const cost = await measureCost(dynamo.endpoint, init.rows);
+    console.error("bench: write units per invoice lifecycle and per email, by index projection…");
+    const writeUnits = await measureWriteUnits(dynamo.endpoint);
 
     const verdict = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "met" : "NOT met");
     console.log("\nDynamoDB requests per API call (auth included)");
@@ -117,6 +120,7 @@ async function main() {
         "total $": c.dollars.total,
       })),
     );
+    printWriteUnits(writeUnits);
 
     mkdirSync("bench", { recursive: true });
     const results = {
@@ -132,6 +136,7 @@ async function main() {
       reports,
       issue29: { logo, payLink, facturX },
       cost: { prices: PRICES, assumptions: ASSUMPTIONS, figures: cost },
+      writeUnits,
     };
     writeFileSync("bench/results.json", JSON.stringify(results, null, 2) + "\n");
     console.log("written: bench/results.json");
@@ -140,11 +145,21 @@ async function main() {
   }
 }
 
+/** `npm run bench -- units`: the write units alone (a few seconds). */
+async function runWriteUnits() {
+  const dynamo = await startDynamoLocal();
+  try {
+    printWriteUnits(await measureWriteUnits(dynamo.endpoint));
+  } finally {
+    await dynamo.stop();
+  }
+}
+
 // `npm run bench -- scale`: the scale simulation alone (a few minutes; not part of the whole bench).
 const part = process.argv[2];
-const run = part === "scale" ? runScale : part === undefined ? main : undefined;
+const run = part === "scale" ? runScale : part === "units" ? runWriteUnits : part === undefined ? main : undefined;
 if (!run) {
-  console.error(`unknown bench part "${part}": npm run bench [-- scale]`);
+  console.error(`unknown bench part "${part}": npm run bench [-- scale | -- units]`);
   process.exit(2);
 }
 run().catch((error: unknown) => {

@@ -5,6 +5,7 @@ import { feedbackFailures } from "./email";
 import { jobIntervals } from "./jobs";
 import { queueAlarms } from "./queues";
 import { declaredFunctions } from "./runtime";
+import { chatChannels } from "./chatbot";
 import { type AlarmTargets, stageSettings } from "./stages";
 import { table } from "./storage";
 import { streamFailures } from "./stream";
@@ -13,7 +14,8 @@ import { streamFailures } from "./stream";
  * The alarms (docs/operations.md explains each, under the section its description names). Who hears
  * them is a stage setting in code (infra/stages.ts, `alarms`): production refuses to deploy without
  * someone to page. Two topics:
- * - `Alarms` pages: email addresses, and optionally a pager's HTTPS endpoint;
+ * - `Alarms` pages: email addresses, and optionally a pager's HTTPS endpoint and chat channels
+ *   (AWS Chatbot, infra/chatbot.ts);
  * - `Warnings` informs: early signs and slow backlogs that need nobody at night.
  * A personal stage (alarms: false) gets neither, nor any alarm: ~40 alarms for nobody.
  *
@@ -40,6 +42,7 @@ function declareAlarms(targets: AlarmTargets) {
   targets.warn.emails.forEach((endpoint, i) => {
     new aws.sns.TopicSubscription(`WarningsEmail${i + 1}`, { topic: warnTopic.arn, protocol: "email", endpoint });
   });
+  if (targets.page.chat?.length) chatChannels(targets.page.chat, pageTopic.arn);
 
   interface AlarmSpec {
     namespace: string;

@@ -9,7 +9,7 @@
  * SES reputation and API throttle). Any other stage is a developer's personal copy in dev's account
  * and region: no domain, no alarms, dev's sender shared (personalStage below).
  *
- * Plain code without SST's globals, so the tests call it directly (test/deploy/stages.test.ts), and
+ * Plain code without SST's globals, so the tests call it directly (test/deploy/go-live.test.ts), and
  * `sst.config.ts`'s app() can read it before the globals exist.
  *
  * The values below are the template's: replace the accounts, profiles, domains and addresses with
@@ -17,14 +17,26 @@
  * real AWS account has, so an unedited deploy stops at the provider's account check.
  */
 
+/**
+ * A chat channel AWS Chatbot posts the `Alarms` topic to (infra/alarms.ts). The Slack workspace or
+ * Microsoft Teams team must first be authorized in the AWS Chatbot console, once per account: a
+ * browser sign-in no code can do (docs/deploying.md, step 5). Private Slack channels also need
+ * `/invite @aws` there.
+ */
+export type ChatChannel =
+  /** Slack: the workspace's id (`T…`, the Chatbot console shows it) and the channel's (`C…`). */
+  | { slack: { workspaceId: string; channelId: string } }
+  /** Microsoft Teams: the tenant and team ids (UUIDs) and the channel's id (`19:…@thread.tacv2`). */
+  | { teams: { tenantId: string; teamId: string; channelId: string } };
+
 /** Who hears about what: every alarm pages; warnings only inform. */
 export interface AlarmTargets {
   /**
    * Subscribed to the `Alarms` topic: every alarm and its return to OK. At least one email address
-   * (AWS asks it to confirm the subscription) or HTTPS endpoint (a pager's SNS integration URL,
-   * e.g. PagerDuty's or Opsgenie's; it confirms the subscription itself).
+   * (AWS asks it to confirm the subscription), HTTPS endpoint (a pager's SNS integration URL, e.g.
+   * PagerDuty's or Opsgenie's; it confirms the subscription itself) or chat channel (AWS Chatbot).
    */
-  page: { emails: readonly string[]; https?: readonly string[] };
+  page: { emails: readonly string[]; https?: readonly string[]; chat?: readonly ChatChannel[] };
   /** Subscribed to the `Warnings` topic: early signs that do not need anyone now (docs/operations.md, "Warnings"). */
   warn: { emails: readonly string[] };
 }
@@ -162,12 +174,21 @@ export function stageSettings(
       if (!EMAIL.test(address)) throw new StageSettingsError(`${stage}: "${address}" is not an email address`);
     for (const url of page.https ?? [])
       if (!url.startsWith("https://")) throw new StageSettingsError(`${stage}: a pager endpoint must be https://`);
+    for (const channel of page.chat ?? []) checkChatChannel(stage, channel);
+  }
+  if (settings.domain && typeof settings.domain.dns === "object") {
+    // API Gateway takes a regional domain's certificate from ACM in the API's own region only.
+    const region = /^arn:aws:acm:([a-z0-9-]+):\d{12}:certificate\/[\w-]+$/.exec(settings.domain.dns.cert)?.[1];
+    if (region !== settings.region)
+      throw new StageSettingsError(
+        `${stage}: domain.dns.cert must be the ARN of an ACM certificate in ${settings.region} (the stage's region), not "${settings.domain.dns.cert}"`,
+      );
   }
   if (stage === "production") {
     const page = settings.alarms ? settings.alarms.page : undefined;
-    if (!page || page.emails.length + (page.https?.length ?? 0) === 0)
+    if (!page || page.emails.length + (page.https?.length ?? 0) + (page.chat?.length ?? 0) === 0)
       throw new StageSettingsError(
-        "production refuses to deploy without an alarm target: set alarms.page (an email or a pager's HTTPS endpoint) in infra/stages.ts",
+        "production refuses to deploy without an alarm target: set alarms.page (an email, a pager's HTTPS endpoint or a chat channel) in infra/stages.ts",
       );
     if (!settings.domain)
       throw new StageSettingsError(
@@ -175,6 +196,27 @@ export function stageSettings(
       );
   }
   return settings;
+}
+
+const SLACK_WORKSPACE = /^T[A-Z0-9]{2,}$/;
+const SLACK_CHANNEL = /^[CG][A-Z0-9]{2,}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The ids AWS Chatbot takes, so a slip (a channel's name for its id) stops the deploy before AWS does. */
+function checkChatChannel(stage: string, channel: ChatChannel): void {
+  if ("slack" in channel) {
+    const { workspaceId, channelId } = channel.slack;
+    if (!SLACK_WORKSPACE.test(workspaceId) || !SLACK_CHANNEL.test(channelId))
+      throw new StageSettingsError(
+        `${stage}: a Slack channel is { workspaceId: "T…", channelId: "C…" } (ids, not names), not ${JSON.stringify(channel.slack)}`,
+      );
+  } else {
+    const { tenantId, teamId, channelId } = channel.teams;
+    if (!UUID.test(tenantId) || !UUID.test(teamId) || !/^19:\S+@thread\.\w+$/.test(channelId))
+      throw new StageSettingsError(
+        `${stage}: a Teams channel is { tenantId: <uuid>, teamId: <uuid>, channelId: "19:…@thread.tacv2" }, not ${JSON.stringify(channel.teams)}`,
+      );
+  }
 }
 
 /** Stages whose settings are named in the map (the others are personal). */

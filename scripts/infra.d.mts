@@ -83,6 +83,8 @@ export declare function evaluateInfra(options?: {
   env?: Record<string, string | undefined>;
   /** Secret name → value, as if set with `sst secret set` (else each secret's placeholder). */
   secrets?: Record<string, string>;
+  /** Settings that replace the stage map's (infra/stages.ts's StageSettings, as JSON), per named stage. */
+  stages?: { production?: object; dev?: object };
 }): Promise<EvaluatedInfra>;
 export declare function componentsOf(infra: EvaluatedInfra, kind: string): RecordedComponent[];
 export declare function functionsOf(infra: EvaluatedInfra): InfraFunction[];

@@ -7,7 +7,7 @@
  * not a second list. Type-checking the same files against SST's real types is
  * scripts/typecheck-infra.mjs; together they stand in for a deploy.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -268,6 +268,17 @@ function fakeAws(recorder) {
       budgets: {
         Budget: resource("aws.budgets.Budget"),
       },
+      iam: {
+        Role: resource("aws.iam.Role", (name) => ({
+          name: new FakeOutput(`${name}-placeholder`),
+          arn: new FakeOutput(`arn:aws:iam::${ACCOUNT}:role/${name}-placeholder`),
+        })),
+        RolePolicy: resource("aws.iam.RolePolicy"),
+      },
+      chatbot: {
+        SlackChannelConfiguration: resource("aws.chatbot.SlackChannelConfiguration"),
+        TeamsChannelConfiguration: resource("aws.chatbot.TeamsChannelConfiguration"),
+      },
     },
     "aws",
   );
@@ -289,11 +300,27 @@ function guard(target, path) {
 }
 
 /**
+ * An esbuild plugin that makes infra/stages.ts's map say `stages` (a partial map: `production`
+ * and/or `dev`, each replacing that stage's settings whole), so a test can evaluate the infra of
+ * settings the repository does not hold (a Chatbot target, a certificate) through the same code.
+ */
+const stagesOverride = (stages) => ({
+  name: "stages-override",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]infra[\\/]stages\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      return { contents: `${source}\nObject.assign(STAGES, ${JSON.stringify(stages)});\n`, loader: "ts" };
+    });
+  },
+});
+
+/**
  * Evaluates sst.config.ts for `stage`. `env` is set while it runs (infra reads deploy-time
  * settings such as EMAIL_SENDER from the deploying shell); `secrets` (name → value) as if set with
- * `sst secret set`. Returns the app settings, run()'s outputs and every component declared, in order.
+ * `sst secret set`; `stages`, settings that replace the map's (stagesOverride above). Returns the
+ * app settings, run()'s outputs and every component declared, in order.
  */
-export async function evaluateInfra({ stage = "dev", env = {}, secrets = {} } = {}) {
+export async function evaluateInfra({ stage = "dev", env = {}, secrets = {}, stages } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "infra-eval-"));
   const saved = { env: {}, globals: {} };
   const recorder = { stage, components: [], app: undefined };
@@ -307,6 +334,7 @@ export async function evaluateInfra({ stage = "dev", env = {}, secrets = {} } = 
       format: "esm",
       target: "node20",
       logLevel: "silent",
+      plugins: stages ? [stagesOverride(stages)] : [],
     });
     const globals = {
       $config: (config) => config,

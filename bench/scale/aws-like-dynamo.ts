@@ -50,6 +50,13 @@ export interface AwsLikeDynamo {
   /** Capacity units consumed so far (base table and indexes), as charged to the buckets. */
   units: { read: number; write: number };
   reads: ReadCounts;
+  /** Requests seen since the counts were reset. */
+  requests(): number;
+  /**
+   * Runs the simulation `factor` times slower than AWS from now on: every latency `factor` times
+   * longer, the limits of partitions met from now on `factor` times lower (docs/scale.md, "slowdown").
+   */
+  setSlowdown(factor: number): void;
   resetCounts(): void;
   close(): Promise<void>;
 }
@@ -90,12 +97,13 @@ export async function startAwsLikeDynamo(
   limits: PartitionLimits,
   latency: Latency,
 ): Promise<AwsLikeDynamo> {
+  let slowdown = 1;
   const buckets = new Map<string, Bucket>();
   const bucket = (kind: "read" | "write", partition: string) => {
     const name = `${kind} ${partition}`;
     let found = buckets.get(name);
     if (!found) {
-      const rate = kind === "read" ? limits.readUnitsPerSecond : limits.writeUnitsPerSecond;
+      const rate = (kind === "read" ? limits.readUnitsPerSecond : limits.writeUnitsPerSecond) / slowdown;
       buckets.set(name, (found = new Bucket(rate, rate * limits.burstSeconds)));
     }
     return found;
@@ -108,7 +116,7 @@ export async function startAwsLikeDynamo(
     delayMs: (operation) => {
       let ms = latency.baseMs - latency.meanExtraMs * Math.log(1 - Math.random());
       if (Math.random() < latency.tailShare) ms += latency.tailMs;
-      return operation.startsWith("Transact") ? 2 * ms : ms;
+      return (operation.startsWith("Transact") ? 2 * ms : ms) * slowdown;
     },
     observe: (operation, body, status, response) => {
       if (status !== 200 || !READ_OPERATIONS.has(operation)) return;
@@ -160,6 +168,10 @@ export async function startAwsLikeDynamo(
     throttled,
     units,
     reads,
+    requests: () => proxy.log.length,
+    setSlowdown(factor) {
+      slowdown = factor;
+    },
     resetCounts() {
       units.read = 0;
       units.write = 0;

@@ -1,6 +1,7 @@
 import type { Deps } from "@invoicing/core/deps";
 import { jobs } from "@invoicing/core/jobs/all";
 import { createStreamReader } from "@invoicing/local/stream-reader";
+import { handleStreamBatch, type StreamRecord } from "@invoicing/core/stream/subscriber";
 import { outboxWorker } from "@invoicing/core/email/outbox";
 import { expireEstimatesWorker } from "@invoicing/core/estimates/expire-job";
 import { overdueWorker } from "@invoicing/core/invoices/overdue-job";
@@ -31,6 +32,8 @@ export interface Drained {
   failedRuns: number;
   /** performance.now() when the last round that changed something ended: the drain's end. */
   doneAt: number;
+  /** What the workers did, by outcome (sent, skipped, waitingForQuota, …), where the runner says. */
+  outcomes?: Record<string, number>;
 }
 
 /**
@@ -85,15 +88,38 @@ export interface Background {
 }
 
 /**
- * The local stream reader (polling every 100 ms) feeding the stream subscriber as the service has
- * it: before the fan-out it made every delivery itself after each batch; with it, it hands emails,
- * webhook first attempts and checkout expiries to the work queues (in process: their workers at
- * the deployed concurrency, queue/names.ts).
+ * The local stream reader (polling every 100 ms) feeding the stream subscriber
+ * (core/src/stream/subscriber.ts), which hands emails, webhook first attempts and checkout expiries
+ * to the work queues (in process: their workers at the deployed concurrency, queue/names.ts).
+ *
+ * Each batch read is handled as Lambda's event source mapping handles a shard's batch with
+ * `ParallelizationFactor` (infra/stream.ts: 10): the records split by their partition key's hash
+ * into that many groups, handled at once, each group in stream order. So one user's records stay in
+ * order and another user's do not wait behind them, as deployed; the local reader alone (npm start)
+ * handles a batch in one sequence, which no deployed shard does.
  */
+export const PARALLELIZATION_FACTOR = 10;
+
 export const streamSubscriber: Background = {
-  describe: "the stream subscriber (core/src/stream/subscriber.ts) fed by the local stream reader every 100 ms",
+  describe: `the stream subscriber (core/src/stream/subscriber.ts), fed by the local stream reader every 100 ms, each batch split by partition key into ${PARALLELIZATION_FACTOR} concurrent groups (ParallelizationFactor)`,
   async start(deps, endpoint, tableName) {
-    const reader = createStreamReader(deps, { endpoint, tableName });
+    const handle = async (records: StreamRecord[]) => {
+      const groups = new Map<number, StreamRecord[]>();
+      for (const record of records) {
+        const group = hashOf(String(record.dynamodb?.Keys?.pk?.S ?? "")) % PARALLELIZATION_FACTOR;
+        groups.set(group, [...(groups.get(group) ?? []), record]);
+      }
+      const outcomes = await Promise.all([...groups.values()].map((group) => handleStreamBatch(deps, group)));
+      // The reader moves past what every group finished: from the earliest record a group failed on,
+      // the batch comes again (what the other groups did after it is found done: the handler is idempotent).
+      const failed = outcomes
+        .map((o) => o.failedSequenceNumber)
+        .filter((n): n is string => n !== undefined)
+        .map((n) => records.findIndex((r) => r.dynamodb?.SequenceNumber === n))
+        .sort((a, b) => a - b)[0];
+      return { failedSequenceNumber: failed === undefined ? undefined : records[failed]!.dynamodb?.SequenceNumber };
+    };
+    const reader = createStreamReader(deps, { endpoint, tableName, handle });
     const stop = reader.start(100);
     return async () => {
       await stop();
@@ -101,6 +127,13 @@ export const streamSubscriber: Background = {
     };
   },
 };
+
+/** A string's 32-bit FNV-1a hash: any stable hash spreads users over the groups. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
 
 /** Every queue's worker, as the deployed workers (functions/src/lambda/workers) run them. */
 const WORKERS: Record<QueueName, Worker> = {
@@ -146,7 +179,7 @@ export const fannedOutJobs: JobRunner = {
       const handled = sqs.counts.delivered - before;
       changed += handled;
       if (handled > 0) doneAt = performance.now();
-      if (handled === 0 || rounds >= 8) return { rounds, changed, failedRuns, doneAt };
+      if (handled === 0 || rounds >= 8) return { rounds, changed, failedRuns, doneAt, outcomes: sqs.outcomes };
     }
   },
 };

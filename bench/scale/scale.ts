@@ -1,26 +1,35 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
 import { startAwsLikeDynamo } from "./aws-like-dynamo";
-import { measureApiLatency, noLimits, userLimits } from "./api-latency";
-import { measureLag } from "./lag";
-import { measureMonthStart } from "./month-start";
+import { type ApiLatencyResult, measureApiLatency, noLimits, userLimits } from "./api-latency";
+import { type CpuFigure, describeCpu, startCpuMeter } from "./cpu";
+import { BURST, BURST_PER_SECOND, type LagResult, measureLag, SLOW_RECEIVER_MS } from "./lag";
+import { measureMonthStart, type MonthStartResult, SIM_EMAIL_QUOTA } from "./month-start";
 import { buildPopulation, type Population, type PopulationSpec } from "./population";
 import { fannedOutJobs, serialJobs, streamSubscriber } from "./runner";
-import { type MonthStartResult, SIM_EMAIL_QUOTA } from "./month-start";
-import { BURST, BURST_PER_SECOND, SLOW_RECEIVER_MS } from "./lag";
-import { DYNAMO_LATENCY, PARTITION_LIMITS, PDF_DRAW_MS, SCALE, SES } from "./sim";
+import { DYNAMO_LATENCY, PARTITION_LIMITS, PDF_DRAW_MS, round, SCALE, SES, sleep } from "./sim";
 
 /**
  * `npm run bench -- scale`: the scale simulation (issue 37 item 4, issue 38's API latency goal).
  * A skewed population on DynamoDB Local behind a proxy that throttles per partition key and adds
- * AWS-like latency; prints each figure with its goal, met or not, and writes bench/scale-results.json.
- * SCALE_USERS sets the population's size (default below); everything else is stated in sim.ts.
+ * AWS-like latency; prints each part's figures with its goal, met or not, as soon as the part ends,
+ * with what the CPU did meanwhile (./cpu.ts), and writes bench/scale-results.json after each part.
+ *
+ * SCALE_PARTS picks the parts (default all: `month,lag,api`); SCALE_USERS the population's size
+ * (default below); everything else is stated in sim.ts. Each part has a deadline: one that has not
+ * ended by it is reported as not measured and the run ends there (its work would weigh on the next
+ * part's figures), and the whole run ends by RUN_DEADLINE_MS whatever happens: the bench cannot hang.
  */
 export const POPULATION: PopulationSpec = {
   users: Number(process.env.SCALE_USERS ?? 40),
   largeShare: 0.01,
   largeFactor: 100,
 };
+
+/** Per part, generous against its usual time (docs/scale.md, Figures) on a loaded two-core machine. */
+const PART_DEADLINE_MS = { month: 200_000, lag: 180_000, api: 90_000 } as const;
+const RUN_DEADLINE_MS = 480_000;
+type Part = keyof typeof PART_DEADLINE_MS;
 
 /**
  * The service's own structured log lines and metrics (JSON on the console) are counted, not printed:
@@ -43,94 +52,183 @@ function quietServiceLogs(): Record<string, number> {
   return counts;
 }
 
-export async function runScale(): Promise<void> {
-  const serviceLogs = quietServiceLogs();
-  const dynamo = await startDynamoLocal();
-  const proxy = await startAwsLikeDynamo(dynamo.endpoint, PARTITION_LIMITS, DYNAMO_LATENCY);
-  const log = (line: string) => console.error(line);
-  try {
-    const parts = (process.env.SCALE_PARTS ?? "month,lag,api").split(",");
-    let population: Population | undefined;
-    let monthStart: MonthStartResult | undefined;
-    if (parts.includes("month")) {
-      log(
-        `scale: making ${POPULATION.users} users (${POPULATION.largeShare * 100} % with ${POPULATION.largeFactor}× the median's due items)…`,
-      );
-      const started = performance.now();
-      population = await buildPopulation(dynamo.endpoint, POPULATION);
-      log(
-        `scale: population made in ${Math.round((performance.now() - started) / 1000)} s: ${population.items.length} items, due on the 1st ${JSON.stringify(population.due)}`,
-      );
-      log("scale: (i) month start drained by 1, 2, 4, 8 workers…");
-      // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
-      const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
-      monthStart = await measureMonthStart(dynamo.endpoint, proxy, population, runner, log);
-      // Each part's figures as soon as it ends: a run stopped later keeps them.
-      log(`scale: (i) and (iii): ${JSON.stringify(monthStart)}`);
-    }
-    log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
-    const lag = parts.includes("lag") ? await measureLag(dynamo.endpoint, proxy, streamSubscriber, log) : undefined;
-    if (lag) log(`scale: (ii): ${JSON.stringify(lag)}`);
-    log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
-    // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
-    const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
-    const api = parts.includes("api") ? await measureApiLatency(dynamo.endpoint, proxy, limits, log) : undefined;
+class PastDeadline extends Error {}
 
-    const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
-    console.log(
-      `\nScale simulation (${JSON.stringify(POPULATION)}; per partition key ${PARTITION_LIMITS.readUnitsPerSecond} RCU / ${PARTITION_LIMITS.writeUnitsPerSecond} WCU per s = AWS's ÷ ${SCALE.partitionDivisor}; DynamoDB latency ${JSON.stringify(DYNAMO_LATENCY)}; SES ${SES.perSecond}/s, ${SES.latencyMs} ms; PDF ${PDF_DRAW_MS} ms)`,
+/** `run` with a deadline: past it, the part is given up (its figures reported as not measured). */
+async function withDeadline<T>(part: Part, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new PastDeadline(`part ${part} did not end within ${PART_DEADLINE_MS[part] / 1000} s`)),
+      PART_DEADLINE_MS[part],
     );
-    if (monthStart && population) {
-      console.log(
-        `(i) Month start drain (${population.due.recurring} recurring, ${population.due.reminders} reminders and their emails; email quota ${SIM_EMAIL_QUOTA}/day) — ${monthStart.runner}`,
-      );
-      console.table(monthStart.drains);
-      console.log(
-        `  1 → 4 workers: ${monthStart.speedup1to4}× faster (goal ≥ 3×): ${verdict(monthStart.speedupGoalMet)}`,
-      );
-      console.log("(iii) Items read per due item (4-worker copy)");
-      console.table(monthStart.reads.map(({ meetsGoal, ...r }) => ({ ...r, met: verdict(meetsGoal) })));
-    }
-    if (lag) {
-      console.log(
-        `(ii) A quiet user's lag, alone and while a large user sends ${BURST} invoices at ${BURST_PER_SECOND}/s to a receiver answering 200 after ${SLOW_RECEIVER_MS} ms — ${lag.background}`,
-      );
-      console.table(lag.figures);
-      for (const g of lag.goals)
-        console.log(
-          `  ${g.kind}: p99 ${g.duringP99Ms} ms during vs ${g.aloneP99Ms} ms alone = ${g.ratio}× (goal ≤ 2×): ${verdict(g.met)}`,
-        );
-    }
-    if (api) {
-      console.log(
-        `(iv) A quiet user's GET latency, alone and beside a noisy user at 10× its limit (${api.noisyPerSecond} POST/s; API concurrency ${api.concurrency}) — ${api.limits}`,
-      );
-      console.table([
-        { phase: "alone", ...api.alone },
-        { phase: "with noisy user", ...api.withNoisy },
-      ]);
-      console.log(`  noisy user's answers: ${JSON.stringify(api.noisyStatuses)}`);
-      console.log(
-        `  p99 ${api.ratio}× alone, quiet requests throttled ${api.withNoisy.throttled} (goal: ≤ 1.5×, none throttled): ${verdict(api.met)}`,
-      );
-    }
+  });
+  try {
+    return await Promise.race([run(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
-    console.log(`Service log lines (counted, not printed): ${JSON.stringify(serviceLogs)}`);
+const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+
+function printMonthStart(monthStart: MonthStartResult, population: Population): void {
+  console.log(
+    `\n(i) Month start drain (${population.spec.users} users; ${population.due.recurring} recurring, ${population.due.reminders} reminders and their emails; email quota ${SIM_EMAIL_QUOTA}/day; ${monthStart.slowdown}× slower than AWS: every wait ${monthStart.slowdown}× longer, SES's rate and the partition limits ÷ ${monthStart.slowdown}) — ${monthStart.runner}`,
+  );
+  console.table(
+    monthStart.drains.map(({ cpu, outcomes, ...d }) => ({
+      ...d,
+      "bench CPU % (1 core)": cpu.benchCpuPct,
+      "DynamoDB Local CPU % (1 core)": cpu.dynamoCpuPct,
+      "machine busy %": cpu.machineBusyPct,
+      load: cpu.load1,
+    })),
+  );
+  for (const d of monthStart.drains)
+    console.log(`  ${d.workers} worker(s), what the workers did: ${JSON.stringify(d.outcomes)}`);
+  console.log(`  1 → 4 workers: ${monthStart.speedup1to4}× faster (goal ≥ 3×): ${verdict(monthStart.speedupGoalMet)}`);
+  console.log("(iii) Items read per due item (4-worker copy)");
+  console.table(monthStart.reads.map(({ meetsGoal, ...r }) => ({ ...r, met: verdict(meetsGoal) })));
+}
+
+function printLag(lag: LagResult): void {
+  console.log(
+    `\n(ii) A quiet user's lag, alone and while a large user sends ${BURST} invoices at ${round(BURST_PER_SECOND, 1)}/s to a receiver answering 200 after ${SLOW_RECEIVER_MS} ms — ${lag.background}`,
+  );
+  console.table(lag.figures);
+  console.log(`  the quiet user's sends refused: ${lag.failedSends}`);
+  for (const g of lag.goals)
+    console.log(
+      `  ${g.kind}: p99 ${g.duringP99Ms} ms during vs ${g.aloneP99Ms} ms alone = ${g.ratio}× (goal ≤ 2×): ${verdict(g.met)}`,
+    );
+}
+
+function printApi(api: ApiLatencyResult): void {
+  console.log(
+    `\n(iv) A quiet user's GET latency, alone and beside a noisy user at 10× its limit (${api.noisyPerSecond} POST/s; API concurrency ${api.concurrency}) — ${api.limits}`,
+  );
+  console.table([
+    { phase: "alone", ...api.alone },
+    { phase: "with noisy user", ...api.withNoisy },
+  ]);
+  console.log(`  noisy user's answers: ${JSON.stringify(api.noisyStatuses)}`);
+  console.log(
+    `  p99 ${api.ratio}× alone, quiet requests throttled ${api.withNoisy.throttled} (goal: ≤ 1.5×, none throttled): ${verdict(api.met)}`,
+  );
+}
+
+export async function runScale(): Promise<void> {
+  // Whatever a part left running, the run ends: the bench never hangs the machine's other work.
+  let dynamo: Awaited<ReturnType<typeof startDynamoLocal>> | undefined;
+  /** Ends the process, DynamoDB Local (a child JVM) with it. */
+  const end = async (code: number): Promise<never> => {
+    await Promise.race([dynamo?.stop(), sleep(10_000)]).catch(() => undefined);
+    process.exit(code);
+  };
+  const stopAll = setTimeout(() => {
+    console.error(`scale: the run did not end within ${RUN_DEADLINE_MS / 1000} s; stopping`);
+    void end(1);
+  }, RUN_DEADLINE_MS);
+  stopAll.unref();
+  const serviceLogs = quietServiceLogs();
+  const begun = performance.now();
+  const log = (line: string) => console.error(`[${Math.round((performance.now() - begun) / 1000)} s] ${line}`);
+  dynamo = await startDynamoLocal();
+  const proxy = await startAwsLikeDynamo(dynamo.endpoint, PARTITION_LIMITS, DYNAMO_LATENCY);
+  const parts = (process.env.SCALE_PARTS ?? "month,lag,api").split(",") as Part[];
+  console.log(
+    `Scale simulation (parts ${parts.join(", ")}; per partition key ${PARTITION_LIMITS.readUnitsPerSecond} RCU / ${PARTITION_LIMITS.writeUnitsPerSecond} WCU per s = AWS's ÷ ${SCALE.partitionDivisor}; DynamoDB latency ${JSON.stringify(DYNAMO_LATENCY)}; SES ${SES.perSecond}/s, ${SES.latencyMs} ms; PDF ${PDF_DRAW_MS} ms)`,
+  );
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    parts,
+    population: POPULATION,
+    stated: { partition: PARTITION_LIMITS, latency: DYNAMO_LATENCY, ses: SES, pdfDrawMs: PDF_DRAW_MS, scale: SCALE },
+    cpu: {} as Record<string, CpuFigure>,
+    serviceLogs,
+  };
+  const cpu = results.cpu as Record<string, CpuFigure>;
+  // Written after each part: a run stopped later keeps what it measured.
+  const save = () => {
     mkdirSync("bench", { recursive: true });
-    const results = {
-      date: new Date().toISOString(),
-      node: process.version,
-      population: POPULATION,
-      stated: { partition: PARTITION_LIMITS, latency: DYNAMO_LATENCY, ses: SES, pdfDrawMs: PDF_DRAW_MS, scale: SCALE },
-      monthStart,
-      lag,
-      api,
-      serviceLogs,
-    };
     writeFileSync("bench/scale-results.json", JSON.stringify(results, null, 2) + "\n");
+  };
+  /** A part under its deadline and the CPU meter; its error or deadline is reported, and the run goes on. */
+  const runPart = async <T>(part: Part, run: () => Promise<T>): Promise<T | undefined> => {
+    const meter = startCpuMeter();
+    try {
+      return await withDeadline(part, run);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      log(`scale: part ${part} not measured: ${reason}`);
+      // What it measured before (a month start's drains so far) stays, marked.
+      results[part] = { ...(results[part] ?? {}), notMeasured: reason };
+      if (error instanceof PastDeadline) {
+        // Its work goes on in this process (workers, the stream reader, senders) and would weigh on
+        // the next part's figures: the run ends here, with what it measured saved.
+        cpu[part] = meter.stop();
+        for (const later of parts.slice(parts.indexOf(part) + 1))
+          results[later] = { notMeasured: `not run: part ${part} did not end by its deadline` };
+        save();
+        log(`scale: the run ends here (${describeCpu(cpu[part])}); saved: bench/scale-results.json`);
+        await end(1);
+      }
+      return undefined;
+    } finally {
+      cpu[part] = meter.stop();
+      log(`scale: part ${part}: ${describeCpu(cpu[part])}`);
+      save();
+    }
+  };
+  try {
+    if (parts.includes("month")) {
+      await runPart("month", async () => {
+        log(
+          `scale: making ${POPULATION.users} users (${POPULATION.largeShare * 100} % with ${POPULATION.largeFactor}× the median's due items)…`,
+        );
+        const started = performance.now();
+        const population = await buildPopulation(dynamo.endpoint, POPULATION);
+        log(
+          `scale: population made in ${Math.round((performance.now() - started) / 1000)} s: ${population.items.length} items, due on the 1st ${JSON.stringify(population.due)}`,
+        );
+        log("scale: (i) month start drained by 1, 2, 4, 8 workers…");
+        // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
+        const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
+        const monthStart = await measureMonthStart(dynamo.endpoint, proxy, population, runner, log, (so) => {
+          results.month = { due: population.due, partial: true, ...so };
+          save();
+        });
+        results.month = { due: population.due, ...monthStart };
+        printMonthStart(monthStart, population);
+      });
+    }
+    if (parts.includes("lag")) {
+      await runPart("lag", async () => {
+        log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
+        const lag = await measureLag(dynamo.endpoint, proxy, streamSubscriber, log);
+        results.lag = lag;
+        printLag(lag);
+      });
+    }
+    if (parts.includes("api")) {
+      await runPart("api", async () => {
+        log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
+        // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
+        const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
+        const api = await measureApiLatency(dynamo.endpoint, proxy, limits, log);
+        results.api = api;
+        printApi(api);
+      });
+    }
+    console.log(`\nService log lines (counted, not printed): ${JSON.stringify(serviceLogs)}`);
+    save();
     console.log("written: bench/scale-results.json");
   } finally {
     await proxy.close();
     await dynamo.stop();
   }
+  // Whatever still holds a timer or a socket, the run is over.
+  process.exit(0);
 }

@@ -1,6 +1,7 @@
 import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/core/capabilities/email-transport";
+import { attachmentsFor } from "@invoicing/core/public/attachments";
 
 /**
  * What the scale simulation stands in for AWS's other services with, and small tools it shares.
@@ -10,11 +11,12 @@ import type { DeliveryReceipt, EmailMessage, EmailTransport } from "@invoicing/c
 /** The simulation's figures against AWS's, each scaled down as stated (docs/scale.md). */
 export const SCALE = {
   /**
-   * DynamoDB's per-partition limits (1,000 WCU, 3,000 RCU per second) divided by this: DynamoDB
-   * Local on two shared cores serves a few hundred requests a second in all, so the limits must be
-   * within its reach to be met, while a large user's records stay the size they are (docs/scale.md).
+   * DynamoDB's per-partition limits (1,000 WCU, 3,000 RCU per second) divided by this: 1, AWS's
+   * own. A simulated worker waits what a Lambda waits (the latencies below), so it puts on a user's
+   * partition the load it would on AWS; smaller limits would throttle a large user's month start
+   * sooner than AWS does. What the simulation scales down is the population, not a user.
    */
-  partitionDivisor: 5,
+  partitionDivisor: 1,
   /** SES's sending rate (the account's, e.g. 200 messages/s once raised) divided by this. */
   sesDivisor: 4,
   /** The account's Lambda concurrency (1,000) divided by this. */
@@ -27,8 +29,13 @@ export const PARTITION_LIMITS = {
   burstSeconds: 1,
 };
 
-/** DynamoDB from inside its region: ~3–5 ms, one request in a hundred 30 ms later. */
-export const DYNAMO_LATENCY = { baseMs: 2, meanExtraMs: 2, tailShare: 0.01, tailMs: 30 };
+/**
+ * DynamoDB from a Lambda in its region, the SDK's own time included: 5–10 ms a request (4 ms plus
+ * an exponential part of mean 3 ms), one request in a hundred 30 ms later; a transaction twice that.
+ * These waits, not this machine's CPU, must make most of a simulated worker's time, as they make a
+ * Lambda's: the CPU each figure used is printed beside it (./cpu.ts).
+ */
+export const DYNAMO_LATENCY = { baseMs: 4, meanExtraMs: 3, tailShare: 0.01, tailMs: 30 };
 
 /** SES SendRawEmail: ~25 ms, at most `perSecond` messages a second for the whole account. */
 export const SES = { latencyMs: 25, perSecond: 200 / SCALE.sesDivisor };
@@ -47,12 +54,14 @@ export class SimulatedSes implements EmailTransport {
   readonly kind = "ses" as const;
   readonly sent: { message: EmailMessage; at: number }[] = [];
   private nextSlot = 0;
+  /** `slowdown`: the simulation's pace against AWS's (1: AWS's; 3: each wait 3× longer, the rate ÷ 3). */
+  constructor(private readonly slowdown = 1) {}
   async deliver(message: EmailMessage): Promise<DeliveryReceipt> {
     // One message per 1/perSecond s, in the order they come (SES's MaxSendRate, as a queue).
     const now = performance.now();
     const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + 1000 / SES.perSecond;
-    await sleep(slot - now + SES.latencyMs);
+    this.nextSlot = slot + (1000 / SES.perSecond) * this.slowdown;
+    await sleep(slot - now + SES.latencyMs * this.slowdown);
     this.sent.push({ message, at: performance.now() });
     return { providerMessageId: message.id };
   }
@@ -62,18 +71,26 @@ export class SimulatedSes implements EmailTransport {
  * The dependencies the simulated functions run with: the table through the AWS-like proxy, a clock
  * that starts at `start` and moves with the wall clock, the simulated SES and PDF drawing.
  */
-export function simDeps(proxyUrl: string, tableName: string, start: string, extra: Partial<Deps> = {}): Deps {
+export function simDeps(
+  proxyUrl: string,
+  tableName: string,
+  start: string,
+  extra: Partial<Deps> = {},
+  slowdown = 1,
+): Deps {
   const origin = performance.now();
   const at = Date.parse(start);
   return {
     db: createDb({ tableName, dynamoEndpoint: proxyUrl, region: "local" }, { requestTimeoutMs: 10_000 }),
     clock: () => new Date(at + (performance.now() - origin)),
     publicBaseUrl: "http://localhost:3000",
-    outbox: new SimulatedSes(),
+    outbox: new SimulatedSes(slowdown),
     renderPdf: async () => {
-      await sleep(PDF_DRAW_MS);
+      await sleep(PDF_DRAW_MS * slowdown);
       return new Uint8Array([0x25, 0x50, 0x44, 0x46]);
     },
+    // The attachment is drawn as deployed (its document read, its view made), the drawing above.
+    emailAttachments: attachmentsFor,
     webhookPolicy: { allowPrivate: true },
     ...extra,
   };

@@ -1,5 +1,5 @@
 import type { Deps } from "@invoicing/core/deps";
-import type { QueueName, WorkMessage, WorkQueue, Worker } from "@invoicing/core/queue/port";
+import { addTally, type QueueName, type WorkMessage, type WorkQueue, type Worker } from "@invoicing/core/queue/port";
 import { sleep } from "./sim";
 
 /**
@@ -21,6 +21,8 @@ interface Batch {
 export class SimulatedSqs implements WorkQueue {
   /** Messages handed to workers so far, and those that ended in a dead-letter queue. */
   readonly counts = { delivered: 0, deadLettered: 0 };
+  /** What the workers did with the messages, by outcome (their tallies added up). */
+  readonly outcomes: Record<string, number> = {};
   private readonly waiting = new Map<QueueName, Batch[]>();
   private readonly running = new Map<QueueName, number>();
   private pendingRetries = 0;
@@ -72,6 +74,7 @@ export class SimulatedSqs implements WorkQueue {
       void this.workers[queue]!(this.deps, batch.messages)
         .catch(() => ({ tally: {}, retry: [...batch.messages] }))
         .then((result) => {
+          addTally(this.outcomes, result.tally);
           if (result.retry.length > 0) this.retry({ ...batch, messages: result.retry, receives: batch.receives + 1 });
         })
         .finally(() => {

@@ -57,12 +57,113 @@ describe("item 1: settings in code; production pages someone", () => {
     ).toThrow(/must be https/);
   });
 
-  it("a pager endpoint is subscribed over HTTPS to the Alarms topic (the infra reads the settings)", async () => {
-    // The map in the repository pages by email; infra subscribes every target the map lists.
-    const topics = componentsOf(production, "sst.aws.SnsTopic").map((t) => t.logicalName);
-    expect(topics).toEqual(expect.arrayContaining(["Alarms", "Warnings"]));
-    const protocols = componentsOf(production, "aws.sns.TopicSubscription").map((c) => c.args.protocol);
-    expect(protocols.length).toBeGreaterThan(0);
+  it("production's deploy itself refuses without an alarm target (sst.config.ts's app() checks the map)", async () => {
+    await expect(
+      evaluateInfra({
+        stage: "production",
+        stages: { production: { ...STAGES.production, alarms: { page: { emails: [] }, warn: { emails: [] } } } },
+      }),
+    ).rejects.toThrow(/production refuses to deploy without an alarm target/);
+  });
+
+  it("every target of the map is subscribed to the Alarms topic: emails, a pager's HTTPS endpoint", async () => {
+    const pager = "https://events.pagerduty.example/integration/abc/enqueue";
+    const infra = await evaluateInfra({
+      stage: "production",
+      stages: {
+        production: {
+          ...STAGES.production,
+          alarms: { page: { emails: ["oncall@example.com"], https: [pager] }, warn: { emails: ["ops@example.com"] } },
+        },
+      },
+    });
+    const arnOf = (name: string) =>
+      plain<string>((named(infra, "sst.aws.SnsTopic", name) as unknown as { arn: unknown }).arn);
+    const subscriptions = componentsOf(infra, "aws.sns.TopicSubscription").map((c) => ({
+      name: c.logicalName,
+      ...plain<Record<string, unknown>>(c.args),
+    }));
+    expect(subscriptions).toEqual([
+      { name: "AlarmsEmail1", topic: arnOf("Alarms"), protocol: "email", endpoint: "oncall@example.com" },
+      { name: "AlarmsPager1", topic: arnOf("Alarms"), protocol: "https", endpoint: pager },
+      { name: "WarningsEmail1", topic: arnOf("Warnings"), protocol: "email", endpoint: "ops@example.com" },
+    ]);
+  });
+
+  it("AWS Chatbot: a Slack and a Teams channel get a configuration subscribed to the Alarms topic, with a read-only role", async () => {
+    const slack = { workspaceId: "T07EA123LEP", channelId: "C07EZ1ABC23" };
+    const teams = {
+      tenantId: "6b8e3f2a-1c4d-4e5f-8a9b-0c1d2e3f4a5b",
+      teamId: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+      channelId: "19:e6d6f8d2a4f24fd9b3b11d4b8d0cd8b0@thread.tacv2",
+    };
+    // A chat channel alone is a target: production deploys with it and nothing else.
+    const infra = await evaluateInfra({
+      stage: "production",
+      stages: {
+        production: {
+          ...STAGES.production,
+          alarms: { page: { emails: [], chat: [{ slack }, { teams }] }, warn: { emails: [] } },
+        },
+      },
+    });
+    const alarmsArn = plain<string>((named(infra, "sst.aws.SnsTopic", "Alarms") as unknown as { arn: unknown }).arn);
+    const role = named(infra, "aws.iam.Role", "AlarmsChatbotRole") as unknown as {
+      arn: unknown;
+      name: unknown;
+      args: unknown;
+    };
+    const roleArn = plain<string>(role.arn);
+    const common = {
+      iamRoleArn: roleArn,
+      snsTopicArns: [alarmsArn],
+      guardrailPolicyArns: ["arn:aws:iam::aws:policy/CloudWatchReadOnlyAccess"],
+      loggingLevel: "ERROR",
+    };
+    expect(plain(named(infra, "aws.chatbot.SlackChannelConfiguration", "AlarmsSlack1").args)).toEqual({
+      ...common,
+      configurationName: "invoicing-production-alarms-1",
+      slackTeamId: slack.workspaceId,
+      slackChannelId: slack.channelId,
+    });
+    expect(plain(named(infra, "aws.chatbot.TeamsChannelConfiguration", "AlarmsTeams2").args)).toEqual({
+      ...common,
+      configurationName: "invoicing-production-alarms-2",
+      tenantId: teams.tenantId,
+      teamId: teams.teamId,
+      channelId: teams.channelId,
+    });
+    // Chatbot may assume the role, and the role may only read CloudWatch: no wildcard action.
+    const trust = JSON.parse(plain<{ assumeRolePolicy: string }>(role.args).assumeRolePolicy);
+    expect(trust.Statement).toEqual([
+      { Effect: "Allow", Principal: { Service: "chatbot.amazonaws.com" }, Action: "sts:AssumeRole" },
+    ]);
+    const policy = plain<{ role: string; policy: string }>(
+      named(infra, "aws.iam.RolePolicy", "AlarmsChatbotPolicy").args,
+    );
+    expect(policy.role).toBe(plain(role.name));
+    const statements = JSON.parse(policy.policy).Statement as { Action: string[] }[];
+    const actions = statements.flatMap((st) => st.Action);
+    expect(actions.length).toBeGreaterThan(0);
+    for (const action of actions) expect(action).toMatch(/^cloudwatch:(Describe|Get|List)[A-Za-z]+$/);
+    // No email subscription on the Alarms topic: the chat channels are its only target.
+    expect(componentsOf(infra, "aws.sns.TopicSubscription").filter((c) => c.logicalName.startsWith("Alarms"))).toEqual(
+      [],
+    );
+    // The repository's map has no chat channel: no Chatbot resources, no role.
+    expect(componentsOf(production, "aws.chatbot.SlackChannelConfiguration")).toEqual([]);
+    expect(componentsOf(production, "aws.iam.Role")).toEqual([]);
+  });
+
+  it("a chat channel's ids are checked before AWS sees them", () => {
+    const withChat = (chat: unknown) =>
+      withProduction({ alarms: { page: { emails: [], chat: chat as never }, warn: { emails: [] } } });
+    expect(() =>
+      stageSettings("production", withChat([{ slack: { workspaceId: "acme", channelId: "#ops" } }])),
+    ).toThrow(/Slack channel is .*ids, not names/);
+    expect(() =>
+      stageSettings("production", withChat([{ teams: { tenantId: "x", teamId: "y", channelId: "General" } }])),
+    ).toThrow(/Teams channel is/);
   });
 
   it("dev and production are both named, personal stages get dev's account and no alarms", () => {
@@ -132,17 +233,50 @@ describe("item 3: a domain per stage, and every public link through it", () => {
   });
 
   it("a domain whose DNS is elsewhere uses the named certificate and prints the CNAME target", async () => {
-    const settings = stageSettings(
-      "production",
-      withProduction({
-        domain: { name: "api.example.org", dns: { cert: "arn:aws:acm:us-east-1:111111111111:certificate/abc" } },
-      }),
-    );
-    expect(settings.domain).toEqual({
-      name: "api.example.org",
-      dns: { cert: "arn:aws:acm:us-east-1:111111111111:certificate/abc" },
+    const cert = "arn:aws:acm:us-east-1:111111111111:certificate/0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
+    const infra = await evaluateInfra({
+      stage: "production",
+      stages: { production: { ...STAGES.production, domain: { name: "api.example.org", dns: { cert } } } },
     });
+    // The API's domain: no Route 53 records, the certificate named; links and the webhook through it.
+    expect(named(infra, "sst.aws.ApiGatewayV2", "Api").args.domain).toEqual({
+      name: "api.example.org",
+      dns: false,
+      cert,
+    });
+    expect(named(infra, "sst.sst.Linkable", "PublicUrl").link!.properties).toEqual({ url: "https://api.example.org" });
+    expect(infra.outputs).toMatchObject({
+      url: "https://api.example.org",
+      apiDomainTarget: expect.stringMatching(/^d-\w+\.execute-api\.us-east-1\.amazonaws\.com$/),
+    });
+    // On Route 53 there is nothing to point by hand.
+    expect(production.outputs.apiDomainTarget).toBeUndefined();
+    // A certificate of another region, or not an ACM ARN, stops the deploy (API Gateway would refuse it midway).
+    for (const wrong of ["arn:aws:acm:eu-west-1:111111111111:certificate/abc", "api.example.org"])
+      expect(() =>
+        stageSettings("production", withProduction({ domain: { name: "api.example.org", dns: { cert: wrong } } })),
+      ).toThrow(/ACM certificate in us-east-1/);
     expect(() => stageSettings("production", withProduction({ domain: undefined }))).toThrow(/needs its own domain/);
+  });
+});
+
+describe("item 5: a restore's pause is a setting, not a hand edit", () => {
+  /** The stream subscriber's event source mapping, after infra's transform. */
+  const mappingOf = (infra: Infra) => {
+    const fn = functionsOf(infra).find((f) => f.trigger.kind === "stream")!;
+    if (fn.trigger.kind !== "stream") throw new Error("no stream subscriber");
+    const args: Record<string, unknown> = {};
+    fn.trigger.transform!.eventSourceMapping!(args);
+    return args;
+  };
+
+  it("streamPaused: true disables the mapping (it keeps its place); without it the mapping runs", async () => {
+    const paused = await evaluateInfra({
+      stage: "production",
+      stages: { production: { ...STAGES.production, streamPaused: true } },
+    });
+    expect(mappingOf(paused)).toMatchObject({ enabled: false, startingPosition: "TRIM_HORIZON" });
+    expect(mappingOf(production)).toMatchObject({ enabled: true });
   });
 });
 

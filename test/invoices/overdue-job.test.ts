@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Ctx } from "@invoicing/core/deps";
-import { DUE_SHARDS } from "@invoicing/core/db/keys";
+import { DUE_SHARDS, entityKey } from "@invoicing/core/db/keys";
 import { attachMeter } from "../support/metering";
 import { createInvoice } from "@invoicing/core/invoices/invoices";
 import { finalizeInvoice, sendInvoice } from "@invoicing/core/invoices/lifecycle";
@@ -157,5 +159,44 @@ describe("overdue job", () => {
     const result = await jobs.overdue!(env.deps, new Date(now() + 4 * DAY));
     expect(result.changed).toBe(0);
     expect(await statuses(alice, dueNow.slice(0, 2))).toEqual(["paid", "void"]);
+  });
+
+  it("finds an entry written when there were 4 shards (the count only grows: docs/data-model.md)", async () => {
+    // An invoice sent before DUE_SHARDS grew from 4 sits in shard hash mod 4: put its entry there,
+    // as that code wrote it, and the job (reading every shard) must still find and handle it.
+    const OLD_SHARDS = 4;
+    const user = await env.user();
+    const client = await newClient(user);
+    const ctx = { ...env.deps, userId: user.userId };
+    const dueAt = iso(now() + 5 * DAY - 3_600_000);
+    let moved: { id: number; from: string; to: string } | undefined;
+    const sent: number[] = [];
+    for (let i = 0; i < 20 && !moved; i++) {
+      const [id] = await sentInvoices(ctx, client.id, [dueAt]);
+      sent.push(id!);
+      const key = entityKey(user.userId, "INVOICE", id!);
+      const item = (await env.deps.db.doc.send(new GetCommand({ TableName: env.deps.db.table, Key: key }))).Item!;
+      // Spelled as that code wrote it, not through today's keys.ts.
+      const old = `DUE#overdue#${createHash("sha1").update(`${user.userId}#${key.sk}`).digest()[0]! % OLD_SHARDS}`;
+      if (old === item.duePk) continue; // the same partition either way: try another invoice
+      await env.deps.db.doc.send(
+        new UpdateCommand({
+          TableName: env.deps.db.table,
+          Key: key,
+          UpdateExpression: "SET duePk = :old",
+          ExpressionAttributeValues: { ":old": old },
+        }),
+      );
+      moved = { id: id!, from: String(item.duePk), to: old };
+    }
+    expect(moved, "an invoice whose shard differs under 4 and under DUE_SHARDS").toBeDefined();
+    const result = await jobs.overdue!(env.deps, new Date(now() + 5 * DAY));
+    // The moved one and any made before it (whose entry sat in the same partition either way).
+    expect(result.changed).toBe(sent.length);
+    expect(await statuses(user, sent)).toEqual(sent.map(() => "overdue"));
+    const after = await env.deps.db.doc.send(
+      new GetCommand({ TableName: env.deps.db.table, Key: entityKey(user.userId, "INVOICE", moved!.id) }),
+    );
+    expect(after.Item!.duePk).toBeUndefined();
   });
 });

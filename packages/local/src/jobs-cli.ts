@@ -6,6 +6,8 @@ import { redeliverNow } from "@invoicing/core/webhooks/redelivery";
 import { loadConfig } from "@invoicing/core/config";
 import { resendEmail } from "@invoicing/core/email/resend";
 import { allUsers, backfillReports } from "@invoicing/core/reports/backfill";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { copyRestoredItems } from "./restore-copy";
 import { runCommandLine } from "./stack";
 import { localFailureFile } from "./stream-failures";
 import { replayFeedbackFailures } from "./feedback-replay";
@@ -31,6 +33,10 @@ import { runJobs } from "./ticker";
  * packages/local/src/feedback-replay.ts), one line per message (exit 1 when one is left).
  * `npm run --silent jobs -- backfill-reports --user <userId> | --all-users` rebuilds the report
  * aggregates from the records, one JSON line per user; safe while the stream runs.
+ * `npm run --silent jobs -- restore-copy --from <restored table> [--to <live table>] [--user <userId>]
+ * [--sk-prefix <prefix>] [--dry-run]` copies back from a point-in-time restore what the live table
+ * lacks or has at an older version (packages/local/src/restore-copy.ts; docs/operations.md "Backups"):
+ * one JSON line per item copied (dry: to copy), then the counts.
  */
 const USAGE = [
   `usage: npm run --silent jobs -- <${[...JOB_NAMES, "all"].join("|")}> [--now <ISO time>]`,
@@ -39,6 +45,7 @@ const USAGE = [
   "       npm run --silent jobs -- replay-stream-failures [--queue-url <url>]",
   "       npm run --silent jobs -- replay-email-feedback-failures [--queue-url <url>]",
   "       npm run --silent jobs -- backfill-reports --user <userId> | --all-users",
+  "       npm run --silent jobs -- restore-copy --from <restored table> [--to <live table>] [--user <userId>] [--sk-prefix <prefix>] [--dry-run]",
 ].join("\n");
 
 runCommandLine(async (open) => {
@@ -52,6 +59,10 @@ runCommandLine(async (open) => {
       email: { type: "string" },
       "queue-url": { type: "string" },
       "all-users": { type: "boolean" },
+      from: { type: "string" },
+      to: { type: "string" },
+      "sk-prefix": { type: "string" },
+      "dry-run": { type: "boolean" },
     },
   });
   const which = positionals[0];
@@ -101,6 +112,34 @@ runCommandLine(async (open) => {
     const results = await replayFeedbackFailures(await open(), { queueUrl, region: config.region });
     for (const line of results) console.log(JSON.stringify(line));
     return results.every((r) => r.result.outcome === "replayed") ? 0 : 1;
+  }
+  if (which === "restore-copy") {
+    if (!values.from) {
+      console.error(USAGE);
+      return 2;
+    }
+    await open(); // locally: DynamoDB Local running (DYNAMODB_ENDPOINT set), as every command here
+    const config = loadConfig();
+    const client = new DynamoDBClient({
+      region: config.region,
+      endpoint: config.dynamoEndpoint,
+      credentials: config.dynamoEndpoint ? { accessKeyId: "local", secretAccessKey: "local" } : undefined,
+    });
+    try {
+      const result = await copyRestoredItems(client, {
+        from: values.from,
+        // The stage's own table by default (under `sst shell`, the linked Table).
+        to: values.to ?? config.tableName,
+        userId: values.user,
+        skPrefix: values["sk-prefix"],
+        dryRun: values["dry-run"] === true,
+        onCopy: (key) => console.log(JSON.stringify({ ...key, action: values["dry-run"] ? "to-copy" : "copied" })),
+      });
+      console.log(JSON.stringify(result));
+      return 0;
+    } finally {
+      client.destroy();
+    }
   }
   if (which === "redeliver-webhook") {
     const endpointId = Number(values.endpoint);

@@ -1,6 +1,6 @@
 import type { QueueName } from "./queue-names";
 
-/** A message of the work queues (./port.ts): the records a worker is to handle. */
+/** A message of the work queues (queue/port.ts): the records a worker is to handle. */
 export interface RecordKey {
   pk: string;
   sk: string;

@@ -36,7 +36,18 @@ export const clientPartition = (userId: string, kind: Kind, clientId: number): s
  * Sharding spreads a busy day's due items over several partitions.
  */
 export type DueJob = "overdue" | "recurring" | "reminders" | "expire-estimates" | "outbox" | "webhooks" | "peppol";
-export const DUE_SHARDS = 4;
+/**
+ * Partitions per due list (docs/data-model.md, "How many due-list shards"). Each index partition
+ * takes ~1,000 write units a second, and its sort keys rise with time, so DynamoDB cannot split it
+ * further; an email's outbox entry is written 4 times (put, claim's move = delete + put, delete), so
+ * 16 shards carry ~4,000 emails a second: above the SES rates AWS grants (tens to hundreds a
+ * second) and above what the account's Lambda concurrency left to workers could send (~500
+ * executions × ~5 items a second), so the list's back-pressure never throttles users' writes first.
+ * It may only grow: the readers query shards 0..DUE_SHARDS-1, so an entry written under a smaller
+ * count (shard = hash mod the old count) is still read, and is moved or removed by its stored keys.
+ * A power of two, so `byte mod DUE_SHARDS` spreads evenly.
+ */
+export const DUE_SHARDS = 16;
 
 /**
  * When an item on a job's list is due, against the job's `now`: at its time, or only after it. The

@@ -28,7 +28,8 @@ export interface SendOptions {
   to?: string;
   /**
    * Sent over Peppol instead of by email (API.md section 19): the buyer's Peppol identifier the
-   * checks found reachable (peppol/send.ts). No email and no quota; the delivery record instead.
+   * checks found reachable (functions/src/routes/peppol.ts, peppolSendChecks). No email and no quota;
+   * the delivery record instead (peppol/delivery.ts).
    */
   peppol?: { kind: PeppolDocumentKind; receiver: string };
 }

@@ -109,6 +109,14 @@ export function parseSesEvent(event: unknown): EmailFeedback | null {
   return null;
 }
 
+/**
+ * A recipient's mark is kept 90 days after its latest report (each report sets it again). Nothing in
+ * the service reads it to decide anything (SES's own suppression list stops hard bounces); it tells
+ * an operator or the user's support which address does not receive mail, and outlives the email it
+ * came with (kept 30 days after delivery) by two months. An address that bounces again is marked again.
+ */
+export const KEEP_RECIPIENT_SECONDS = 90 * 86_400;
+
 export const recipientKey = (userId: string, address: string) => ({
   pk: userPk(userId),
   sk: `RECIPIENT#${address.toLowerCase()}`,
@@ -134,9 +142,15 @@ export async function recordFeedback(
         Key: recipientKey(feedback.userId, address),
         UpdateExpression:
           "SET #delivery = :problem, deliveryDetail = :detail, deliveryAt = :at, address = :address, " +
-          "#type = :type, updatedAt = :now",
+          "#type = :type, updatedAt = :now, expiresAt = :ttl",
         ExpressionAttributeNames: { ...names, "#type": "type" },
-        ExpressionAttributeValues: { ...values, ":address": address, ":type": "recipient", ":now": nowIso(deps) },
+        ExpressionAttributeValues: {
+          ...values,
+          ":address": address,
+          ":type": "recipient",
+          ":now": nowIso(deps),
+          ":ttl": Math.floor(deps.clock().getTime() / 1000) + KEEP_RECIPIENT_SECONDS,
+        },
       },
     },
   }));

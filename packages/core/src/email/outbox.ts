@@ -57,7 +57,7 @@ export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
   lastError?: string;
   duePk?: string;
   dueSk?: string;
-  /** TTL (epoch seconds): delivered records are kept a while for tracing, then DynamoDB drops them. */
+  /** TTL (epoch seconds), set when delivery is over: sent, or failed (KEEP_SENT_SECONDS, KEEP_FAILED_SECONDS). */
   expiresAt?: number;
 }
 
@@ -73,7 +73,17 @@ const MAX_ATTEMPTS = 5;
  */
 export const CLAIM_TIMEOUT_MS = 15 * 60_000;
 const RETRY_BASE_MS = 60_000;
+/**
+ * How long an email's record stays once its delivery is over (docs/data-model.md, "What is kept,
+ * and for how long"); DynamoDB's TTL deletes it after that, up to days late. A delivered one is
+ * kept 30 days for tracing (and for SES's bounce or complaint, which comes within minutes to days).
+ * A failed one is what the user has to act on: `GET /email-deliveries` shows it among the latest
+ * 100 and `POST /email-deliveries/{id}/resend` copies it, so it is kept three times as long, a
+ * quarter, long enough for a monthly look at the list.
+ */
 const KEEP_SENT_SECONDS = 30 * 86_400;
+export const KEEP_FAILED_SECONDS = 90 * 86_400;
+const expiresAfter = (nowMs: number, seconds: number): number => Math.floor(nowMs / 1000) + seconds;
 
 /** `20261122T093000000Z-<16 hex>`: sorts by queue time, unique by its random part. */
 const newMessageId = (at: string): string => `${at.replace(/[-:.]/g, "")}-${randomBytes(8).toString("hex")}`;
@@ -200,7 +210,7 @@ export async function deliverQueued(deps: OutboxDeps, item: OutboxItem): Promise
             ":attempt": attempt,
             ":now": now,
             ":pid": receipt.providerMessageId ?? null,
-            ":ttl": Math.floor(Date.parse(now) / 1000) + KEEP_SENT_SECONDS,
+            ":ttl": expiresAfter(Date.parse(now), KEEP_SENT_SECONDS),
           },
         },
       },
@@ -221,7 +231,7 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
           TableName: deps.db.table,
           Key: outboxKey(item.userId, item.id),
           UpdateExpression: giveUp
-            ? `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`
+            ? `SET #status = :failed, lastError = :error, expiresAt = :ttl REMOVE ${OFF_DUE_LIST}`
             : `SET #status = :pending, lastError = :error, ${due.set}`,
           ConditionExpression: "#status = :sending AND attempts = :attempt",
           ExpressionAttributeNames: { "#status": "status" },
@@ -229,7 +239,9 @@ async function release(deps: OutboxDeps, item: OutboxItem, attempt: number, erro
             ":sending": "sending",
             ":attempt": attempt,
             ":error": error instanceof Error ? error.name : "Error",
-            ...(giveUp ? { ":failed": "failed" } : { ":pending": "pending", ...due.values }),
+            ...(giveUp
+              ? { ":failed": "failed", ":ttl": expiresAfter(deps.clock().getTime(), KEEP_FAILED_SECONDS) }
+              : { ":pending": "pending", ...due.values }),
           },
         },
       },
@@ -253,11 +265,12 @@ async function reclaim(deps: OutboxDeps, item: OutboxItem, now: string): Promise
           Update: {
             TableName: deps.db.table,
             Key: outboxKey(item.userId, item.id),
-            UpdateExpression: `SET #status = :failed, lastError = :error REMOVE ${OFF_DUE_LIST}`,
+            UpdateExpression: `SET #status = :failed, lastError = :error, expiresAt = :ttl REMOVE ${OFF_DUE_LIST}`,
             ConditionExpression: "#status = :sending AND attempts = :attempt AND claimedAt = :claimedAt",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: {
               ":failed": "failed",
+              ":ttl": expiresAfter(deps.clock().getTime(), KEEP_FAILED_SECONDS),
               ":sending": "sending",
               ":attempt": item.attempts,
               ":claimedAt": item.claimedAt,

@@ -114,6 +114,14 @@ function cardPayment(
   return newPaymentItem(ctx.userId, invoice.id, event.amountCents!, facts, nowIso(ctx));
 }
 
+/**
+ * How long the marker guards its session: 60 days. Its only use is refusing a second payment from
+ * the same session, and a session's events can come again only while the card processor keeps them:
+ * Stripe retries a delivery for up to 3 days and keeps an event 30 days, during which it can be
+ * resent by hand. Twice that, and DynamoDB's TTL deletes later still.
+ */
+export const KEEP_CHECKOUT_MARKER_SECONDS = 60 * 86_400;
+
 /** The session's "paid once" marker (see model.ts), pointing at its payment. */
 function markerWrite(ctx: Ctx, payment: PaymentItem, event: CheckoutPaidEvent): Write {
   return {
@@ -127,6 +135,7 @@ function markerWrite(ctx: Ctx, payment: PaymentItem, event: CheckoutPaidEvent): 
           paymentId: payment.id,
           eventId: event.eventId,
           createdAt: payment.createdAt,
+          expiresAt: Math.floor(Date.parse(payment.createdAt) / 1000) + KEEP_CHECKOUT_MARKER_SECONDS,
         },
         ConditionExpression: "attribute_not_exists(pk)",
       },

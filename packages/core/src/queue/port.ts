@@ -1,7 +1,7 @@
 /**
  * The work queue port (docs/operations.md, "Queues"): how a scheduled dispatcher and the stream
  * subscriber hand work to workers. Deployed it is SQS, one queue per kind of work with its own
- * dead-letter queue and Lambda worker (infra/queues.ts, functions/src/lambda/worker.ts); locally
+ * dead-letter queue and Lambda worker (infra/queues.ts, functions/src/lambda/workers/); locally
  * (npm start, npm run jobs, the tests) the same messages are served in process (./in-process.ts).
  *
  * A message names records, never carries them: the worker reads each record again (a consistent

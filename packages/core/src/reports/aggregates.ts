@@ -34,11 +34,18 @@ import {
  * nothing: each version of a record moves the aggregates at most once, and never backwards.
  * A removed record (a deleted payment) leaves a tombstone that nothing revives, kept (TTL) well
  * beyond the stream's 24-hour retention, after which no image of it can come again.
+ * A live record's entry has no TTL: it holds what the aggregates count for the record, the base of
+ * every later delta (a refund or a void years after), so it lives as long as its record.
  */
 const AGGREGATE_PREFIX = "REPORT#";
 const LEDGER_PREFIX = "REPORTED#";
-/** Two days: past the stream's 24-hour retention, so no record of the deleted item can still come. */
-const TOMBSTONE_SECONDS = 2 * 86_400;
+/**
+ * 15 days. A stream record is handled within the stream's 24 hours (by the subscriber, or by
+ * `replay-stream-failures`, which reads the stream again); the failure queue keeps its pointers 14
+ * days (infra/stream.ts). The tombstone outlives both, so even a replay at the queue's last day
+ * finds the record counted as removed.
+ */
+export const TOMBSTONE_SECONDS = 15 * 86_400;
 
 const aggregateKey = (userId: string, cell: string) => ({
   pk: userPk(userId),

@@ -17,13 +17,15 @@ import { attemptFairly } from "./fairness";
 type AttemptDeps = Pick<Deps, "db" | "clock" | "webhookPolicy">;
 
 /**
- * What one run reads of the due list, at most: per shard (oldest due first), and per user across
- * the run, so a user with a deep backlog cannot fill the window the others' attempts are read in.
+ * What one run reads of the due list, at most: 2,000 in all, an equal share per shard (oldest due
+ * first; the shards are a hash, so they fill evenly), and per user across the run, so a user with a
+ * deep backlog cannot fill the window the others' attempts are read in. Totals, so the run's size
+ * does not change with DUE_SHARDS.
  */
-const MAX_DUE_PER_SHARD = 500;
+const MAX_DUE_PER_SHARD = Math.ceil(2_000 / DUE_SHARDS);
 const MAX_DUE_PER_USER = 100;
-/** Due items looked at per shard, taken or not: what a run's read costs at most (about 10 pages). */
-const MAX_SCANNED_PER_SHARD = 20_000;
+/** Due items looked at per run, taken or not, shared by the shards: what a run's read costs at most. */
+const MAX_SCANNED_PER_SHARD = Math.ceil(80_000 / DUE_SHARDS);
 /** Without a deadline from the caller (`npm run jobs`, the local ticker): a run takes work this long. */
 const LOCAL_RUN_BUDGET_MS = 50_000;
 /** After the last attempt starts: its timeout and the writes that record it, before the deadline. */
