@@ -75,6 +75,33 @@ describe("the invoice email of send", () => {
     expect(text).toContain("DE89 3704 0044 0532 0130 00");
   });
 
+  it("states in its text the amount due its PDF states, though a payment and a credit note came between the send and the delivery", async () => {
+    const before = emls(env.outboxDir);
+    const created = (await alice.call("POST", "/invoices", { clientId, currency: "EUR", lineItems: LINES })).body;
+    await alice.call("POST", `/invoices/${created.id}/finalize`);
+    await alice.call("POST", `/invoices/${created.id}/send`);
+    // Recorded before the stream subscriber delivers the email (seconds in production).
+    const paid = await alice.call("POST", `/invoices/${created.id}/payments`, {
+      amount: "1000.00",
+      paymentMethod: "cash",
+    });
+    expect(paid.status).toBe(201);
+    const credited = await alice.call("POST", `/invoices/${created.id}/credit-notes`, {
+      lineItems: [{ description: "Goodwill credit", unitPrice: "50.00", taxRate: "0.19" }],
+    });
+    expect(credited.status).toBe(201);
+    await env.drainStream();
+    const [file] = emls(env.outboxDir).filter((f) => !before.includes(f));
+    const mail = await PostalMime.parse(readFileSync(join(env.outboxDir, file!), "utf8"));
+    const inText = /Amount due: (EUR [\d,.]+)/.exec(mail.text ?? "")?.[1];
+    expect(inText).toBe("EUR 4,930.10"); // as sent: nothing paid yet
+    const bytes = new Uint8Array(mail.attachments[0]!.content as ArrayBuffer);
+    const { text: pdf } = await extractText(await getDocumentProxy(bytes), { mergePages: true });
+    const inPdf = /Amount due\s*(EUR [\d,.]+)/.exec(pdf)?.[1];
+    expect(inPdf).toBe(inText);
+    expect(pdf).not.toContain("Credited"); // nor the credit note issued after the send
+  });
+
   it("waits in the outbox where no PDF renderer is (the API function) and goes out, PDF attached, from the job", async () => {
     const api = await createTestEnv({ extraDeps: { renderPdf: undefined } });
     const bob = await api.user();

@@ -22,7 +22,7 @@ export interface EmailMessage {
   createdAt: string;
   /** The user it is sent for: with `id`, what a bounce report leads back to (email/bounces.ts). */
   userId?: string;
-  /** Files sent along (the invoice PDF), rendered by the deliverer, never stored. */
+  /** Files sent along (the invoice PDF), rendered by the deliverer, never stored (AttachmentSpec). */
   attachments?: EmailAttachment[];
 }
 
@@ -52,11 +52,27 @@ export interface EmailTransport {
 
 /**
  * What an email carries besides its text: the PDF of the document a `send` sends. Only the reference
- * is stored with the email; the PDF is drawn when the email is delivered, from the document as it is
- * then (an issued invoice's seller, client and amounts are frozen; a credit note never changes), by
- * whoever delivers it with a renderer (the jobs, the stream subscriber, the local server). Each kind
- * names its document and how its view is built (public/attachments.ts); the renderer (`renderPdf`) is the same for all.
+ * is stored with the email; the PDF is drawn when the email is delivered, by whoever delivers it with
+ * a renderer (the jobs, the stream subscriber, the local server), AS OF THE SEND: an issued invoice's
+ * seller, client, lines and total are frozen, and what may still change (InvoiceAsSent) is stored
+ * with the email as the send saw it; a credit note never changes. So the PDF states the figures the
+ * email's text states (docs/documents.md "Where PDFs are drawn"). Each kind names its document and
+ * how its view is built (public/attachments.ts); the renderer (`renderPdf`) is the same for all.
  */
 export type AttachmentSpec =
-  | { kind: "invoice_pdf"; invoiceId: number }
+  | { kind: "invoice_pdf"; invoiceId: number; asSent?: InvoiceAsSent }
   | { kind: "credit_note_pdf"; creditNoteId: number };
+
+/**
+ * What of an issued invoice may change after its send — payments, credit notes, void, overdue — as
+ * it was at the send (invoices/view.ts invoiceAsSent). Absent on emails queued before it was stored:
+ * those are drawn as the invoice is at delivery.
+ */
+export interface InvoiceAsSent {
+  status: string;
+  amountPaid: string;
+  creditedAmount: string;
+  creditNoteNumbers: string[];
+  paidAt: string | null;
+  voidedAt: string | null;
+}

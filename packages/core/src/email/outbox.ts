@@ -40,7 +40,7 @@ import type { AttachmentSpec, EmailMessage } from "../capabilities/email-transpo
 export type { OutboxStatus };
 
 export interface OutboxItem extends Omit<EmailMessage, "attachments"> {
-  /** What to attach, rendered at delivery (the PDF is never stored with the email). */
+  /** What to attach, drawn at delivery as of the send (AttachmentSpec; the PDF is never stored). */
   attachment?: AttachmentSpec;
   pk: string;
   sk: string;

@@ -15,11 +15,11 @@ import type { EmailDelivery } from "./resource";
  * arrived after all.
  *
  * The resend is a NEW outbox record, a copy of the failed one (recipient, subject, body, the
- * attachment rendered afresh at delivery), queued in ONE transaction with a mark on the old record
- * (`resentAs`, conditioned on it being failed and not yet resent): the stream subscriber delivers
- * the copy at once, like any new email, and the history keeps both. So one failed email is resent
- * at most once; a resend that fails too can be resent in its turn. It counts toward no quota: it
- * replaces an email that never went out.
+ * attachment's reference with its figures as of the original send, drawn at delivery), queued in
+ * ONE transaction with a mark on the old record (`resentAs`, conditioned on it being failed and not
+ * yet resent): the stream subscriber delivers the copy at once, like any new email, and the history
+ * keeps both. So one failed email is resent at most once; a resend that fails too can be resent in
+ * its turn. It counts toward no quota: it replaces an email that never went out.
  *
  * Only `failed`: an email SES bounced, or whose recipient complained, or SES rejected
  * (`bounced`/`complained`/`rejected`) would fail the same way and harm the sender's reputation; a

@@ -4,10 +4,15 @@ import type { OutgoingEmail } from "../email/outbox";
 import { fromSeller, type LinkDeps, parts, signature } from "../email/templates";
 import { startOfUtcDay } from "../time";
 import type { InvoiceItem } from "./model";
-import { amountDue } from "./view";
+import { amountDue, invoiceAsSent } from "./view";
 
-/** The invoice itself, on send: to the send's recipient, with the public link and the PDF attached. */
+/**
+ * The invoice itself, on send: to the send's recipient, with the public link and the PDF attached.
+ * Its amount due and its PDF come from the same figures, the invoice's at the send (`asSent`, stored
+ * with the email): a payment recorded before the PDF is drawn at delivery changes neither.
+ */
 export function invoiceEmail(deps: LinkDeps, invoice: InvoiceItem, to: string): OutgoingEmail {
+  const asSent = invoiceAsSent(invoice);
   const total = displayMoney(invoice.total, invoice.currency);
   const due = displayDate(invoice.dueDate);
   const number = invoice.invoiceNumber ?? "";
@@ -28,14 +33,18 @@ export function invoiceEmail(deps: LinkDeps, invoice: InvoiceItem, to: string): 
         { label: "Invoice", value: number },
         { label: "Issue date", value: displayDate(invoice.issueDate) },
         { label: "Due date", value: due },
-        { label: "Amount due", value: displayMoney(amountDue(invoice), invoice.currency), strong: true },
+        {
+          label: "Amount due",
+          value: displayMoney(amountDue({ total: invoice.total, ...asSent }), invoice.currency),
+          strong: true,
+        },
       ],
       button: { href: link, label: "View, download or pay it here" },
       after: [`Attached: ${number}.pdf`],
       signature: signature(invoice.seller),
       footer: invoice.seller?.footer ?? null,
     }),
-    attachment: { kind: "invoice_pdf", invoiceId: invoice.id },
+    attachment: { kind: "invoice_pdf", invoiceId: invoice.id, asSent },
   };
 }
 

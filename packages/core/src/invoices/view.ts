@@ -5,7 +5,15 @@ import { publicInvoicePayUrl } from "../documents/links";
 import { commonView, dateOnly, type DocumentAssets, type PeppolSent } from "../documents/view";
 import { centsOf, formatMoney } from "../money/money";
 import { displayIban } from "../profile/iban";
-import { amountDueCents, type Invoice, type InvoiceItem, PAYMENT_REQUESTED_STATUSES, toInvoice } from "./model";
+import type { InvoiceAsSent } from "../capabilities/email-transport";
+import {
+  amountDueCents,
+  type Invoice,
+  type InvoiceItem,
+  type InvoiceStatus,
+  PAYMENT_REQUESTED_STATUSES,
+  toInvoice,
+} from "./model";
 
 /**
  * THE pay button's target, in one place: the card processor's link when there is one, else the
@@ -35,6 +43,24 @@ export const amountDue = (
       creditedAmount: invoice.creditedAmount ?? undefined,
     }),
   );
+
+/**
+ * The invoice's figures that may change after its send (InvoiceAsSent), as they are on `item`: the
+ * invoice email states them in its text and stores them for its PDF (invoices/emails.ts), so the
+ * two say the same however late the PDF is drawn (public/attachments.ts).
+ */
+export const invoiceAsSent = (item: InvoiceItem): InvoiceAsSent => ({
+  status: item.status,
+  amountPaid: item.amountPaid,
+  creditedAmount: item.creditedAmount ?? "0.00",
+  creditNoteNumbers: item.creditNoteNumbers ?? [],
+  paidAt: item.paidAt ?? null,
+  voidedAt: item.voidedAt ?? null,
+});
+
+/** The invoice with those figures as they were at the send; without them, as it is. */
+export const invoiceAtSend = (item: InvoiceItem, asSent: InvoiceAsSent | undefined): InvoiceItem =>
+  asSent ? { ...item, ...asSent, status: asSent.status as InvoiceStatus } : item;
 
 /**
  * An invoice as its documents show it: the resource, and the numbers of its credit notes (kept on

@@ -4,7 +4,7 @@ import { loadCreditNoteView } from "./credit-note-view";
 import { getInvoice } from "../invoices/invoices";
 import { documentAssets } from "./assets";
 import type { DocumentView } from "../capabilities/document-view";
-import { invoiceDocument, invoiceView } from "../invoices/view";
+import { invoiceAtSend, invoiceDocument, invoiceView } from "../invoices/view";
 import type { AttachmentSpec, EmailAttachment } from "../capabilities/email-transport";
 
 /**
@@ -22,9 +22,10 @@ type Drawing = (
 
 const DRAWINGS: { [K in AttachmentSpec["kind"]]: Drawing } = {
   invoice_pdf: async (deps, userId, spec) => {
-    const { invoiceId } = spec as Extract<AttachmentSpec, { kind: "invoice_pdf" }>;
+    const { invoiceId, asSent } = spec as Extract<AttachmentSpec, { kind: "invoice_pdf" }>;
     const ctx = { ...deps, userId } as Parameters<typeof getInvoice>[0];
-    const invoice = await getInvoice(ctx, invoiceId, true);
+    // As of the send: its email's text states these figures (invoices/emails.ts).
+    const invoice = invoiceAtSend(await getInvoice(ctx, invoiceId, true), asSent);
     const view = invoiceView(invoiceDocument(invoice), await documentAssets(deps, userId, invoice), deps);
     return { view, name: invoice.invoiceNumber ?? `invoice-${invoice.id}` };
   },
