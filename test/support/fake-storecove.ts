@@ -47,6 +47,11 @@ export interface FakeStorecove {
   receivers: Map<string, ReceiverBehaviour>;
   /** How many next requests answer 503 (a provider outage). */
   unavailableFor: number;
+  /**
+   * Identifiers ("<scheme name>:<identifier>") already registered with another access point:
+   * adding one to a legal entity answers 422 with Storecove's ErrorModel list.
+   */
+  takenIdentifiers: Set<string>;
   close(): Promise<void>;
 }
 
@@ -60,6 +65,7 @@ export async function startFakeStorecove(apiKey = "sc_test_key_0123456789"): Pro
     submissions: [],
     receivers: new Map(),
     unavailableFor: 0,
+    takenIdentifiers: new Set(),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
@@ -104,6 +110,8 @@ export async function startFakeStorecove(apiKey = "sc_test_key_0123456789"): Pro
         if (req.method === "POST" && parts[2] === "peppol_identifiers" && parts.length === 3) {
           if (b.superscheme !== "iso6523-actorid-upis" || !b.scheme || !b.identifier)
             return send(422, [{ source: "scheme", details: "superscheme, scheme and identifier are required" }]);
+          if (fake.takenIdentifiers.has(`${b.scheme}:${b.identifier}`))
+            return send(422, [{ source: "identifier", details: "this identifier is registered elsewhere" }]);
           entity.identifiers.push(`${b.scheme}:${b.identifier}`);
           return send(200, { superscheme: b.superscheme, scheme: b.scheme, identifier: b.identifier });
         }

@@ -32,6 +32,7 @@ export type DomainErrorCode =
   | "insufficient_scope"
   | "peppol_not_configured"
   | "peppol_not_registered"
+  | "peppol_registration_in_progress"
   | "peppol_recipient_unreachable";
 
 export class DomainError extends Error {

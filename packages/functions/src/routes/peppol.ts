@@ -43,7 +43,7 @@ export const peppol = new Hono<AppEnv>()
       description:
         "Registers the profile's `peppolId` at the access point provider as a participant that sends and receives invoices. Repeating it changes nothing; a changed `peppolId` replaces the registration. No provider configured: 422 peppol_not_configured.",
       success: REGISTRATION,
-      problems: ["peppol_not_configured", "invalid_transition"],
+      problems: ["peppol_not_configured", "invalid_transition", "peppol_registration_in_progress"],
     }),
     async (c) => {
       // The provider is called before our write: only once the key is good and the request has its
@@ -74,7 +74,7 @@ export const peppol = new Hono<AppEnv>()
       tag: "Profile",
       summary: "Deregister the business from Peppol",
       success: { status: 204, description: "Deregistered." },
-      problems: ["peppol_not_configured"],
+      problems: ["peppol_not_configured", "peppol_registration_in_progress"],
     }),
     async (c) => {
       await verifiedKey(c); // as for PUT: the provider deregisters before our write

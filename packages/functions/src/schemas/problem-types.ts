@@ -192,6 +192,11 @@ export const PROBLEMS: Record<ProblemCode, ProblemType> = {
     title: "Peppol not registered",
     type: "A Peppol send before the business's registration (`PUT /profile/peppol-registration`) is active.",
   },
+  peppol_registration_in_progress: {
+    status: 409,
+    title: "Peppol registration in progress",
+    type: "A `PUT` or `DELETE /profile/peppol-registration` while another one for the same business is still talking to the access point provider; nothing changes. Retry shortly (`Retry-After`).",
+  },
   peppol_recipient_unreachable: {
     status: 422,
     title: "Peppol recipient unreachable",
