@@ -586,6 +586,39 @@ describe("docs/deploying.md", () => {
     expect(documented).toEqual(declared);
   });
 
+  it("has a row per function whose links, timeout and memory are infra's", () => {
+    const header = "| Function (physical name `invoicing-<stage>-…`) | Links |";
+    const rows = docs
+      .slice(docs.indexOf(header))
+      .split("\n")
+      .slice(2)
+      .filter((line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith("| ")));
+    const cells = (row: string) => row.split(" | ").map((c) => c.replace(/^\| |\s*\|$/g, ""));
+    const ticked = (cell: string) => [...cell.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    /** "25 s (…)", "5 min" → seconds. */
+    const documentedSeconds = (cell: string) => {
+      const match = /^(\d+) (s|min)\b/.exec(cell)!;
+      return Number(match[1]) * (match[2] === "min" ? 60 : 1);
+    };
+    const documented = Object.fromEntries(
+      rows.map((row) => {
+        const [name, links, , timeout, memory] = cells(row);
+        return [
+          ticked(name!)[0],
+          { links: ticked(links!).sort(), timeout: documentedSeconds(timeout!), memory: megabytes(memory) },
+        ];
+      }),
+    );
+    const declared = Object.fromEntries(
+      functionsOf(production).map((fn) => [
+        String(fn.name).replace(/^invoicing-production-/, ""),
+        { links: linkNames(fn).sort(), timeout: seconds(fn.timeout), memory: megabytes(fn.memory) },
+      ]),
+    );
+    expect(Object.keys(declared).length).toBeGreaterThan(10);
+    expect(documented).toEqual(declared);
+  });
+
   it("says how each email setting is given, and how a stage shares an identity", () => {
     for (const text of [
       "EMAIL_SENDER",
