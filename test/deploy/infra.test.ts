@@ -588,11 +588,12 @@ describe("docs/deploying.md", () => {
 
   it("has a row per function whose links, timeout and memory are infra's", () => {
     const header = "| Function (physical name `invoicing-<stage>-…`) | Links |";
-    const rows = docs
-      .slice(docs.indexOf(header))
-      .split("\n")
-      .slice(2)
-      .filter((line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith("| ")));
+    // The table's rows: from the header (less it and its rule) to the first line that is not a row.
+    const lines = docs.slice(docs.indexOf(header)).split("\n").slice(2);
+    const rows = lines.slice(
+      0,
+      lines.findIndex((line) => !line.startsWith("| ")),
+    );
     const cells = (row: string) => row.split(" | ").map((c) => c.replace(/^\| |\s*\|$/g, ""));
     const ticked = (cell: string) => [...cell.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
     /** "25 s (…)", "5 min" → seconds. */
