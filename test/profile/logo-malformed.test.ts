@@ -1,6 +1,7 @@
-import { crc32, deflateSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestEnv, expectProblem, type TestEnv, type TestUser } from "../support/env";
+import { pngChunk } from "../support/images";
 
 /**
  * A PNG that the upload's checks accept (profile/image.ts: chunks, CRCs, image data of exactly its
@@ -16,15 +17,6 @@ beforeAll(async () => {
   alice = await env.user();
 });
 
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])));
-  return Buffer.concat([head, body, crc]);
-}
-
 /** A 2 × 2 8-bit grey PNG with a tRNS chunk of `trnsBytes` bytes. */
 function greyPngWithTransparency(trnsBytes: number): Uint8Array {
   const ihdr = Buffer.alloc(13);
@@ -36,10 +28,10 @@ function greyPngWithTransparency(trnsBytes: number): Uint8Array {
   return new Uint8Array(
     Buffer.concat([
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      chunk("IHDR", ihdr),
-      chunk("tRNS", Buffer.alloc(trnsBytes)),
-      chunk("IDAT", deflateSync(rows)),
-      chunk("IEND", Buffer.alloc(0)),
+      pngChunk("IHDR", ihdr),
+      pngChunk("tRNS", Buffer.alloc(trnsBytes)),
+      pngChunk("IDAT", deflateSync(rows)),
+      pngChunk("IEND", Buffer.alloc(0)),
     ]),
   );
 }

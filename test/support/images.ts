@@ -1,6 +1,7 @@
 import { crc32, deflateSync } from "node:zlib";
 
-function chunk(type: string, body: Buffer): Buffer {
+/** One PNG chunk: length, type, body and its CRC. */
+export function pngChunk(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(body.length, 0);
   head.write(type, 4, "latin1");
@@ -21,9 +22,9 @@ export function pngDeclaring(width: number, height: number, idat: Buffer): Buffe
   ihdr[9] = 0; // greyscale
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", idat),
-    chunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", idat),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 
