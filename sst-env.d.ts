@@ -76,6 +76,14 @@ declare module "sst" {
       "name": string
       "type": "sst.aws.Function"
     }
+    "PeppolQueue": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
+    "PeppolQueueDead": {
+      "type": "sst.aws.Queue"
+      "url": string
+    }
     "PublicUrl": {
       "type": "sst.sst.Linkable"
       "url": string

@@ -9,7 +9,8 @@ import { errorFields, log } from "../observability/context-log";
  * - At most `perUser` attempts of one user and `perEndpoint` of one endpoint are in flight at once,
  *   `total` in all: a user with ten receivers that never answer holds at most `perUser` of the
  *   `total` slots, each for one timeout, and everyone else keeps the rest.
- * - After a failed attempt an endpoint takes no more work in this run: its other attempts stay due
+ * - After a failed attempt (or one another worker's attempt of the endpoint kept from starting:
+ *   `busy`) an endpoint takes no more work in this run: its other attempts stay due
  *   for the next run, so a dead receiver costs one timeout per endpoint per run, not one per event.
  * - Nothing new starts once `takeUntil` (epoch ms, wall clock) has passed: what was not started
  *   stays due, and the caller learns how many (`deferred`).
@@ -25,9 +26,11 @@ export interface FairLimits {
  * `failed`: the receiver failed (it stops the endpoint for the run); `dropped`: failed for good
  * without asking the receiver (the endpoint deleted or disabled, the event expired), which says
  * nothing of the receiver, so the endpoint's other attempts go on (a disabled endpoint's backlog
- * drains in one run); `skipped`: another attempter had it.
+ * drains in one run); `skipped`: another attempter had it; `busy`: another worker has an attempt of
+ * this endpoint in flight (./lease.ts), so the endpoint takes no more work in this run either: its
+ * attempts stay due for the next one.
  */
-export type AttemptResult = "succeeded" | "failed" | "dropped" | "skipped";
+export type AttemptResult = "succeeded" | "failed" | "dropped" | "skipped" | "busy";
 
 interface EndpointQueue<T> {
   items: T[];
@@ -93,7 +96,7 @@ export async function attemptFairly<T extends { userId: string; endpointId: numb
         void work(next.item)
           .then(
             (result) => {
-              if (result === "failed") next.endpoint.stopped = true;
+              if (result === "failed" || result === "busy") next.endpoint.stopped = true;
             },
             (error: unknown) => log("warn", "webhook attempt failed to run", errorFields(error)),
           )

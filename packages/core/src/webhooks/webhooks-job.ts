@@ -13,6 +13,7 @@ import { handOff, tallyOf } from "../queue/in-process";
 import type { WorkMessage, Worker } from "../queue/port";
 import { ATTEMPT_LIMITS, ATTEMPT_TIMEOUT_MS, attemptOfKey, runAttempt, type AttemptItem } from "./deliveries";
 import { attemptFairly } from "./fairness";
+import { takeEndpointLease } from "./lease";
 
 type AttemptDeps = Pick<Deps, "db" | "clock" | "webhookPolicy">;
 
@@ -114,9 +115,26 @@ export const webhooksWorker: Worker = async (deps, messages, options = {}) => {
     items.map((entry) => entry.item),
     ATTEMPT_LIMITS,
     async (item) => {
-      const result = await runAttempt(depsOf.get(item)!, item);
-      counts[result]!++;
-      return result;
+      // One attempt in flight per endpoint across workers (./lease.ts): held elsewhere, this one
+      // stays pending and due, for the next run (counted as deferred).
+      const attemptDeps = depsOf.get(item)!;
+      const lease = await takeEndpointLease(
+        deps,
+        item.userId,
+        item.endpointId,
+        attemptDeps.webhookPolicy?.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      );
+      if (!lease) {
+        counts.deferred!++;
+        return "busy";
+      }
+      try {
+        const result = await runAttempt(attemptDeps, item);
+        counts[result]!++;
+        return result;
+      } finally {
+        await lease.release();
+      }
     },
     { takeUntil: deadline === undefined ? undefined : deadline - (options.deadline ? FINISH_MARGIN_MS : 0) },
   );
