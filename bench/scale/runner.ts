@@ -90,7 +90,7 @@ export interface Background {
 /**
  * The local stream reader (polling every 100 ms) feeding the stream subscriber
  * (core/src/stream/subscriber.ts), which hands emails, webhook first attempts and checkout expiries
- * to the work queues (in process: their workers at the deployed concurrency, queue/names.ts).
+ * to the work queues (in process: their workers at the deployed concurrency, capabilities/queue-names.ts).
  *
  * Each batch read is handled as Lambda's event source mapping handles a shard's batch with
  * `ParallelizationFactor` (infra/stream.ts: 10): the records split by their partition key's hash
