@@ -70,15 +70,19 @@ describe("card payments through the Lambda handler", () => {
   it.each([false, true])(
     "the pay link makes a session; a signed webhook (base64 body: %s) pays the invoice once",
     async (base64) => {
+      // Each step's answer is checked with its body, so a refused step names itself.
       const client = await call("POST", "/clients", { name: "Lambda Co", email: "ap@lambda.test" });
+      expect(client.status, JSON.stringify(client.body)).toBe(201);
       const invoice = await call("POST", "/invoices", {
         clientId: client.body.id,
         lineItems: [{ description: "Work", unitPrice: "100.00" }],
       });
-      await call("POST", `/invoices/${invoice.body.id}/finalize`);
+      expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
+      const finalized = await call("POST", `/invoices/${invoice.body.id}/finalize`);
+      expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
       const calls = fake.requests.length;
       const sent = await call("POST", `/invoices/${invoice.body.id}/send`);
-      expect(sent.status).toBe(200);
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200);
       expect(fake.requests.length).toBe(calls); // send never calls Stripe
       const link = `https://invoices.example.com/public/invoices/${sent.body.publicToken}/pay`;
       expect(sent.body.cardProcessorPaymentLink).toBe(link);
