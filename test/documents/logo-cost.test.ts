@@ -148,6 +148,8 @@ describe("logos are flattened once, at upload", () => {
     // The ratio, in this run: the least CPU time of each path over interleaved renders. The least is
     // what the render itself costs; the rest is what else the machine and the process did meanwhile
     // (a loaded CI machine's garbage collection or another file's work), which a sum would count.
+    // The best of three such rounds: on a quiet machine one round gives ~1.2×; at load ~20 one
+    // round once gave 1.6×. Drawing the unflattened logo costs 20–35× in every round.
     await pdf(small.user, small.invoiceId); // warm both paths first
     await pdf(heavy.user, heavy.invoiceId);
     const cpuOf = async (user: typeof small.user, invoiceId: number) => {
@@ -156,12 +158,17 @@ describe("logos are flattened once, at upload", () => {
       const used = process.cpuUsage(start);
       return used.user + used.system;
     };
-    let heavyCpu = Number.POSITIVE_INFINITY;
-    let smallCpu = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < 8; i++) {
-      smallCpu = Math.min(smallCpu, await cpuOf(small.user, small.invoiceId));
-      heavyCpu = Math.min(heavyCpu, await cpuOf(heavy.user, heavy.invoiceId));
-    }
-    expect(heavyCpu / smallCpu).toBeLessThanOrEqual(1.5);
+    const round = async () => {
+      let heavyCpu = Number.POSITIVE_INFINITY;
+      let smallCpu = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 8; i++) {
+        smallCpu = Math.min(smallCpu, await cpuOf(small.user, small.invoiceId));
+        heavyCpu = Math.min(heavyCpu, await cpuOf(heavy.user, heavy.invoiceId));
+      }
+      return heavyCpu / smallCpu;
+    };
+    let best = await round();
+    for (let i = 1; i < 3 && best > 1.5; i++) best = Math.min(best, await round());
+    expect(best).toBeLessThanOrEqual(1.5);
   });
 });

@@ -117,7 +117,9 @@ export async function takeRequest(db: Db, key: BucketKey, options: RateLimitOpti
     const limit = state.own ?? options.perSecond;
     const interval = 1000 / limit;
     const tau = (burstOf(limit) - 1) * interval;
-    const busy = state.tat > nowMs;
+    // At `tat` = now both forms are right; it must take the one whose condition holds there
+    // (BETWEEN is inclusive, `tat < :now` is not), or every attempt fails the same way.
+    const busy = state.tat >= nowMs;
     try {
       const out = await db.doc.send(
         new UpdateCommand({
