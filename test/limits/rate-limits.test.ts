@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { attachMeter } from "../support/metering";
 import { forgetRateLimits } from "@invoicing/core/limits/rate-limit";
+import { forgetVerifiedKeys } from "@invoicing/core/keys/recent-keys";
 import { line, newClient, newInvoice, ok } from "../invoices/fixtures";
 import { createTestEnv, expectProblem, request, type TestEnv, type TestUser } from "../support/env";
 
@@ -152,15 +153,25 @@ describe("what the limit costs", () => {
         commands: { BatchGetItemCommand: 1, UpdateItemCommand: 1 },
         writeUnits: 1,
       });
-      // Past the limit, refusals come from the container's memory: the key is still checked (401
-      // comes first), nothing else is read and no place is asked of the table.
+      // Past the limit, refusals come from the container's memory: for a key it verified a moment
+      // ago, with no request at all; in a container that has not seen the key, the key is checked
+      // alone first (a forged key gets its 401), and nothing else is read or asked of the table.
       await statuses(user, 3 * LIMIT);
       meter.reset();
+      expectProblem(await user.call("GET", `/clients/${clientId}`), 429, "rate_limited");
+      expect({ commands: meter.byCommand, writeUnits: meter.writeUnits }).toEqual({ commands: {}, writeUnits: 0 });
+      forgetVerifiedKeys();
       expectProblem(await user.call("GET", `/clients/${clientId}`), 429, "rate_limited");
       expect({ commands: meter.byCommand, writeUnits: meter.writeUnits }).toEqual({
         commands: { GetItemCommand: 1 },
         writeUnits: 0,
       });
+      const forged = user.key.slice(0, -4) + (user.key.endsWith("AAAA") ? "BBBB" : "AAAA");
+      expectProblem(
+        await request(env.app, "GET", `/clients/${clientId}`, undefined, { Authorization: `Bearer ${forged}` }),
+        401,
+        "unauthorized",
+      );
     } finally {
       meter.detach();
     }

@@ -73,27 +73,60 @@ export function takeCounterWrite(
   };
 }
 
-/** Takes `counter`'s value after `last` in the transaction being built. */
+/** Takes `counter`'s value after `last` in the transaction being built: a gapless number's way. */
 type Take = (counter: string, last: number) => Write;
 
+/** The id this create gets from `counter`, its taking written into the create's transaction. */
+type TakeId = (counter: string) => Promise<number>;
+
 /**
- * A create that takes counter values inside its own transaction: `build` reads what it needs (the
- * counters' values among it) and returns the writes — with a `take(counter, last)` for each value
- * it takes — and what the change produces. Committed as one transaction; when another writer took a
- * value first (or a concurrent transaction conflicts), `build` runs again on fresh reads — the
- * optimistic loop (optimistic.ts), whose backoff spreads a user's concurrent creates out on the hot
- * counter. A resend that meets its own applied copy is the success it was (commit() tells it by its
- * write token). `what` names the
- * counter in the 503 after too many races.
+ * A create that takes counter values inside its own transaction: `build` reads what it needs and
+ * returns the writes and what the change produces, committed as one transaction. A gapless number
+ * is read by `build` and taken with `take(counter, last)`; an id is `takeId(counter)`, which reads
+ * the counter (in parallel with `build`'s other reads) and adds its taking to the transaction.
+ *
+ * When another writer took a value first (or a concurrent transaction conflicts), `build` runs again
+ * on fresh reads — the optimistic loop (optimistic.ts). A number must be read again (gapless: it
+ * moves only with its document). An id need not be: a create that lost the race for an id takes
+ * its next one with an atomic ADD (nextId) and keeps it for every later round, so N concurrent
+ * creates of one user send about 2N transactions, not the N(N+1)/2 of a hot counter re-read by
+ * each loser — and a user's burst of creates holds its Lambdas for a round or two, not for seconds
+ * of lost rounds and backoff (docs/reliability.md, "Hot counters"). The cost: an id lost to a race
+ * and then to a create that fails for good (its client deleted meanwhile) is skipped; ids are
+ * allowed gaps, numbers are not. A resend that meets its own applied copy is the success it was
+ * (commit() tells it by its write token). `what` names the counter in the 503 after too many races.
  */
 export async function createTakingValues<T>(
   ctx: CommitContext & CounterCtx,
   what: string,
-  build: (take: Take) => Promise<{ writes: Write[]; result: T }>,
+  build: (take: Take, takeId: TakeId) => Promise<{ writes: Write[]; result: T }>,
 ): Promise<T> {
+  /** Ids taken by ADD after a lost race: this create's for good, in every later round. */
+  const held = new Map<string, number>();
+  /** Id counters whose conditional taking lost a race: the next round takes them by ADD. */
+  const lost = new Set<string>();
   return optimistic(what, async () => {
-    const { writes, result } = await build((counter, last) => takeCounterWrite(ctx, counter, last, () => new Raced()));
-    await commit(ctx, writes, result);
+    const idWrites: Write[] = [];
+    const takeId: TakeId = async (counter) => {
+      const kept = held.get(counter);
+      if (kept !== undefined) return kept;
+      if (lost.has(counter)) {
+        const id = await nextId(ctx.db, ctx.userId, counter);
+        held.set(counter, id);
+        return id;
+      }
+      const last = await counterValue(ctx, counter);
+      idWrites.push(
+        takeCounterWrite(ctx, counter, last, () => {
+          lost.add(counter);
+          return new Raced();
+        }),
+      );
+      return last + 1;
+    };
+    const take: Take = (counter, last) => takeCounterWrite(ctx, counter, last, () => new Raced());
+    const { writes, result } = await build(take, takeId);
+    await commit(ctx, [...idWrites, ...writes], result);
     return result;
   });
 }

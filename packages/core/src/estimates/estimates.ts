@@ -1,7 +1,7 @@
 import { clientRefWrite } from "../clients/clients";
 import type { Ctx } from "../deps";
 import { nowIso } from "../deps";
-import { counterValue, createTakingValues } from "../db/ids";
+import { createTakingValues } from "../db/ids";
 import { indexed } from "../db/keys";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
@@ -65,13 +65,12 @@ const DELETE_RULES: DeleteRules = { ...RULES, deletable: DELETABLE_STATUSES };
 export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<EstimateItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
   const publicToken = newPublicToken();
-  return createTakingValues(ctx, "estimate counters", async (take) => {
-    const [{ client, profile }, lastId, last] = await Promise.all([
+  return createTakingValues(ctx, "estimate counters", async (take, takeId) => {
+    const [{ client, profile }, id, last] = await Promise.all([
       requireParties(ctx, input.clientId),
-      counterValue(ctx, "estimate"),
+      takeId("estimate"),
       lastNumber(ctx, "estimateNumber"),
     ]);
-    const id = lastId + 1;
     const now = nowIso(ctx);
     const item = indexed<EstimateItem>({
       ...estimateKey(ctx.userId, id),
@@ -101,7 +100,6 @@ export async function createEstimate(ctx: Ctx, input: EstimateInput): Promise<Es
       updatedAt: now,
     });
     const writes = [
-      take("estimate", lastId),
       take("estimateNumber", last),
       { op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } } },
       clientRefWrite(ctx, client.id, 1),

@@ -1,6 +1,6 @@
 import type { Ctx } from "../deps";
 import { nowIso } from "../deps";
-import { counterValue, createTakingValues } from "../db/ids";
+import { createTakingValues } from "../db/ids";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import {
   deleteDocument,
@@ -36,19 +36,16 @@ type InvoicePatch = Partial<Omit<InvoiceInput, "lineItems" | "currency">> & {
  */
 export async function createInvoice(ctx: Ctx, input: InvoiceInput): Promise<InvoiceItem> {
   const lines = buildLineItems(input.lineItems ?? [], 1);
-  return createTakingValues(ctx, "invoice id counter", async (take) => {
-    const [{ client, profile }, lastId] = await Promise.all([
-      requireParties(ctx, input.clientId),
-      counterValue(ctx, "invoice"),
-    ]);
+  return createTakingValues(ctx, "invoice id counter", async (_take, takeId) => {
+    const [{ client, profile }, id] = await Promise.all([requireParties(ctx, input.clientId), takeId("invoice")]);
     // Absent notes and terms take the profile's defaults; an explicit null stays null.
     const fields = {
       ...input,
       notes: input.notes === undefined ? profile.defaultNotes : input.notes,
       terms: input.terms === undefined ? profile.defaultTerms : input.terms,
     };
-    const item = newDraftInvoice(ctx, lastId + 1, client, lines, fields, nowIso(ctx));
-    return { writes: [take("invoice", lastId), ...createInvoiceWrites(ctx, item)], result: item };
+    const item = newDraftInvoice(ctx, id, client, lines, fields, nowIso(ctx));
+    return { writes: createInvoiceWrites(ctx, item), result: item };
   });
 }
 

@@ -3,7 +3,7 @@ import { clientRefWrite, requireClient } from "../clients/clients";
 import type { Ctx } from "../deps";
 import { nowIso } from "../deps";
 import { commit, type Write } from "../db/commit";
-import { counterValue, createTakingValues } from "../db/ids";
+import { createTakingValues } from "../db/ids";
 import { optimistic, Raced } from "../db/optimistic";
 import { listEntities, type Page, type PageRequest } from "../db/pagination";
 import { assertIfMatch, isEmptyPatch, putIfVersion } from "../db/versioning";
@@ -81,13 +81,12 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
   const immediate = startDate <= now;
   // One read (the client, copied into the template, and the counters of the ids taken — on a
   // request's first read with the API key too), then one transaction (db/ids.ts).
-  const first = await createTakingValues(ctx, "schedule id counter", async (take) => {
-    const [client, lastId, lastInvoiceId] = await Promise.all([
+  const first = await createTakingValues(ctx, "schedule id counter", async (_take, takeId) => {
+    const [client, id, invoiceId] = await Promise.all([
       requireClient(ctx, input.clientId),
-      counterValue(ctx, "schedule"),
-      immediate ? counterValue(ctx, "invoice") : Promise.resolve(0),
+      takeId("schedule"),
+      immediate ? takeId("invoice") : Promise.resolve(0),
     ]);
-    const id = lastId + 1;
     const created = settle({
       ...scheduleKey(ctx.userId, id),
       userId: ctx.userId,
@@ -126,21 +125,13 @@ export async function createSchedule(ctx: Ctx, input: ScheduleInput): Promise<Sc
     const putNew = (item: ScheduleItem): Write => ({
       op: { Put: { TableName: ctx.db.table, Item: item, ConditionExpression: "attribute_not_exists(pk)" } },
     });
-    const takeId = take("schedule", lastId);
-    if (!immediate) return { writes: [takeId, putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
-    const invoiceId = lastInvoiceId + 1;
+    if (!immediate) return { writes: [putNew(created), clientRefWrite(ctx, client.id, 1)], result: created };
     const { invoice, schedule } = buildOccurrence(ctx, created, client, invoiceId, now);
     const withInvoice: ScheduleItem = { ...schedule, version: 1 };
     // The invoice's own Put, but one client-reference update for both documents (a transaction may
     // touch an item only once).
     const [invoicePut] = createInvoiceWrites(ctx, invoice);
-    const writes = [
-      takeId,
-      take("invoice", lastInvoiceId),
-      putNew(withInvoice),
-      invoicePut!,
-      clientRefWrite(ctx, client.id, 2),
-    ];
+    const writes = [putNew(withInvoice), invoicePut!, clientRefWrite(ctx, client.id, 2)];
     return { writes, result: withInvoice };
   });
   if (!immediate) return first;

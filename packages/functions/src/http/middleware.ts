@@ -123,9 +123,13 @@ export const auth =
     // that one GetItem: nothing of the named user's is read, no body parsed, no name resolved
     // (keys/recent-keys.ts, docs/auth.md).
     let speculative = recentlyVerified(claim.hash);
-    // A user this container already knows to be past its limit: the key alone, then the 429 — the
-    // route reads nothing and the table is not asked for a place.
+    // A user this container already knows to be past its limit: the route reads nothing and the
+    // table is not asked for a place. Its key verified here a moment ago, the 429 comes from memory
+    // with no request at all, so a hot user's excess costs nothing; any other key is checked alone
+    // first (a forged one gets its 401). A key revoked within that moment, or one whose scope would
+    // refuse the route, gets this 429 instead of its 401 or 403: a refusal either way.
     const knownPast = deps.rateLimits && knownRefusal(userLimitsKey(userId), userRate(deps), deps.clock());
+    if (knownPast && speculative) throw knownPast;
     if (knownPast) speculative = false;
     let place: Promise<void> | undefined;
     if (speculative) place = settled(takeUserPlace(deps, userId));
