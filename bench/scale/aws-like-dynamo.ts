@@ -7,7 +7,9 @@ import { type FaultProxy, startFaultProxy } from "../../test/support/fault-proxy
  *   at `readUnitsPerSecond` / `writeUnitsPerSecond` and holding `burstSeconds` of it: a request that
  *   finds a bucket it needs empty is answered 400 ProvisionedThroughputExceededException before it
  *   reaches the table, so the SDK backs off and retries exactly as it does on AWS;
- * - a latency per request like DynamoDB's from inside its region: a few milliseconds with a tail.
+ * - a latency per request like DynamoDB's from inside its region: a few milliseconds with a tail,
+ *   DynamoDB Local's own time counted in it (the answer is held for what is left of it), so the
+ *   emulator adds to a request's time only once it is busier than DynamoDB would be.
  *
  * Units are counted as DynamoDB counts them, approximately (the wire JSON stands in for the item's
  * size): a write is one unit per KB of what it writes, doubled in a transaction, charged to the
@@ -44,6 +46,15 @@ export interface ReadCounts {
 
 export interface AwsLikeDynamo {
   url: string;
+  /**
+   * The DynamoDB Locals behind it (at least one). A table lives on one of them, the first unless
+   * `place` put it elsewhere: users whose tables are on different instances do not wait for each
+   * other's requests in one emulator, as different partition keys on AWS are served by different
+   * storage nodes (docs/scale.md, "Emulator instances").
+   */
+  instances: readonly string[];
+  /** Routes the requests for `tableName` to `instance` (one of `instances`). */
+  place(tableName: string, instance: string): void;
   proxy: FaultProxy;
   /** Requests answered with a throughput exception so far, reads and writes. */
   throttled: { reads: number; writes: number };
@@ -93,11 +104,12 @@ class Bucket {
 }
 
 export async function startAwsLikeDynamo(
-  upstream: string,
+  instances: readonly string[],
   limits: PartitionLimits,
   latency: Latency,
 ): Promise<AwsLikeDynamo> {
   let slowdown = 1;
+  const placed = new Map<string, string>();
   const buckets = new Map<string, Bucket>();
   const bucket = (kind: "read" | "write", partition: string) => {
     const name = `${kind} ${partition}`;
@@ -112,8 +124,9 @@ export async function startAwsLikeDynamo(
   const units = { read: 0, write: 0 };
   const reads: ReadCounts = { items: new Map(), dueItems: new Map() };
 
-  const proxy = await startFaultProxy(upstream, {
-    delayMs: (operation) => {
+  const proxy = await startFaultProxy(instances[0]!, {
+    upstreamFor: (body) => placed.get(tableOf(body as Wire) ?? ""),
+    latencyMs: (operation) => {
       let ms = latency.baseMs - latency.meanExtraMs * Math.log(1 - Math.random());
       if (Math.random() < latency.tailShare) ms += latency.tailMs;
       return (operation.startsWith("Transact") ? 2 * ms : ms) * slowdown;
@@ -164,6 +177,8 @@ export async function startAwsLikeDynamo(
 
   return {
     url: proxy.url,
+    instances,
+    place: (tableName, instance) => placed.set(tableName, instance),
     proxy,
     throttled,
     units,
@@ -183,6 +198,15 @@ export async function startAwsLikeDynamo(
     },
     close: () => proxy.close(),
   };
+}
+
+/** The table a request names (every request of one goes to one table here). */
+function tableOf(body: Wire): string | undefined {
+  if (typeof body?.TableName === "string") return body.TableName;
+  const item = body?.TransactItems?.[0];
+  if (item) return (Object.values(item)[0] as Wire)?.TableName;
+  const batch = body?.RequestItems;
+  return batch ? Object.keys(batch)[0] : undefined;
 }
 
 const consistent = (operation: string, body: Wire): boolean =>

@@ -2,10 +2,10 @@ import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { Deps } from "@invoicing/core/deps";
 import { createDb } from "@invoicing/core/db/dynamodb";
 import type { AwsLikeDynamo } from "./aws-like-dynamo";
-import { MONTH_START, type Population, restorePopulation } from "./population";
+import { MONTH_START, onShard, type Population, restorePopulation } from "./population";
 import type { JobRunner } from "./runner";
 import { type CpuFigure, describeCpu, startCpuMeter } from "./cpu";
-import { round, type SimulatedSes, simDeps } from "./sim";
+import { round, SimulatedSes, simDeps } from "./sim";
 
 /**
  * (i) The drain time of a month start with 1, 2, 4 and 8 workers, each on a fresh copy of the
@@ -78,7 +78,6 @@ export interface MonthStartResult {
 }
 
 export async function measureMonthStart(
-  endpoint: string,
   dynamo: AwsLikeDynamo,
   population: Population,
   runner: JobRunner,
@@ -88,14 +87,13 @@ export async function measureMonthStart(
 ): Promise<MonthStartResult> {
   dynamo.setSlowdown(MONTH_SLOWDOWN);
   try {
-    return await measureSlowedDown(endpoint, dynamo, population, runner, log, progress);
+    return await measureSlowedDown(dynamo, population, runner, log, progress);
   } finally {
     dynamo.setSlowdown(1);
   }
 }
 
 async function measureSlowedDown(
-  endpoint: string,
   dynamo: AwsLikeDynamo,
   population: Population,
   runner: JobRunner,
@@ -105,16 +103,39 @@ async function measureSlowedDown(
   const drains: DrainFigure[] = [];
   const reads: ReadsFigure[] = [];
   for (const workers of WORKER_COUNTS) {
-    const tableName = await restorePopulation(endpoint, population);
-    const deps = simDeps(dynamo.url, tableName, MONTH_START, { emailDailyQuota: SIM_EMAIL_QUOTA }, MONTH_SLOWDOWN);
-    const direct = createDb({ tableName, dynamoEndpoint: endpoint, region: "local" });
-    const before = await dueEntries(direct, MONTH_START);
+    // One SES for the account, whatever table a worker's email comes from.
+    const ses = new SimulatedSes(MONTH_SLOWDOWN);
+    const tables = await Promise.all(
+      dynamo.instances.map(async (instance, shard) => {
+        const tableName = await restorePopulation(
+          instance,
+          population,
+          onShard(population, shard, dynamo.instances.length),
+        );
+        dynamo.place(tableName, instance);
+        return {
+          deps: simDeps(
+            dynamo.url,
+            tableName,
+            MONTH_START,
+            { emailDailyQuota: SIM_EMAIL_QUOTA, outbox: ses },
+            MONTH_SLOWDOWN,
+          ),
+          direct: createDb({ tableName, dynamoEndpoint: instance, region: "local" }),
+        };
+      }),
+    );
+    const directs = tables.map((t) => t.direct);
+    const before = await dueEntries(directs, MONTH_START);
     dynamo.resetCounts();
     const started = performance.now();
     const meter = startCpuMeter();
-    const drained = await runner.drain(deps, new Date(MONTH_START), workers);
+    const drained = await runner.drain(
+      tables.map((t) => t.deps),
+      new Date(MONTH_START),
+      workers,
+    );
     const cpu = meter.stop();
-    const ses = deps.outbox as SimulatedSes;
     const figure: DrainFigure = {
       workers,
       drainSeconds: round((drained.doneAt - started) / 1000, 1),
@@ -122,7 +143,7 @@ async function measureSlowedDown(
       changed: drained.changed,
       failedRuns: drained.failedRuns,
       emailsSent: ses.sent.length,
-      emailsPending: await pendingEmails(direct),
+      emailsPending: await pendingEmails(directs),
       requests: dynamo.requests(),
       requestsPerSecond: round(dynamo.requests() / cpu.wallSeconds),
       throttledReads: dynamo.throttled.reads,
@@ -137,19 +158,25 @@ async function measureSlowedDown(
       `  ${workers} worker(s): ${figure.drainSeconds} s in ${figure.rounds} rounds, ${figure.emailsSent} emails sent, ${figure.emailsPending} pending, ${figure.changed} changes, ${figure.requests} DynamoDB requests (${figure.requestsPerSecond}/s), throttled ${figure.throttledReads} reads / ${figure.throttledWrites} writes; outcomes ${JSON.stringify(figure.outcomes)}; ${describeCpu(cpu)}`,
     );
     if (workers === 4) {
-      reads.push(await readsOf("month start (the drain)", dynamo, ses, before, await dueEntries(direct, MONTH_START)));
+      reads.push(await readsOf("month start (the drain)", dynamo, ses, before, await dueEntries(directs, MONTH_START)));
       // The next run, an hour later: what is still due waits for the quota, nothing else is due.
       const later = new Date(Date.parse(MONTH_START) + 3_600_000).toISOString();
-      const beforeNext = await dueEntries(direct, later);
+      const beforeNext = await dueEntries(directs, later);
       const sentBefore = ses.sent.length;
       dynamo.resetCounts();
-      await runner.drain({ ...deps, clock: () => new Date(later) } as Deps, new Date(later), 1);
+      await runner.drain(
+        tables.map((t) => ({ ...t.deps, clock: () => new Date(later) }) as Deps),
+        new Date(later),
+        1,
+      );
       const nextSes = { sent: ses.sent.slice(sentBefore) } as SimulatedSes;
-      reads.push(await readsOf("next run (1 h later)", dynamo, nextSes, beforeNext, await dueEntries(direct, later)));
+      reads.push(await readsOf("next run (1 h later)", dynamo, nextSes, beforeNext, await dueEntries(directs, later)));
       log(`  (iii) items read: ${JSON.stringify(reads)}`);
     }
-    direct.doc.destroy();
-    deps.db.doc.destroy();
+    for (const t of tables) {
+      t.direct.doc.destroy();
+      t.deps.db.doc.destroy();
+    }
     progress({ drains, reads });
   }
   const at = (n: number) => drains.find((d) => d.workers === n)?.drainSeconds ?? Number.NaN;
@@ -164,7 +191,13 @@ async function measureSlowedDown(
   };
 }
 
-async function pendingEmails(db: ReturnType<typeof createDb>): Promise<number> {
+async function pendingEmails(dbs: readonly ReturnType<typeof createDb>[]): Promise<number> {
+  let count = 0;
+  for (const db of dbs) count += await pendingEmailsOf(db);
+  return count;
+}
+
+async function pendingEmailsOf(db: ReturnType<typeof createDb>): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -187,7 +220,13 @@ async function pendingEmails(db: ReturnType<typeof createDb>): Promise<number> {
 type DueEntries = Map<string, { user: string; dueSk: string }>;
 
 /** Every due-list entry whose time is at or before `now`, by item key (read straight, not metered). */
-async function dueEntries(db: ReturnType<typeof createDb>, now: string): Promise<DueEntries> {
+async function dueEntries(dbs: readonly ReturnType<typeof createDb>[], now: string): Promise<DueEntries> {
+  const found: DueEntries = new Map();
+  for (const db of dbs) for (const [key, entry] of await dueEntriesOf(db, now)) found.set(key, entry);
+  return found;
+}
+
+async function dueEntriesOf(db: ReturnType<typeof createDb>, now: string): Promise<DueEntries> {
   const found: DueEntries = new Map();
   let startKey: Record<string, unknown> | undefined;
   do {

@@ -131,11 +131,25 @@ function renamed(item: Record<string, unknown>, template: string, userId: string
   return copy;
 }
 
-/** A fresh table in the DynamoDB Local at `endpoint` holding the population; its name. */
-export async function restorePopulation(endpoint: string, population: Population): Promise<string> {
+/**
+ * Whether a user's records are on table `shard` of `shards` (the population spread over emulator
+ * instances): users in turn, so the large user is on the first and the small ones on every table.
+ */
+export function onShard(population: Population, shard: number, shards: number): (userId: string) => boolean {
+  const on = new Set(population.users.filter((_, i) => i % shards === shard).map((u) => u.userId));
+  return (userId) => on.has(userId);
+}
+
+/** A fresh table in the DynamoDB Local at `endpoint` holding the population (the users `keep` keeps); its name. */
+export async function restorePopulation(
+  endpoint: string,
+  population: Population,
+  keep: (userId: string) => boolean = () => true,
+): Promise<string> {
   const { tableName, db } = await createFreshTable(endpoint, "scale");
+  const items = population.items.filter((item) => keep(String(item.pk).slice("USER#".length)));
   const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < population.items.length; i += 25) batches.push(population.items.slice(i, i + 25));
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   await withConcurrency(batches, 4, "restore", async (batch) => {
     let pending: Record<string, unknown>[] | undefined = batch.map((Item) => ({ PutRequest: { Item } }));
     while (pending?.length) {

@@ -17,12 +17,14 @@ import { SimulatedSqs } from "./simulated-sqs";
  * The job runner as the simulation drives it: everything due at `now` (recurring occurrences,
  * reminders, the emails both queue) worked through by `workers` workers, until what is left cannot
  * run now (it waits for a quota or a later time). The one parameter that changes between the runs
- * of a figure is `workers`: the concurrency the deployed runner would be given.
+ * of a figure is `workers`: the concurrency the deployed runner would be given. `tables` holds the
+ * dependencies of each table the population is spread over (one per emulator instance): the jobs
+ * run on each, the workers are shared.
  */
 export interface JobRunner {
   /** What the figures are "of": printed beside them. */
   describe: string;
-  drain(deps: Deps, now: Date, workers: number): Promise<Drained>;
+  drain(tables: readonly Deps[], now: Date, workers: number): Promise<Drained>;
 }
 
 export interface Drained {
@@ -44,7 +46,7 @@ export interface Drained {
  */
 export const serialJobs: JobRunner = {
   describe: "serial jobs: N overlapping runs of recurring then reminders (its outbox sweep)",
-  async drain(deps, now, workers) {
+  async drain(tables, now, workers) {
     let rounds = 0;
     let changed = 0;
     let doneAt = performance.now();
@@ -63,10 +65,12 @@ export const serialJobs: JobRunner = {
     for (;;) {
       rounds++;
       const results = await Promise.all(
-        Array.from(
-          { length: workers },
-          async () =>
-            (await attempt(() => jobs.recurring(deps, now))) + (await attempt(() => jobs.reminders(deps, now))),
+        tables.flatMap((deps) =>
+          Array.from(
+            { length: workers },
+            async () =>
+              (await attempt(() => jobs.recurring(deps, now))) + (await attempt(() => jobs.reminders(deps, now))),
+          ),
         ),
       );
       const round = results.reduce((a, b) => a + b, 0);
@@ -153,14 +157,16 @@ const WORKERS: Record<QueueName, Worker> = {
  * the due keys, put users in turns and send batches to the queues; N workers per queue take them
  * (a simulated SQS, ./simulated-sqs.ts). Rounds repeat, as the crons do, until one sends nothing.
  * The stream subscriber, which deployed hands most emails to the outbox queue as they are queued,
- * does not run here: the next round's outbox sweep sends them.
+ * does not run here: the next round's outbox sweep sends them. With the population spread over
+ * several tables (emulator instances), each table's dispatchers run, one deployed dispatcher's shard
+ * reads standing in for them: users take turns within a table, and the tables' batches interleave.
  */
 export const fannedOutJobs: JobRunner = {
   describe:
     "fanned-out jobs (queue/dispatch.ts): dispatchers send due keys in turns to a simulated SQS, N workers per queue",
-  async drain(deps, now, workers) {
+  async drain(tables, now, workers) {
     const sqs = new SimulatedSqs(WORKERS, () => workers);
-    const withQueue = sqs.attach(deps);
+    const attached = tables.map((deps) => sqs.attach(deps));
     let rounds = 0;
     let changed = 0;
     let failedRuns = 0;
@@ -169,10 +175,12 @@ export const fannedOutJobs: JobRunner = {
       rounds++;
       const before = sqs.counts.delivered;
       await Promise.all(
-        [jobs.recurring, jobs.reminders].map((job) =>
-          job(withQueue, now).catch(() => {
-            failedRuns++;
-          }),
+        attached.flatMap((deps) =>
+          [jobs.recurring, jobs.reminders].map((job) =>
+            job(deps, now).catch(() => {
+              failedRuns++;
+            }),
+          ),
         ),
       );
       await sqs.settled();

@@ -19,8 +19,12 @@ export const SCALE = {
   partitionDivisor: 1,
   /** SES's sending rate (the account's, e.g. 200 messages/s once raised) divided by this. */
   sesDivisor: 4,
-  /** The account's Lambda concurrency (1,000) divided by this. */
-  concurrencyDivisor: 50,
+  /**
+   * The API function's reserved concurrency (production's 300, infra/limits.ts) and a user's request
+   * limit (50 a second by default) divided alike by this: a user's burst (twice its limit) is then
+   * the same share of the API's executions as deployed, a third.
+   */
+  apiDivisor: 5,
 } as const;
 
 export const PARTITION_LIMITS = {
@@ -113,17 +117,28 @@ export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 1
 export const THROTTLED = Symbol("throttled");
 
 export class Slots {
-  private free: number;
-  constructor(limit: number) {
-    this.free = limit;
+  /**
+   * The free executions, in memory another thread may share: a worker thread's requests (the noisy
+   * user's, ./noisy-user.ts) hold executions of the same function as this thread's.
+   */
+  private readonly free: Int32Array;
+  constructor(limit: number, shared?: SharedArrayBuffer) {
+    this.free = new Int32Array(shared ?? new SharedArrayBuffer(4));
+    if (!shared) Atomics.store(this.free, 0, limit);
+  }
+  /** What another thread passes to `new Slots(_, shared)` to share these executions. */
+  get shared(): SharedArrayBuffer {
+    return this.free.buffer as SharedArrayBuffer;
   }
   async run<T>(work: () => Promise<T>): Promise<T | typeof THROTTLED> {
-    if (this.free === 0) return THROTTLED;
-    this.free--;
+    if (Atomics.sub(this.free, 0, 1) <= 0) {
+      Atomics.add(this.free, 0, 1);
+      return THROTTLED;
+    }
     try {
       return await work();
     } finally {
-      this.free++;
+      Atomics.add(this.free, 0, 1);
     }
   }
 }

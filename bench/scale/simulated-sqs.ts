@@ -1,5 +1,5 @@
 import type { Deps } from "@invoicing/core/deps";
-import { addTally, type QueueName, type WorkMessage, type WorkQueue, type Worker } from "@invoicing/core/queue/port";
+import { addTally, type QueueName, type WorkMessage, type Worker } from "@invoicing/core/queue/port";
 import { sleep } from "./sim";
 
 /**
@@ -13,12 +13,14 @@ export const VISIBILITY_MS = 2_000;
 const MAX_RECEIVES = 3;
 
 interface Batch {
+  /** The dependencies of the dispatcher that sent it (its table): its worker runs with them. */
+  deps: Deps;
   queue: QueueName;
   messages: readonly WorkMessage[];
   receives: number;
 }
 
-export class SimulatedSqs implements WorkQueue {
+export class SimulatedSqs {
   /** Messages handed to workers so far, and those that ended in a dead-letter queue. */
   readonly counts = { delivered: 0, deadLettered: 0 };
   /** What the workers did with the messages, by outcome (their tallies added up). */
@@ -27,22 +29,28 @@ export class SimulatedSqs implements WorkQueue {
   private readonly running = new Map<QueueName, number>();
   private pendingRetries = 0;
   private idle: (() => void)[] = [];
-  private deps!: Deps;
 
   constructor(
     private readonly workers: Partial<Record<QueueName, Worker>>,
     private readonly concurrency: (queue: QueueName) => number,
   ) {}
 
-  /** The dependencies the workers run with: the caller's, with this queue as their work queue. */
+  /**
+   * The caller's dependencies with this queue as their work queue: what they send is worked with
+   * them. Several may be attached (one per table, when the population is spread over emulator
+   * instances); they share the workers, whose concurrency is per queue, as deployed.
+   */
   attach(deps: Deps): Deps {
-    this.deps = { ...deps, workQueue: this };
-    return this.deps;
-  }
-
-  async send(queue: QueueName, messages: readonly WorkMessage[]): Promise<void> {
-    if (!this.workers[queue]) throw new Error(`no worker for queue ${queue}`);
-    this.push({ queue, messages, receives: 0 });
+    const attached: Deps = {
+      ...deps,
+      workQueue: {
+        send: async (queue, messages) => {
+          if (!this.workers[queue]) throw new Error(`no worker for queue ${queue}`);
+          this.push({ deps: attached, queue, messages, receives: 0 });
+        },
+      },
+    };
+    return attached;
   }
 
   /** Resolves once no message waits, runs or waits for its visibility timeout. */
@@ -71,7 +79,7 @@ export class SimulatedSqs implements WorkQueue {
       const batch = lane.shift()!;
       this.running.set(queue, (this.running.get(queue) ?? 0) + 1);
       this.counts.delivered += batch.messages.length;
-      void this.workers[queue]!(this.deps, batch.messages)
+      void this.workers[queue]!(batch.deps, batch.messages)
         .catch(() => ({ tally: {}, retry: [...batch.messages] }))
         .then((result) => {
           addTally(this.outcomes, result.tally);

@@ -178,6 +178,27 @@ describe("what the limit costs", () => {
   });
 });
 
+describe("a hot user's excess", () => {
+  it("when a place frees, one request of the container asks the table for it, not every request then in flight", async () => {
+    const user = await env.user();
+    await statuses(user, 3 * LIMIT); // past the limit: the container knows until when
+    env.clock.advance(1000 / LIMIT); // one place free again
+    const meter = attachMeter(env.deps.db.doc);
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => user.call("GET", "/clients")));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(429)]);
+      // The one that asks: its key, its page and its place; the nine others read and ask nothing.
+      expect(meter.byCommand).toEqual({ GetItemCommand: 1, QueryCommand: 1, UpdateItemCommand: 1 });
+      // The place taken was the last: the next request is refused from memory, nothing asked.
+      meter.reset();
+      expectProblem(await user.call("GET", "/clients"), 429, "rate_limited");
+      expect(meter.byCommand).toEqual({});
+    } finally {
+      meter.detach();
+    }
+  });
+});
+
 describe("per-public-token limits", () => {
   it("a hammered public link gets 429 while another user's link answers 200", async () => {
     const alice = await env.user();

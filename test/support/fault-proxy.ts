@@ -114,19 +114,25 @@ interface Rule {
 }
 
 /**
- * What the bench's scale simulation (bench/scale/aws-like-dynamo.ts) adds on top: a wait before each
- * forwarded request (AWS's latency) and a look at each answer DynamoDB gave (what it read, for
- * throughput accounting). Tests use neither.
+ * What the bench's scale simulation (bench/scale/aws-like-dynamo.ts) adds on top: a latency for each
+ * forwarded request (AWS's) and a look at each answer DynamoDB gave (what it read, for throughput
+ * accounting). Tests use neither.
  */
 export interface FaultProxyOptions {
-  /** Milliseconds to hold a request before it is forwarded (not for faulted ones). */
-  delayMs?: (operation: string, body: unknown) => number;
+  /**
+   * Milliseconds after its arrival before a forwarded request is answered, at the earliest (not for
+   * faulted ones). It is forwarded at once and its answer held for what is left: the emulator's own
+   * time is part of the latency, as DynamoDB's is of AWS's, rather than added to it.
+   */
+  latencyMs?: (operation: string, body: unknown) => number;
+  /** The DynamoDB Local a request goes to when there are several (by its table); else `upstream`. */
+  upstreamFor?: (body: unknown) => string | undefined;
   /** Called with every forwarded request's answer from DynamoDB. */
   observe?: (operation: string, body: unknown, status: number, response: Buffer) => void;
 }
 
 export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
-  const target = new URL(upstream);
+  const defaultTarget = new URL(upstream);
   let rules: Rule[] = [];
   const log: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -201,10 +207,10 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
         );
       }
       case "timeout-after-write":
-        await forward(req, raw);
+        await forward(req, raw, body);
         return; // never answer: the client's request timeout fires and it gives up on this socket
       case "reset-after-write":
-        await forward(req, raw);
+        await forward(req, raw, body);
         req.socket.destroy();
         return;
       case "empty-page": {
@@ -214,9 +220,10 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
         return;
       }
       default: {
-        const delay = options.delayMs?.(operationOf(req), body) ?? 0;
-        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-        const upstreamRes = await forward(req, raw);
+        const answerAt = performance.now() + (options.latencyMs?.(operationOf(req), body) ?? 0);
+        const upstreamRes = await forward(req, raw, body);
+        const left = answerAt - performance.now();
+        if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
         options.observe?.(operationOf(req), body, upstreamRes.status, upstreamRes.body);
         res.writeHead(upstreamRes.status, upstreamRes.headers);
         res.end(upstreamRes.body);
@@ -227,7 +234,10 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
   function forward(
     req: IncomingMessage,
     raw: Buffer,
+    body: unknown,
   ): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
+    const chosen = options.upstreamFor?.(body);
+    const target = chosen ? new URL(chosen) : defaultTarget;
     return new Promise((resolve, reject) => {
       const headers = { ...req.headers, host: target.host };
       const out = httpRequest(

@@ -82,6 +82,9 @@ function remember(id: string, state: Known): void {
   if (known.size > KNOWN_MAX) known.delete(known.keys().next().value!);
 }
 
+/** Per bucket: this container's conditional updates in flight (takeRequest). */
+const inFlight = new Map<string, number>();
+
 /** Only for tests that need a container with no memory (a fresh Lambda). */
 export function forgetRateLimits(): void {
   known.clear();
@@ -90,14 +93,27 @@ export function forgetRateLimits(): void {
 const bucketId = (key: BucketKey): string => `${key.pk}\u0000${key.sk}`;
 
 /**
- * The refusal this container already knows for the bucket (it is empty until a moment it saw), or
- * undefined: lets a caller answer 429 without asking the table or doing anything else.
+ * The refusal this container already knows for the bucket, or undefined: lets a caller answer 429
+ * without asking the table or doing anything else. Known: the bucket is empty until a moment this
+ * container saw; or it was last seen full and this container already asks the table for as many
+ * places as can have freed since (see takeRequest).
  */
 export function knownRefusal(key: BucketKey, options: RateLimitOptions, now: Date): RateLimited | undefined {
-  const state = known.get(bucketId(key));
+  const id = bucketId(key);
+  const state = known.get(id);
   const nowMs = now.getTime();
-  if (!state || state.fullUntil <= nowMs) return undefined;
-  return new RateLimited(state.own ?? options.perSecond, retryAfter(state.fullUntil, nowMs));
+  if (!state || state.fullUntil === 0) return undefined;
+  const limit = state.own ?? options.perSecond;
+  if (state.fullUntil > nowMs) return new RateLimited(limit, retryAfter(state.fullUntil, nowMs));
+  // A bucket last seen full frees one place at `fullUntil` and one more every interval after it, so
+  // this container asks the table with at most that many requests at once and refuses the others
+  // from memory. Else every request arriving while the table answers would ask too: a herd each time
+  // a place frees, as large as the user's rate times the table's latency, which a slower table makes
+  // larger still. Such a refusal is wrong only if a request in flight fails for another reason or
+  // the limit was raised meanwhile: Retry-After 1 then.
+  const free = Math.min(burstOf(limit), Math.floor((nowMs - state.fullUntil) / (1000 / limit)) + 1);
+  if ((inFlight.get(id) ?? 0) >= free) return new RateLimited(limit, 1);
+  return undefined;
 }
 
 /** At most this many conditional updates per request (the form guessed wrong, the limit changed). */
@@ -113,6 +129,25 @@ export async function takeRequest(db: Db, key: BucketKey, options: RateLimitOpti
   const refused = knownRefusal(key, options, now);
   if (refused) throw refused;
   const state: Known = known.get(id) ?? { tat: 0, fullUntil: 0 };
+  inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
+  try {
+    await askTable(db, key, id, options, nowMs, state);
+  } finally {
+    const left = (inFlight.get(id) ?? 1) - 1;
+    if (left > 0) inFlight.set(id, left);
+    else inFlight.delete(id);
+  }
+}
+
+/** The conditional updates of takeRequest: one on the common path, up to ATTEMPTS. */
+async function askTable(
+  db: Db,
+  key: BucketKey,
+  id: string,
+  options: RateLimitOptions,
+  nowMs: number,
+  state: Known,
+): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const limit = state.own ?? options.perSecond;
     const interval = 1000 / limit;
@@ -130,7 +165,12 @@ export async function takeRequest(db: Db, key: BucketKey, options: RateLimitOpti
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
       );
-      remember(id, { tat: Number(out.Attributes?.tat ?? 0), own: ownLimit(out.Attributes), fullUntil: 0 });
+      // The place taken may have been the last one: then the next is refused from memory until one
+      // frees (at most one interval away), not asked of the table.
+      const tat = Number(out.Attributes?.tat ?? 0);
+      const own = ownLimit(out.Attributes);
+      const tauNow = (burstOf(own ?? options.perSecond) - 1) * (1000 / (own ?? options.perSecond));
+      remember(id, { tat, own, fullUntil: tat - nowMs > tauNow ? tat - tauNow : 0 });
       return;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
