@@ -11,7 +11,8 @@ import { round } from "./sim";
  *
  * - `benchCpuPct`: this process (the service's code, the simulated workers, the proxy, the SDK), as
  *   a share of ONE core (Node runs them on one thread: near 100 % it is the bottleneck);
- * - `dynamoCpuPct`: DynamoDB Local's JVM (this process's `java` child), as a share of one core;
+ * - `dynamoCpuPct`: the DynamoDB Locals' JVMs (this process's `java` children) together, as a share
+ *   of one core;
  * - `machineBusyPct`: every process on the machine, as a share of all its cores (/proc/stat);
  * - `load1`: the one-minute load average when the figure ended (`uptime`).
  * Linux only (/proc); elsewhere the JVM's and the machine's shares are left out.
@@ -40,18 +41,31 @@ function machineTicks(): { busy: number; total: number } | undefined {
   }
 }
 
-/** The pid of this process's `java` child (DynamoDB Local), if any. */
-function dynamoPid(): number | undefined {
+/** The pids of this process's `java` children (the DynamoDB Locals). */
+function dynamoPids(): number[] {
+  const pids: number[] = [];
   try {
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       const stat = readProcStat(Number(entry));
-      if (stat && stat.comm === "java" && stat.ppid === process.pid) return Number(entry);
+      if (stat && stat.comm === "java" && stat.ppid === process.pid) pids.push(Number(entry));
     }
   } catch {
     // not Linux
   }
-  return undefined;
+  return pids;
+}
+
+/** The CPU ticks of `pids` together, or undefined when one of them is gone (or none was found). */
+function ticksOf(pids: readonly number[]): number | undefined {
+  if (pids.length === 0) return undefined;
+  let sum = 0;
+  for (const pid of pids) {
+    const ticks = readProcStat(pid)?.cpuTicks;
+    if (ticks === undefined) return undefined;
+    sum += ticks;
+  }
+  return sum;
 }
 
 function readProcStat(pid: number): { comm: string; ppid: number; cpuTicks: number } | undefined {
@@ -74,14 +88,14 @@ export interface CpuMeter {
 export function startCpuMeter(): CpuMeter {
   const started = performance.now();
   const own = process.cpuUsage();
-  const pid = dynamoPid();
-  const jvm = pid === undefined ? undefined : readProcStat(pid)?.cpuTicks;
+  const pids = dynamoPids();
+  const jvm = ticksOf(pids);
   const machine = machineTicks();
   return {
     stop() {
       const wallMs = performance.now() - started;
       const used = process.cpuUsage(own);
-      const jvmNow = pid === undefined ? undefined : readProcStat(pid)?.cpuTicks;
+      const jvmNow = ticksOf(pids);
       const machineNow = machineTicks();
       const figure: CpuFigure = {
         wallSeconds: round(wallMs / 1000, 1),

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startDynamoLocal } from "@invoicing/local/dynamo";
-import { startAwsLikeDynamo } from "./aws-like-dynamo";
+import { type AwsLikeDynamo, startAwsLikeDynamo } from "./aws-like-dynamo";
 import { type ApiLatencyResult, measureApiLatency } from "./api-latency";
 import { noLimits, userLimits } from "./api-limits";
 import { type CpuFigure, describeCpu, startCpuMeter } from "./cpu";
@@ -142,13 +142,26 @@ export async function runScale(): Promise<void> {
   const serviceLogs = quietServiceLogs();
   const begun = performance.now();
   const log = (line: string) => console.error(`[${Math.round((performance.now() - begun) / 1000)} s] ${line}`);
-  emulators = await Promise.all(Array.from({ length: EMULATORS }, () => startDynamoLocal()));
-  const dynamo = emulators[0]!;
-  const proxy = await startAwsLikeDynamo(
-    emulators.map((e) => e.endpoint),
-    PARTITION_LIMITS,
-    DYNAMO_LATENCY,
-  );
+  /**
+   * Each part on emulators of its own, started for it and stopped after it: an emulator that served
+   * a part is slower for the next (DynamoDB Local keeps every table's stream records; the API part
+   * after the others measured a noisy user's emulator at several times its fresh latency).
+   */
+  const onFreshEmulators = async <T>(work: (proxy: AwsLikeDynamo) => Promise<T>): Promise<T> => {
+    emulators = await Promise.all(Array.from({ length: EMULATORS }, () => startDynamoLocal()));
+    const proxy = await startAwsLikeDynamo(
+      emulators.map((e) => e.endpoint),
+      PARTITION_LIMITS,
+      DYNAMO_LATENCY,
+    );
+    try {
+      return await work(proxy);
+    } finally {
+      await proxy.close();
+      await Promise.all(emulators.map((e) => e.stop()));
+      emulators = [];
+    }
+  };
   const parts = (process.env.SCALE_PARTS ?? "month,lag,api").split(",") as Part[];
   console.log(
     `Scale simulation (parts ${parts.join(", ")}; per partition key ${PARTITION_LIMITS.readUnitsPerSecond} RCU / ${PARTITION_LIMITS.writeUnitsPerSecond} WCU per s = AWS's ÷ ${SCALE.partitionDivisor}; DynamoDB latency ${JSON.stringify(DYNAMO_LATENCY)}; SES ${SES.perSecond}/s, ${SES.latencyMs} ms; PDF ${PDF_DRAW_MS} ms)`,
@@ -197,49 +210,54 @@ export async function runScale(): Promise<void> {
   };
   try {
     if (parts.includes("month")) {
-      await runPart("month", async () => {
-        log(
-          `scale: making ${POPULATION.users} users (${POPULATION.largeShare * 100} % with ${POPULATION.largeFactor}× the median's due items)…`,
-        );
-        const started = performance.now();
-        const population = await buildPopulation(dynamo.endpoint, POPULATION);
-        log(
-          `scale: population made in ${Math.round((performance.now() - started) / 1000)} s: ${population.items.length} items, due on the 1st ${JSON.stringify(population.due)}`,
-        );
-        log("scale: (i) month start drained by 1, 2, 4, 8 workers…");
-        // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
-        const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
-        const monthStart = await measureMonthStart(proxy, population, runner, log, (so) => {
-          results.month = { due: population.due, partial: true, ...so };
-          save();
-        });
-        results.month = { due: population.due, ...monthStart };
-        printMonthStart(monthStart, population);
-      });
+      await onFreshEmulators((proxy) =>
+        runPart("month", async () => {
+          log(
+            `scale: making ${POPULATION.users} users (${POPULATION.largeShare * 100} % with ${POPULATION.largeFactor}× the median's due items)…`,
+          );
+          const started = performance.now();
+          const population = await buildPopulation(proxy.instances[0]!, POPULATION);
+          log(
+            `scale: population made in ${Math.round((performance.now() - started) / 1000)} s: ${population.items.length} items, due on the 1st ${JSON.stringify(population.due)}`,
+          );
+          log("scale: (i) month start drained by 1, 2, 4, 8 workers…");
+          // SCALE_RUNNER=serial: N overlapping runs of the jobs as whole loops (the "before" shape).
+          const runner = process.env.SCALE_RUNNER === "serial" ? serialJobs : fannedOutJobs;
+          const monthStart = await measureMonthStart(proxy, population, runner, log, (so) => {
+            results.month = { due: population.due, partial: true, ...so };
+            save();
+          });
+          results.month = { due: population.due, ...monthStart };
+          printMonthStart(monthStart, population);
+        }),
+      );
     }
     if (parts.includes("lag")) {
-      await runPart("lag", async () => {
-        log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
-        const lag = await measureLag(dynamo.endpoint, proxy, streamSubscriber, log);
-        results.lag = lag;
-        printLag(lag);
-      });
+      await onFreshEmulators((proxy) =>
+        runPart("lag", async () => {
+          log("scale: (ii) a quiet user's lag, alone and beside a large user's burst…");
+          const lag = await measureLag(proxy.instances[0]!, proxy, streamSubscriber, log);
+          results.lag = lag;
+          printLag(lag);
+        }),
+      );
     }
     if (parts.includes("api")) {
-      await runPart("api", async () => {
-        log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
-        // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
-        const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
-        const api = await measureApiLatency(proxy, limits, log);
-        results.api = api;
-        printApi(api);
-      });
+      await onFreshEmulators((proxy) =>
+        runPart("api", async () => {
+          log("scale: (iv) a quiet user's API latency, alone and beside a noisy user…");
+          // SCALE_LIMITS=none measures the service without per-user limits (the "before" figure).
+          const limits = process.env.SCALE_LIMITS === "none" ? noLimits : userLimits;
+          const api = await measureApiLatency(proxy, limits, log);
+          results.api = api;
+          printApi(api);
+        }),
+      );
     }
     console.log(`\nService log lines (counted, not printed): ${JSON.stringify(serviceLogs)}`);
     save();
     console.log("written: bench/scale-results.json");
   } finally {
-    await proxy.close();
     await Promise.all(emulators.map((e) => e.stop()));
   }
   // Whatever still holds a timer or a socket, the run is over.
