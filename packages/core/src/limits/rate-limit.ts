@@ -20,11 +20,13 @@ import { DomainError } from "../errors";
  * never overflows while it is being emptied). So API.md's bound "at least limit × 10, at most
  * limit × 10 + burst over any 10 s" holds across containers by construction, not by estimate.
  *
- * Each container remembers, per bucket, the last `tat` it saw and, after a refusal, until when the
- * bucket is full: a user past its limit is refused from memory (no DynamoDB request) until a place
- * can be free again, so a hot user's excess costs no table write and no wait — 429s, not sleeping
- * Lambdas. A refusal from memory is never wrong: `tat` only moves forward (the refused were not
- * counted), so a place cannot be free before the remembered moment.
+ * Each container remembers, per bucket, the last `tat` it saw and, after a refusal (or after taking
+ * the last place), until when the bucket is full: a user past its limit is refused from memory (no
+ * DynamoDB request) until a place can be free again, so a hot user's excess costs no table write
+ * and no wait — 429s, not sleeping Lambdas. Such a refusal is never wrong: `tat` only moves forward
+ * (the refused were not counted), so a place cannot be free before the remembered moment. When
+ * places free again, the container asks for no more of them at once than can have freed
+ * (knownRefusal), so the excess does not come back as a herd of table requests.
  *
  * A user's own limit (`users limits`, limits/user-limits.ts) is on the same item as
  * `requestsPerSecond`; each update is conditioned on the limit the container assumed, so an
