@@ -65,6 +65,12 @@ export class RateLimited extends DomainError {
 /** Bursts of twice the limit (API.md section 16). */
 export const burstOf = (limit: number): number => 2 * limit;
 
+/** A bucket of `limit` a second: one place every `interval` ms, `tau` ms of slack (the burst). */
+function shapeOf(limit: number): { interval: number; tau: number } {
+  const interval = 1000 / limit;
+  return { interval, tau: (burstOf(limit) - 1) * interval };
+}
+
 interface Known {
   /** The last `tat` seen in the table (epoch ms); 0 when unknown. */
   tat: number;
@@ -98,7 +104,7 @@ const bucketId = (key: BucketKey): string => `${key.pk}\u0000${key.sk}`;
  * The refusal this container already knows for the bucket, or undefined: lets a caller answer 429
  * without asking the table or doing anything else. Known: the bucket is empty until a moment this
  * container saw; or it was last seen full and this container already asks the table for as many
- * places as can have freed since (see takeRequest).
+ * places as can have freed since (below).
  */
 export function knownRefusal(key: BucketKey, options: RateLimitOptions, now: Date): RateLimited | undefined {
   const id = bucketId(key);
@@ -113,7 +119,7 @@ export function knownRefusal(key: BucketKey, options: RateLimitOptions, now: Dat
   // a place frees, as large as the user's rate times the table's latency, which a slower table makes
   // larger still. Such a refusal is wrong only if a request in flight fails for another reason or
   // the limit was raised meanwhile: Retry-After 1 then.
-  const free = Math.min(burstOf(limit), Math.floor((nowMs - state.fullUntil) / (1000 / limit)) + 1);
+  const free = Math.min(burstOf(limit), Math.floor((nowMs - state.fullUntil) / shapeOf(limit).interval) + 1);
   if ((inFlight.get(id) ?? 0) >= free) return new RateLimited(limit, 1);
   return undefined;
 }
@@ -152,8 +158,7 @@ async function askTable(
 ): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const limit = state.own ?? options.perSecond;
-    const interval = 1000 / limit;
-    const tau = (burstOf(limit) - 1) * interval;
+    const { interval, tau } = shapeOf(limit);
     // At `tat` = now both forms are right; it must take the one whose condition holds there
     // (BETWEEN is inclusive, `tat < :now` is not), or every attempt fails the same way.
     const busy = state.tat >= nowMs;
@@ -171,7 +176,7 @@ async function askTable(
       // frees (at most one interval away), not asked of the table.
       const tat = Number(out.Attributes?.tat ?? 0);
       const own = ownLimit(out.Attributes);
-      const tauNow = (burstOf(own ?? options.perSecond) - 1) * (1000 / (own ?? options.perSecond));
+      const { tau: tauNow } = shapeOf(own ?? options.perSecond);
       remember(id, { tat, own, fullUntil: tat - nowMs > tauNow ? tat - tauNow : 0 });
       return;
     } catch (error) {
