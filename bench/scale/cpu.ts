@@ -12,7 +12,8 @@ import { round } from "./sim";
  * - `benchCpuPct`: this process (the service's code, the simulated workers, the proxy, the SDK), as
  *   a share of ONE core (Node runs them on one thread: near 100 % it is the bottleneck);
  * - `dynamoCpuPct`: the DynamoDB Locals' JVMs (this process's `java` children) together, as a share
- *   of one core;
+ *   of one core: those running and those that ended meanwhile (a part starts emulators for each of
+ *   its drains and stops them after), their starts included;
  * - `machineBusyPct`: every process on the machine, as a share of all its cores (/proc/stat);
  * - `load1`: the one-minute load average when the figure ended (`uptime`).
  * Linux only (/proc); elsewhere the JVM's and the machine's shares are left out.
@@ -56,26 +57,34 @@ function dynamoPids(): number[] {
   return pids;
 }
 
-/** The CPU ticks of `pids` together, or undefined when one of them is gone (or none was found). */
-function ticksOf(pids: readonly number[]): number | undefined {
-  if (pids.length === 0) return undefined;
-  let sum = 0;
-  for (const pid of pids) {
-    const ticks = readProcStat(pid)?.cpuTicks;
-    if (ticks === undefined) return undefined;
-    sum += ticks;
-  }
+/**
+ * The CPU ticks of this process's java children: the running ones' own, and what the ended ones
+ * used (the kernel adds a child's ticks to its parent's once it is reaped; the only children here
+ * are the emulators and the short `java -version` probes that start them). Undefined off Linux.
+ */
+function dynamoTicks(): number | undefined {
+  const self = readProcStat(process.pid);
+  if (!self) return undefined;
+  let sum = self.endedChildrenTicks;
+  for (const pid of dynamoPids()) sum += readProcStat(pid)?.cpuTicks ?? 0;
   return sum;
 }
 
-function readProcStat(pid: number): { comm: string; ppid: number; cpuTicks: number } | undefined {
+function readProcStat(
+  pid: number,
+): { comm: string; ppid: number; cpuTicks: number; endedChildrenTicks: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = text.lastIndexOf(")");
     const comm = text.slice(text.indexOf("(") + 1, close);
     const rest = text.slice(close + 2).split(" ");
-    // After the name: state(0) ppid(1) … utime(11) stime(12), children's times not included.
-    return { comm, ppid: Number(rest[1]), cpuTicks: Number(rest[11]) + Number(rest[12]) };
+    // After the name: state(0) ppid(1) … utime(11) stime(12), then the reaped children's cutime(13) cstime(14).
+    return {
+      comm,
+      ppid: Number(rest[1]),
+      cpuTicks: Number(rest[11]) + Number(rest[12]),
+      endedChildrenTicks: Number(rest[13]) + Number(rest[14]),
+    };
   } catch {
     return undefined;
   }
@@ -88,14 +97,13 @@ export interface CpuMeter {
 export function startCpuMeter(): CpuMeter {
   const started = performance.now();
   const own = process.cpuUsage();
-  const pids = dynamoPids();
-  const jvm = ticksOf(pids);
+  const jvm = dynamoTicks();
   const machine = machineTicks();
   return {
     stop() {
       const wallMs = performance.now() - started;
       const used = process.cpuUsage(own);
-      const jvmNow = ticksOf(pids);
+      const jvmNow = dynamoTicks();
       const machineNow = machineTicks();
       const figure: CpuFigure = {
         wallSeconds: round(wallMs / 1000, 1),

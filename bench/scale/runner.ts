@@ -159,7 +159,8 @@ const WORKERS: Record<QueueName, Worker> = {
  * The stream subscriber, which deployed hands most emails to the outbox queue as they are queued,
  * does not run here: the next round's outbox sweep sends them. With the population spread over
  * several tables (emulator instances), each table's dispatchers run, one deployed dispatcher's shard
- * reads standing in for them: users take turns within a table, and the tables' batches interleave.
+ * reads standing in for them, and the queue sends what they sent as that one dispatcher would have:
+ * in turns across the users of every table (SimulatedSqs.hold and release).
  */
 export const fannedOutJobs: JobRunner = {
   describe:
@@ -174,6 +175,7 @@ export const fannedOutJobs: JobRunner = {
     for (;;) {
       rounds++;
       const before = sqs.counts.delivered;
+      sqs.hold();
       await Promise.all(
         attached.flatMap((deps) =>
           [jobs.recurring, jobs.reminders].map((job) =>
@@ -183,6 +185,7 @@ export const fannedOutJobs: JobRunner = {
           ),
         ),
       );
+      sqs.release();
       await sqs.settled();
       const handled = sqs.counts.delivered - before;
       changed += handled;

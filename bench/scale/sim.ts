@@ -17,8 +17,14 @@ export const SCALE = {
    * sooner than AWS does. What the simulation scales down is the population, not a user.
    */
   partitionDivisor: 1,
-  /** SES's sending rate (the account's, e.g. 200 messages/s once raised) divided by this. */
-  sesDivisor: 4,
+  /**
+   * SES's sending rate (the account's, 200 messages/s once raised, as docs/scale.md says to ask
+   * before the first large month) divided by this: 1. An outbox worker sends about 15 emails a second
+   * (a few DynamoDB requests, SES's 25 ms, the PDF), so 200 a second is reached by ~13 workers, past
+   * the 8 the month start measures. An earlier ÷ 4 made SES's rate the drain's floor from 3.3
+   * workers on: the 4-worker figure measured SES, not the workers.
+   */
+  sesDivisor: 1,
   /**
    * The API function's reserved concurrency (production's 300, infra/limits.ts) and a user's request
    * limit (50 a second by default) divided alike by this: a user's burst (twice its limit) is then

@@ -1,4 +1,5 @@
 import type { Deps } from "@invoicing/core/deps";
+import { batches, inTurns } from "@invoicing/core/queue/dispatch";
 import { addTally, type QueueName, type WorkMessage, type Worker } from "@invoicing/core/queue/port";
 import { sleep } from "./sim";
 
@@ -12,11 +13,16 @@ import { sleep } from "./sim";
 export const VISIBILITY_MS = 2_000;
 const MAX_RECEIVES = 3;
 
-interface Batch {
-  /** The dependencies of the dispatcher that sent it (its table): its worker runs with them. */
+/** A message and the dependencies of the dispatcher that sent it (its table): it is worked with them. */
+interface Sent {
   deps: Deps;
+  message: WorkMessage;
+  userId: string;
+}
+
+interface Batch {
   queue: QueueName;
-  messages: readonly WorkMessage[];
+  messages: readonly Sent[];
   receives: number;
 }
 
@@ -29,6 +35,8 @@ export class SimulatedSqs {
   private readonly running = new Map<QueueName, number>();
   private pendingRetries = 0;
   private idle: (() => void)[] = [];
+  /** While held (hold … release), what the dispatchers send, in the order they sent it. */
+  private held: { queue: QueueName; messages: Sent[] }[] | undefined;
 
   constructor(
     private readonly workers: Partial<Record<QueueName, Worker>>,
@@ -46,11 +54,37 @@ export class SimulatedSqs {
       workQueue: {
         send: async (queue, messages) => {
           if (!this.workers[queue]) throw new Error(`no worker for queue ${queue}`);
-          this.push({ deps: attached, queue, messages, receives: 0 });
+          const sent = messages.map((message) => ({ deps: attached, message, userId: message.userId }));
+          if (this.held) this.held.push({ queue, messages: sent });
+          else this.push({ queue, messages: sent, receives: 0 });
         },
       },
     };
     return attached;
+  }
+
+  /**
+   * Keeps what is sent from now on until release(): the dispatchers of several tables run at once,
+   * and each table's batches would otherwise reach the queue in whatever order the dispatchers
+   * happened to finish, the whole of one table's before the other's.
+   */
+  hold(): void {
+    this.held = [];
+  }
+
+  /**
+   * Sends what was held as the ONE deployed dispatcher, which reads every user at once, would have
+   * sent it (queue/dispatch.ts): every table's messages of a queue in turns across all users, in
+   * batches of BATCH_SIZE. A batch may hold messages of several tables; its worker invocation works
+   * them in order, each table's run of them with that table's dependencies.
+   */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const queue of new Set(held.map((h) => h.queue))) {
+      const messages = held.filter((h) => h.queue === queue).flatMap((h) => h.messages);
+      for (const batch of batches(inTurns(messages))) this.push({ queue, messages: batch, receives: 0 });
+    }
   }
 
   /** Resolves once no message waits, runs or waits for its visibility timeout. */
@@ -79,11 +113,9 @@ export class SimulatedSqs {
       const batch = lane.shift()!;
       this.running.set(queue, (this.running.get(queue) ?? 0) + 1);
       this.counts.delivered += batch.messages.length;
-      void this.workers[queue]!(batch.deps, batch.messages)
-        .catch(() => ({ tally: {}, retry: [...batch.messages] }))
-        .then((result) => {
-          addTally(this.outcomes, result.tally);
-          if (result.retry.length > 0) this.retry({ ...batch, messages: result.retry, receives: batch.receives + 1 });
+      void this.work(queue, batch.messages)
+        .then((retry) => {
+          if (retry.length > 0) this.retry({ ...batch, messages: retry, receives: batch.receives + 1 });
         })
         .finally(() => {
           this.running.set(queue, (this.running.get(queue) ?? 1) - 1);
@@ -91,6 +123,25 @@ export class SimulatedSqs {
           if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
         });
     }
+  }
+
+  /** One worker invocation: each run of one table's messages, in order; what is to come again. */
+  private async work(queue: QueueName, messages: readonly Sent[]): Promise<Sent[]> {
+    const retry: Sent[] = [];
+    for (let start = 0; start < messages.length; ) {
+      const deps = messages[start]!.deps;
+      let end = start;
+      while (end < messages.length && messages[end]!.deps === deps) end++;
+      const run = messages.slice(start, end);
+      start = end;
+      const result = await this.workers[queue]!(
+        deps,
+        run.map((m) => m.message),
+      ).catch(() => ({ tally: {}, retry: run.map((m) => m.message) }));
+      addTally(this.outcomes, result.tally);
+      retry.push(...result.retry.map((message) => ({ deps, message, userId: message.userId })));
+    }
+    return retry;
   }
 
   private retry(batch: Batch): void {
