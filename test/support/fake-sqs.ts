@@ -12,7 +12,8 @@ import type { AddressInfo } from "node:net";
  * It also answers `ReceiveMessage` (every message of the queue not deleted, up to
  * MaxNumberOfMessages, its id as receipt handle: no visibility timeout, so a message not deleted
  * comes again on the next receive) and `DeleteMessage`, what the failure queues' replays use
- * (packages/local/src/queue-replay.ts). `put` adds a message as something else sent it.
+ * (packages/local/src/queue-replay.ts), and `GetQueueAttributes` (the messages not deleted, what a
+ * dispatcher asks before reading its due list). `put` adds a message as something else sent it.
  */
 export interface FakeSqs {
   /** The base URL: a queue's URL is `${url}/<account>/<name>`. */
@@ -48,6 +49,18 @@ export async function startFakeSqs(): Promise<FakeSqs> {
             MD5OfBody: md5(m.body),
             Body: m.body,
           })),
+        });
+      }
+      if (target === "AmazonSQS.GetQueueAttributes") {
+        // The queue's messages not deleted, all counted as visible (nothing here is in flight).
+        const { QueueUrl } = JSON.parse(raw) as { QueueUrl: string };
+        const held = messages.filter((m) => m.queueUrl === QueueUrl && !m.deleted).length;
+        return answer({
+          Attributes: {
+            ApproximateNumberOfMessages: String(held),
+            ApproximateNumberOfMessagesNotVisible: "0",
+            ApproximateNumberOfMessagesDelayed: "0",
+          },
         });
       }
       if (target === "AmazonSQS.DeleteMessage") {

@@ -21,4 +21,9 @@ export interface WorkMessage {
 /** Where deployed messages go (SQS, functions/src/capabilities/work-queue.ts); absent: in process. */
 export interface WorkQueue {
   send(queue: QueueName, messages: readonly WorkMessage[]): Promise<void>;
+  /**
+   * About how many messages the queue still holds (waiting, being worked, delayed): above 0, the
+   * workers are behind the earlier runs' sends (queue/dispatch.ts reads less then). Absent: 0.
+   */
+  backlog?(queue: QueueName): Promise<number>;
 }

@@ -94,6 +94,12 @@ export function onDueList(job: DueJob, userId: string, sk: string, at: string) {
   return { set: "duePk = :duePk, dueSk = :dueSk", values: { ":duePk": keys.duePk, ":dueSk": keys.dueSk }, keys };
 }
 export const OFF_DUE_LIST = "duePk, dueSk";
+
+/**
+ * A due job's dispatch mark (queue/dispatch.ts): the dueSk its next run reads from while the job's
+ * queue still holds earlier runs' messages. One small item per job, outside every user's partition.
+ */
+export const dispatchMarkKey = (job: DueJob) => ({ pk: "DISPATCH", sk: job });
 export const stillOnDueList = (entry: { duePk?: string; dueSk?: string }) => ({
   condition: "duePk = :duePk AND dueSk = :dueSk",
   values: { ":duePk": entry.duePk, ":dueSk": entry.dueSk },

@@ -1,5 +1,6 @@
-import { DUE_SHARDS, dueOrder, type DueJob } from "../db/keys";
-import { dueItems } from "../db/due";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DUE_SHARDS, dispatchMarkKey, dueOrder, type DueJob } from "../db/keys";
+import { dueFrom, dueItems } from "../db/due";
 import type { Deps } from "../deps";
 import { handOff, tallyOf } from "./in-process";
 import { BATCH_SIZE, type QueueName, type RecordKey, type WorkMessage, type Worker } from "./port";
@@ -8,8 +9,16 @@ import { BATCH_SIZE, type QueueName, type RecordKey, type WorkMessage, type Work
  * The scheduled dispatcher (docs/operations.md, "Queues"): what a job's cron run does. It reads the
  * keys on the job's due list (byDue, every shard at once), puts them in turns across users, and
  * hands them to the job's workers through the queue, BATCH_SIZE messages at a time. It changes
- * nothing itself, so a repeated or concurrent run only sends again what is still due, which the
+ * no record itself, so a repeated or concurrent run only sends again what is still due, which the
  * workers find done or do once (each record's own conditional write).
+ *
+ * Deployed, while the queue still holds messages of earlier runs (its workers are behind, e.g. on a
+ * month start), what was due by the last run is in the queue or done: sending it again would add a
+ * copy of the whole backlog every run (a month start 8 hours long, run every 15 minutes, would send
+ * its tail 30 times), and reading it again would read the backlog's keys every run. So each run
+ * leaves a mark (the dueSk its reading and sending got through) and, while the queue is behind, the
+ * next run reads from that mark only. Once the queue is empty, a run reads the whole list again,
+ * which sends what the workers left due (deferred at their deadline, refused, dead-lettered).
  */
 export interface DueEntry {
   userId: string;
@@ -21,25 +30,38 @@ export interface DueEntry {
 /** Keys a run reads at most, over all shards: ~150 bytes each, a few MB of reads. The rest: next run. */
 export const MAX_READ_PER_RUN = 100_000;
 
+export interface DueRead {
+  entries: DueEntry[];
+  /** Whether every due entry was read (false: the deadline or the limit came first). */
+  complete: boolean;
+  /** When not complete: the least dueSk left unread, where a later run must read from. */
+  firstUnread?: string;
+}
+
 /**
  * The due entries of `job` at `now` (db/keys.ts isDue says when), oldest first in each
- * shard, shards read in parallel; reading stops at `deadline` or MAX_READ_PER_RUN.
+ * shard, shards read in parallel; from the dueSk `from` on when given; reading stops at `deadline`
+ * or `limit` (MAX_READ_PER_RUN).
  */
 export async function readDue(
   deps: Pick<Deps, "db">,
   job: DueJob,
   now: string,
-  options: { deadline?: number; limit?: number } = {},
-): Promise<{ entries: DueEntry[]; complete: boolean }> {
+  options: { deadline?: number; limit?: number; from?: string } = {},
+): Promise<DueRead> {
   const limit = options.limit ?? MAX_READ_PER_RUN;
   const perShard = Math.ceil(limit / DUE_SHARDS);
+  // A mark past what is due now (a run "as of" an earlier time): nothing after it is due yet.
+  if (options.from !== undefined && options.from >= dueFrom(job, now)) return { entries: [], complete: true };
   let complete = true;
+  let firstUnread: string | undefined;
   const shards = await Promise.all(
     Array.from({ length: DUE_SHARDS }, async (_, shard) => {
       const entries: DueEntry[] = [];
-      for await (const item of dueItems(deps.db, job, now, { shard })) {
+      for await (const item of dueItems(deps.db, job, now, { shard, from: options.from })) {
         if (entries.length >= perShard || (options.deadline !== undefined && Date.now() >= options.deadline)) {
           complete = false;
+          firstUnread = least(firstUnread, dueOrder(item));
           break;
         }
         const pk = String(item.pk);
@@ -49,7 +71,28 @@ export async function readDue(
     }),
   );
   const entries = shards.flat().sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-  return { entries, complete };
+  return { entries, complete, ...(firstUnread === undefined ? {} : { firstUnread }) };
+}
+
+const least = (a: string | undefined, b: string): string => (a === undefined || b < a ? b : a);
+
+/** The job's mark (see above): where a run reads from while the queue is behind; none before the first run. */
+async function readMark(deps: Pick<Deps, "db">, job: DueJob): Promise<string | undefined> {
+  const out = await deps.db.doc.send(
+    new GetCommand({ TableName: deps.db.table, Key: dispatchMarkKey(job), ConsistentRead: true }),
+  );
+  return typeof out.Item?.from === "string" ? out.Item.from : undefined;
+}
+
+/**
+ * The mark a run leaves: every due entry sorting before it was sent by this run, or by an earlier
+ * run whose messages are still queued or done. Past what is due at `now`, unless the run stopped
+ * early: then before its first entry left unread or unsent (a later run sends those again).
+ */
+export function markAfter(job: DueJob, now: string, read: DueRead, unsent: readonly DueEntry[]): string {
+  let mark = read.firstUnread === undefined ? dueFrom(job, now) : least(dueFrom(job, now), read.firstUnread);
+  for (const entry of unsent) mark = least(mark, entry.order);
+  return mark;
 }
 
 /**
@@ -114,6 +157,8 @@ export interface Dispatched {
   tally: Record<string, number>;
   /** In process: messages a worker failed on (they stay due). */
   failed: number;
+  /** Deployed: the messages the queue held before this run (0 in process). */
+  backlog: number;
 }
 
 /**
@@ -126,8 +171,12 @@ export async function dispatchDue(
 ): Promise<Dispatched> {
   // Stop reading and sending a little before the run's end: a send in flight must finish.
   const deadline = spec.deadline === undefined ? undefined : spec.deadline - DISPATCH_MARGIN_MS;
-  const { entries, complete } = await readDue(deps, spec.job, spec.now, { deadline });
-  const messages: WorkMessage[] = inTurns(entries).map((entry) => ({
+  const queue = deps.workQueue;
+  const backlog = queue?.backlog ? await queue.backlog(spec.queue) : 0;
+  const from = backlog > 0 ? await readMark(deps, spec.job) : undefined;
+  const read = await readDue(deps, spec.job, spec.now, { deadline, from });
+  const ordered = inTurns(read.entries);
+  const messages: WorkMessage[] = ordered.map((entry) => ({
     queue: spec.queue,
     now: spec.now,
     userId: entry.userId,
@@ -146,9 +195,31 @@ export async function dispatchDue(
   }
   const results = await Promise.all(sent);
   const failed = results.reduce((n, r) => n + (r?.retry.length ?? 0), 0);
-  return { dispatched, complete: complete && dispatched === messages.length, tally: tallyOf(results), failed };
+  if (queue) {
+    await deps.db.doc.send(
+      new PutCommand({
+        TableName: deps.db.table,
+        Item: {
+          ...dispatchMarkKey(spec.job),
+          from: markAfter(spec.job, spec.now, read, ordered.slice(dispatched)),
+          at: spec.now,
+        },
+      }),
+    );
+  }
+  return {
+    dispatched,
+    complete: read.complete && dispatched === messages.length,
+    tally: tallyOf(results),
+    failed,
+    backlog,
+  };
 }
 
-/** Deployed, a job's line also says how many records the run handed to the workers, and whether all. */
+/**
+ * Deployed, a job's line also says how many records the run handed to the workers, whether all,
+ * and how many messages its queue still held before (above 0: it read only what came due since its
+ * last run).
+ */
 export const dispatchFields = (deps: Deps, run: Dispatched) =>
-  deps.workQueue ? { dispatched: run.dispatched, complete: run.complete } : {};
+  deps.workQueue ? { dispatched: run.dispatched, complete: run.complete, backlog: run.backlog } : {};

@@ -6,7 +6,9 @@ import { BATCH_SIZE, type WorkMessage, type WorkQueue } from "./port";
  * The work queue port on SQS (deployed): each message is one WorkMessage as JSON, sent BATCH_SIZE
  * (10, SQS's limit) per SendMessageBatch call, in the order given. The SDK loads at the first send,
  * so a function that never sends does not evaluate it. An entry SQS refuses fails the send (the
- * dispatcher's run stops there; the records stay due for the next run).
+ * dispatcher's run stops there; the records stay due for the next run). `backlog` is the queue's
+ * approximate counts (GetQueueAttributes: visible, in flight, delayed), which SQS updates within
+ * about a minute.
  */
 export function createSqsWorkQueue(urls: Partial<Record<QueueName, string>>, region: string): WorkQueue {
   let client: Promise<{ client: SQSClient; sdk: typeof import("@aws-sdk/client-sqs") }> | undefined;
@@ -29,6 +31,18 @@ export function createSqsWorkQueue(urls: Partial<Record<QueueName, string>>, reg
           );
         }
       }
+    },
+    async backlog(queue: QueueName) {
+      const url = urls[queue];
+      if (!url) throw new Error(`no queue ${queue} is linked to this function`);
+      const { client, sdk } = await open();
+      const counts = [
+        "ApproximateNumberOfMessages",
+        "ApproximateNumberOfMessagesNotVisible",
+        "ApproximateNumberOfMessagesDelayed",
+      ] as const;
+      const out = await client.send(new sdk.GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...counts] }));
+      return counts.reduce((sum, name) => sum + Number(out.Attributes?.[name] ?? 0), 0);
     },
   };
 }
