@@ -1,12 +1,16 @@
+import { createRequire } from "node:module";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env";
 import type { RenderPdf } from "../pdf/document-pdf";
+import type { Fontkit } from "../pdf/fonts";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
-// requests never render one. fontkit, which embeds fonts, only at the first archival PDF.
+// requests never render one. fontkit, which embeds fonts, only at the first archival PDF, and
+// required (it is CommonJS): import() of it had Node scan its 900 KiB for named exports first,
+// ~80 ms of a cold Factur-X's CPU.
 const render: RenderPdf = async (view, { archival, ...options }) => {
   const { renderDocumentPdf } = await import("../pdf/document-pdf");
-  const fontkit = archival ? (await import("@pdf-lib/fontkit")).default : undefined;
+  const fontkit = archival ? (createRequire(import.meta.url)("@pdf-lib/fontkit") as Fontkit) : undefined;
   return renderDocumentPdf(view, { ...options, fontkit });
 };
 
