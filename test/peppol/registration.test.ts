@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStorecoveProvider } from "@invoicing/core/peppol/storecove";
 import { createTestEnv, expectProblem, type TestEnv } from "../support/env";
@@ -67,5 +68,35 @@ describe("PUT /profile/peppol-registration", () => {
     fake.takenIdentifiers.clear();
     const registered = await bob.call("PUT", "/profile/peppol-registration");
     expect(registered.body).toMatchObject({ peppolId: "9925:BE0123456749", status: "active" });
+  });
+});
+
+describe("a claim left by a request that died", () => {
+  const claimKey = (userId: string) => ({ pk: `USER#${userId}`, sk: "PEPPOL_REGISTRATION_CLAIM" });
+  const putClaim = (userId: string, expiresAt: number | string) =>
+    env.deps.db.doc.send(
+      new PutCommand({ TableName: env.tableName, Item: { ...claimKey(userId), token: "dead", expiresAt } }),
+    );
+  const nowSeconds = () => Math.floor(env.clock.now.getTime() / 1000);
+
+  it("refuses with 409 until it runs out, then is taken over; its end in epoch seconds, the table's TTL", async () => {
+    const carol = await env.user();
+    expect((await carol.call("PATCH", "/profile", { ...SELLER, peppolId: "0208:0555555523" })).status).toBe(200);
+    await putClaim(carol.userId, nowSeconds() + 30);
+    expectProblem(await carol.call("PUT", "/profile/peppol-registration"), 409, "peppol_registration_in_progress");
+    env.clock.advance(31_000);
+    expect((await carol.call("PUT", "/profile/peppol-registration")).status).toBe(200);
+    // Taken over and given back: no claim is left.
+    const left = await env.deps.db.doc.send(new GetCommand({ TableName: env.tableName, Key: claimKey(carol.userId) }));
+    expect(left.Item).toBeUndefined();
+  });
+
+  it("one written before the TTL (its end an ISO string) is compared as one", async () => {
+    const dave = await env.user();
+    expect((await dave.call("PATCH", "/profile", { ...SELLER, peppolId: "0208:0666666647" })).status).toBe(200);
+    await putClaim(dave.userId, new Date(env.clock.now.getTime() + 30_000).toISOString());
+    expectProblem(await dave.call("PUT", "/profile/peppol-registration"), 409, "peppol_registration_in_progress");
+    env.clock.advance(31_000);
+    expect((await dave.call("PUT", "/profile/peppol-registration")).status).toBe(200);
   });
 });

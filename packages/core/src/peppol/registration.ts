@@ -55,7 +55,8 @@ export async function findRegistration(ctx: Pick<Ctx, "db" | "userId">): Promise
  * removed in the same transaction as the registration's write. A second request meanwhile gets 409
  * peppol_registration_in_progress and calls nothing, so two PUTs at once cannot create two legal
  * entities (Storecove's legal entity creation takes no idempotency key). A claim left by a request
- * that died expires after CLAIM_SECONDS, more than the worst case of the provider calls (4 × 10 s).
+ * that died expires after CLAIM_SECONDS, more than the worst case of the provider calls (4 × 10 s);
+ * its `expiresAt` is the table's TTL (epoch seconds), so DynamoDB deletes it some time after.
  */
 const CLAIM_SECONDS = 60;
 const claimKey = (userId: string) => ({ pk: userPk(userId), sk: "PEPPOL_REGISTRATION_CLAIM" });
@@ -63,14 +64,17 @@ const claimKey = (userId: string) => ({ pk: userPk(userId), sk: "PEPPOL_REGISTRA
 async function claimRegistration(ctx: Ctx): Promise<string> {
   const token = randomUUID();
   const now = nowIso(ctx);
-  const expiresAt = new Date(Date.parse(now) + CLAIM_SECONDS * 1000).toISOString();
+  const nowSeconds = Math.floor(Date.parse(now) / 1000);
   try {
     await ctx.db.doc.send(
       new PutCommand({
         TableName: ctx.db.table,
-        Item: { ...claimKey(ctx.userId), token, expiresAt },
-        ConditionExpression: "attribute_not_exists(pk) OR expiresAt < :now",
-        ExpressionAttributeValues: { ":now": now },
+        Item: { ...claimKey(ctx.userId), token, expiresAt: nowSeconds + CLAIM_SECONDS },
+        // A claim written before the TTL was kept holds its end as an ISO string: compared as one.
+        ConditionExpression:
+          "attribute_not_exists(pk) OR (attribute_type(expiresAt, :number) AND expiresAt < :nowSeconds) " +
+          "OR (attribute_type(expiresAt, :string) AND expiresAt < :nowIso)",
+        ExpressionAttributeValues: { ":number": "N", ":string": "S", ":nowSeconds": nowSeconds, ":nowIso": now },
       }),
     );
   } catch (error) {
