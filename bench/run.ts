@@ -1,6 +1,6 @@
 import "@invoicing/local/quiet-sdk";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startDynamoLocal } from "@invoicing/local/dynamo";
+import { onFreshDynamo, startDynamoLocal } from "@invoicing/local/dynamo";
 import { measureFirstFacturX, measureLogo, measurePayLink } from "./abuse";
 import { measureCalls } from "./calls";
 import { measureColdStart, printColdStart } from "./coldstart";
@@ -14,16 +14,6 @@ import { measureThroughput, printThroughput } from "./throughput";
 import { runScale } from "./scale/scale";
 import { measureWriteUnits, printWriteUnits } from "./write-units";
 import { createWorld } from "./world";
-
-/** `measure` against a DynamoDB Local of its own, started for it and stopped after it. */
-async function onFreshDynamo<T>(measure: (endpoint: string) => Promise<T>): Promise<T> {
-  const dynamo = await startDynamoLocal();
-  try {
-    return await measure(dynamo.endpoint);
-  } finally {
-    await dynamo.stop();
-  }
-}
 
 /**
  * `npm run bench`: what costs money and time on AWS, measured side by side with its floor in one

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startDynamoLocal } from "@invoicing/local/dynamo";
+import { onFreshDynamos, type RunningDynamo } from "@invoicing/local/dynamo";
 import { type AwsLikeDynamo, startAwsLikeDynamo } from "./aws-like-dynamo";
 import { type ApiLatencyResult, measureApiLatency } from "./api-latency";
 import { noLimits, userLimits } from "./api-limits";
@@ -135,7 +135,7 @@ function printApi(api: ApiLatencyResult): void {
 
 export async function runScale(): Promise<void> {
   // Whatever a part left running, the run ends: the bench never hangs the machine's other work.
-  let emulators: Awaited<ReturnType<typeof startDynamoLocal>>[] = [];
+  const emulators: RunningDynamo[] = [];
   /** Ends the process, the DynamoDB Locals (child JVMs) with it. */
   const end = async (code: number): Promise<never> => {
     await Promise.race([Promise.all(emulators.map((e) => e.stop())), sleep(10_000)]).catch(() => undefined);
@@ -156,21 +156,19 @@ export async function runScale(): Promise<void> {
    * several times its fresh latency, and the 4-worker drain after the 1- and 2-worker ones of 200
    * users took 69 s instead of 39).
    */
-  const onFreshEmulators = async <T>(work: (proxy: AwsLikeDynamo) => Promise<T>): Promise<T> => {
-    emulators = await Promise.all(Array.from({ length: EMULATORS }, () => startDynamoLocal()));
-    const proxy = await startAwsLikeDynamo(
-      emulators.map((e) => e.endpoint),
-      PARTITION_LIMITS,
-      DYNAMO_LATENCY,
+  const onFreshEmulators = <T>(work: (proxy: AwsLikeDynamo) => Promise<T>): Promise<T> =>
+    onFreshDynamos(
+      EMULATORS,
+      async (endpoints) => {
+        const proxy = await startAwsLikeDynamo(endpoints, PARTITION_LIMITS, DYNAMO_LATENCY);
+        try {
+          return await work(proxy);
+        } finally {
+          await proxy.close();
+        }
+      },
+      emulators,
     );
-    try {
-      return await work(proxy);
-    } finally {
-      await proxy.close();
-      await Promise.all(emulators.map((e) => e.stop()));
-      emulators = [];
-    }
-  };
   const parts = (process.env.SCALE_PARTS ?? "month,lag,api").split(",") as Part[];
   console.log(
     `Scale simulation (parts ${parts.join(", ")}; per partition key ${PARTITION_LIMITS.readUnitsPerSecond} RCU / ${PARTITION_LIMITS.writeUnitsPerSecond} WCU per s = AWS's ÷ ${SCALE.partitionDivisor}; DynamoDB latency ${JSON.stringify(DYNAMO_LATENCY)}; SES ${SES.perSecond}/s, ${SES.latencyMs} ms; PDF ${PDF_DRAW_MS} ms)`,

@@ -158,3 +158,28 @@ async function waitUntilReachable(endpoint: string, exited: Promise<unknown>, ti
   }
   return false;
 }
+
+/**
+ * `work` against `count` DynamoDB Locals of its own, started for it and stopped after it (the
+ * bench's parts: an instance that served one part is slower for the next, as it keeps every
+ * table's stream records and its stream reads slow with them).
+ * `running`, when given, lists them while `work` runs, for a caller that must stop them early.
+ */
+export async function onFreshDynamos<T>(
+  count: number,
+  work: (endpoints: string[]) => Promise<T>,
+  running: RunningDynamo[] = [],
+): Promise<T> {
+  const started = await Promise.all(Array.from({ length: count }, () => startDynamoLocal()));
+  running.push(...started);
+  try {
+    return await work(started.map((d) => d.endpoint));
+  } finally {
+    for (const d of started) running.splice(running.indexOf(d), 1);
+    await Promise.all(started.map((d) => d.stop()));
+  }
+}
+
+/** `measure` against a DynamoDB Local of its own (onFreshDynamos). */
+export const onFreshDynamo = <T>(measure: (endpoint: string) => Promise<T>): Promise<T> =>
+  onFreshDynamos(1, ([endpoint]) => measure(endpoint!));
