@@ -24,7 +24,16 @@ import { SimulatedSqs } from "./simulated-sqs";
 export interface JobRunner {
   /** What the figures are "of": printed beside them. */
   describe: string;
-  drain(tables: readonly Deps[], now: Date, workers: number): Promise<Drained>;
+  /**
+   * `during`, when given, runs beside the drain from the moment the first round's work is queued
+   * (with the tables' dependencies as the runner gives them to the jobs); the drain waits for it.
+   */
+  drain(
+    tables: readonly Deps[],
+    now: Date,
+    workers: number,
+    during?: (tables: readonly Deps[]) => Promise<void>,
+  ): Promise<Drained>;
 }
 
 export interface Drained {
@@ -165,13 +174,14 @@ const WORKERS: Record<QueueName, Worker> = {
 export const fannedOutJobs: JobRunner = {
   describe:
     "fanned-out jobs (queue/dispatch.ts): dispatchers send due keys in turns to a simulated SQS, N workers per queue",
-  async drain(tables, now, workers) {
+  async drain(tables, now, workers, during) {
     const sqs = new SimulatedSqs(WORKERS, () => workers);
     const attached = tables.map((deps) => sqs.attach(deps));
     let rounds = 0;
     let changed = 0;
     let failedRuns = 0;
     let doneAt = performance.now();
+    let beside: Promise<void> | undefined;
     for (;;) {
       rounds++;
       const before = sqs.counts.delivered;
@@ -186,11 +196,15 @@ export const fannedOutJobs: JobRunner = {
         ),
       );
       sqs.release();
+      if (rounds === 1 && during) beside = during(attached);
       await sqs.settled();
       const handled = sqs.counts.delivered - before;
       changed += handled;
       if (handled > 0) doneAt = performance.now();
-      if (handled === 0 || rounds >= 8) return { rounds, changed, failedRuns, doneAt, outcomes: sqs.outcomes };
+      if (handled === 0 || rounds >= 8) {
+        await beside;
+        return { rounds, changed, failedRuns, doneAt, outcomes: sqs.outcomes };
+      }
     }
   },
 };

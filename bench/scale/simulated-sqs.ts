@@ -35,6 +35,9 @@ export class SimulatedSqs {
   private readonly running = new Map<QueueName, number>();
   private pendingRetries = 0;
   private idle: (() => void)[] = [];
+  /** Messages being worked, and given back and waiting for their visibility timeout, per queue. */
+  private readonly runningMessages = new Map<QueueName, number>();
+  private readonly retryingMessages = new Map<QueueName, number>();
   /** While held (hold … release), what the dispatchers send, in the order they sent it. */
   private held: { queue: QueueName; messages: Sent[] }[] | undefined;
 
@@ -58,6 +61,8 @@ export class SimulatedSqs {
           if (this.held) this.held.push({ queue, messages: sent });
           else this.push({ queue, messages: sent, receives: 0 });
         },
+        // SQS's approximate counts: waiting, in flight and given back (queue/sqs.ts).
+        backlog: async (queue) => this.backlogOf(queue),
       },
     };
     return attached;
@@ -87,6 +92,12 @@ export class SimulatedSqs {
     }
   }
 
+  /** The messages `queue` holds: waiting, being worked, waiting to come again. */
+  backlogOf(queue: QueueName): number {
+    const waiting = (this.waiting.get(queue) ?? []).reduce((n, batch) => n + batch.messages.length, 0);
+    return waiting + (this.runningMessages.get(queue) ?? 0) + (this.retryingMessages.get(queue) ?? 0);
+  }
+
   /** Resolves once no message waits, runs or waits for its visibility timeout. */
   settled(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
@@ -113,11 +124,13 @@ export class SimulatedSqs {
       const batch = lane.shift()!;
       this.running.set(queue, (this.running.get(queue) ?? 0) + 1);
       this.counts.delivered += batch.messages.length;
+      this.add(this.runningMessages, queue, batch.messages.length);
       void this.work(queue, batch.messages)
         .then((retry) => {
           if (retry.length > 0) this.retry({ ...batch, messages: retry, receives: batch.receives + 1 });
         })
         .finally(() => {
+          this.add(this.runningMessages, queue, -batch.messages.length);
           this.running.set(queue, (this.running.get(queue) ?? 1) - 1);
           this.pump(queue);
           if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
@@ -150,9 +163,15 @@ export class SimulatedSqs {
       return;
     }
     this.pendingRetries++;
+    this.add(this.retryingMessages, batch.queue, batch.messages.length);
     void sleep(VISIBILITY_MS).then(() => {
       this.pendingRetries--;
+      this.add(this.retryingMessages, batch.queue, -batch.messages.length);
       this.push(batch);
     });
+  }
+
+  private add(counts: Map<QueueName, number>, queue: QueueName, n: number): void {
+    counts.set(queue, (counts.get(queue) ?? 0) + n);
   }
 }
