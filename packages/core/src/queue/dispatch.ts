@@ -18,7 +18,10 @@ import { BATCH_SIZE, type QueueName, type RecordKey, type WorkMessage, type Work
  * its tail 30 times), and reading it again would read the backlog's keys every run. So each run
  * leaves a mark (the dueSk its reading and sending got through) and, while the queue is behind, the
  * next run reads from that mark only. Once the queue is empty, a run reads the whole list again,
- * which sends what the workers left due (deferred at their deadline, refused, dead-lettered).
+ * which sends what the workers left due (deferred at their deadline, refused, dead-lettered), and
+ * what was put on the list with a time before the mark (a backdated due date, a change committed
+ * just after a run read its list): such an entry waits for the queue to empty, as it would have
+ * waited behind the backlog in the queue.
  */
 export interface DueEntry {
   userId: string;
