@@ -246,10 +246,11 @@ async function runWhileBehind(
   const newlyDue = new Map<string, number>();
   let stillDue = 0;
   for (const db of directs) {
+    const entries = [...(await dueEntriesOf(db, later)).values()];
     for (const { job } of MONTH_LISTS) {
       const mark = await db.doc.send(new GetCommand({ TableName: db.table, Key: dispatchMarkKey(job) }));
       const from = typeof mark.Item?.from === "string" ? mark.Item.from : "";
-      for (const entry of (await dueEntriesOf(db, later)).values()) {
+      for (const entry of entries) {
         if (!entry.duePk.startsWith(`DUE#${job}#`)) continue;
         stillDue++;
         if (entry.dueSk >= from) newlyDue.set(entry.user, (newlyDue.get(entry.user) ?? 0) + 1);
@@ -262,16 +263,12 @@ async function runWhileBehind(
       MONTH_LISTS.map(({ job, queue, worker }) => dispatchDue(deps, { job, queue, now: later, worker })),
     ),
   );
-  let read = 0;
-  let worstUser = "";
-  let worstExcess = 0;
-  for (const [user, count] of dynamo.reads.dueItems) {
-    const own = count - (readBefore.get(user) ?? 0);
-    read += own;
-    const excess = own - (newlyDue.get(user) ?? 0);
-    if (excess > worstExcess) [worstUser, worstExcess] = [user, excess];
-  }
-  const handled = [...newlyDue.values()].reduce((a, b) => a + b, 0);
+  const readNow = new Map(
+    [...dynamo.reads.dueItems].map(([user, count]) => [user, count - (readBefore.get(user) ?? 0)] as const),
+  );
+  const read = sum(readNow);
+  const { worstUser, worstExcess } = worstOf(readNow, newlyDue);
+  const handled = sum(newlyDue);
   return {
     run: `the next cron run (15 min on) while the queues are behind (${held.join(" and ")} messages queued; ${stillDue} entries still due)`,
     handled,
@@ -343,6 +340,22 @@ async function dueEntriesOf(db: ReturnType<typeof createDb>, now: string): Promi
   return found;
 }
 
+const sum = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** The user whose due-list entries read most exceed what it was allowed (handled, or newly due), and by how much. */
+function worstOf(
+  read: ReadonlyMap<string, number>,
+  allowed: ReadonlyMap<string, number>,
+): { worstUser: string; worstExcess: number } {
+  let worstUser = "";
+  let worstExcess = 0;
+  for (const user of new Set([...read.keys(), ...allowed.keys()])) {
+    const excess = (read.get(user) ?? 0) - (allowed.get(user) ?? 0);
+    if (excess > worstExcess) [worstUser, worstExcess] = [user, excess];
+  }
+  return { worstUser, worstExcess };
+}
+
 /**
  * A run's reads against what it handled, per user. Handled: the due entries it took off the list or
  * moved (their dueSk changed), plus the emails it delivered (each an outbox entry due at once).
@@ -361,14 +374,7 @@ async function readsOf(
     if (!now || now.dueSk !== entry.dueSk) add(entry.user);
   }
   for (const { message } of ses.sent) if (message.userId) add(message.userId);
-  let worstUser = "";
-  let worstExcess = 0;
-  const users = new Set([...handled.keys(), ...dynamo.reads.dueItems.keys()]);
-  for (const user of users) {
-    const excess = (dynamo.reads.dueItems.get(user) ?? 0) - (handled.get(user) ?? 0);
-    if (excess > worstExcess) [worstUser, worstExcess] = [user, excess];
-  }
-  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  const { worstUser, worstExcess } = worstOf(dynamo.reads.dueItems, handled);
   const total = sum(handled);
   const itemsRead = sum(dynamo.reads.items);
   return {

@@ -175,7 +175,10 @@ export async function onFreshDynamos<T>(
   try {
     return await work(started.map((d) => d.endpoint));
   } finally {
-    for (const d of started) running.splice(running.indexOf(d), 1);
+    for (const d of started) {
+      const at = running.indexOf(d);
+      if (at >= 0) running.splice(at, 1);
+    }
     await Promise.all(started.map((d) => d.stop()));
   }
 }

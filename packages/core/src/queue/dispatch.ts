@@ -87,6 +87,10 @@ async function readMark(deps: Pick<Deps, "db">, job: DueJob): Promise<string | u
   return typeof out.Item?.from === "string" ? out.Item.from : undefined;
 }
 
+async function writeMark(deps: Pick<Deps, "db">, job: DueJob, from: string, at: string): Promise<void> {
+  await deps.db.doc.send(new PutCommand({ TableName: deps.db.table, Item: { ...dispatchMarkKey(job), from, at } }));
+}
+
 /**
  * The mark a run leaves: every due entry sorting before it was sent by this run, or by an earlier
  * run whose messages are still queued or done. Past what is due at `now`, unless the run stopped
@@ -198,18 +202,7 @@ export async function dispatchDue(
   }
   const results = await Promise.all(sent);
   const failed = results.reduce((n, r) => n + (r?.retry.length ?? 0), 0);
-  if (queue) {
-    await deps.db.doc.send(
-      new PutCommand({
-        TableName: deps.db.table,
-        Item: {
-          ...dispatchMarkKey(spec.job),
-          from: markAfter(spec.job, spec.now, read, ordered.slice(dispatched)),
-          at: spec.now,
-        },
-      }),
-    );
-  }
+  if (queue) await writeMark(deps, spec.job, markAfter(spec.job, spec.now, read, ordered.slice(dispatched)), spec.now);
   return {
     dispatched,
     complete: read.complete && dispatched === messages.length,

@@ -14,10 +14,14 @@ export function createSqsWorkQueue(urls: Partial<Record<QueueName, string>>, reg
   let client: Promise<{ client: SQSClient; sdk: typeof import("@aws-sdk/client-sqs") }> | undefined;
   const open = () =>
     (client ??= import("@aws-sdk/client-sqs").then((sdk) => ({ sdk, client: new sdk.SQSClient({ region }) })));
+  const urlOf = (queue: QueueName): string => {
+    const url = urls[queue];
+    if (!url) throw new Error(`no queue ${queue} is linked to this function`);
+    return url;
+  };
   return {
     async send(queue: QueueName, messages: readonly WorkMessage[]) {
-      const url = urls[queue];
-      if (!url) throw new Error(`no queue ${queue} is linked to this function`);
+      const url = urlOf(queue);
       const { client, sdk } = await open();
       for (let i = 0; i < messages.length; i += BATCH_SIZE) {
         const entries = messages.slice(i, i + BATCH_SIZE).map((message, n) => ({
@@ -33,8 +37,7 @@ export function createSqsWorkQueue(urls: Partial<Record<QueueName, string>>, reg
       }
     },
     async backlog(queue: QueueName) {
-      const url = urls[queue];
-      if (!url) throw new Error(`no queue ${queue} is linked to this function`);
+      const url = urlOf(queue);
       const { client, sdk } = await open();
       const counts = [
         "ApproximateNumberOfMessages",

@@ -6,8 +6,8 @@ import type { Fontkit } from "../pdf/fonts";
 
 // pdf-lib is loaded at the first PDF, not at import: it is the heaviest dependency and most
 // requests never render one. fontkit, which embeds fonts, only at the first archival PDF, and
-// required (it is CommonJS): import() of it had Node scan its 900 KiB for named exports first,
-// ~80 ms of a cold Factur-X's CPU.
+// required (it is CommonJS): import() of it had Node scan its 900 KiB for named exports and wrap it
+// as a module first, ~200 ms of a cold Factur-X's CPU (docs/benchmarks.md).
 const render: RenderPdf = async (view, { archival, ...options }) => {
   const { renderDocumentPdf } = await import("../pdf/document-pdf");
   const fontkit = archival ? (createRequire(import.meta.url)("@pdf-lib/fontkit") as Fontkit) : undefined;
